@@ -1,0 +1,78 @@
+package meta_test
+
+import (
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+type slimPod struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Status          struct {
+		Phase string `json:"phase"`
+	} `json:"status"`
+}
+
+const podJSON = `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","labels":{"app":"web"},"creationTimestamp":"2023-06-03T14:19:21Z","managedFields":[{"manager":"kubectl"}]},"spec":{"containers":[{"name":"c","image":"nginx"}]},"status":{"phase":"Running"}}`
+
+func TestSlimStructDecodesOnlyDeclaredFields(t *testing.T) {
+	var p slimPod
+	require.NoError(t, json.Unmarshal([]byte(podJSON), &p))
+	var obj meta.Object = &p
+	require.Equal(t, "default/web-1", meta.Key(obj))
+	require.Equal(t, "Pod", p.Kind)
+	require.Equal(t, "42", p.ResourceVersion)
+	require.Equal(t, "Running", p.Status.Phase)
+	require.Equal(t, 2023, p.CreationTimestamp.Year())
+}
+
+func TestRawRoundTripsByteForByte(t *testing.T) {
+	var r meta.Raw
+	require.NoError(t, json.Unmarshal([]byte(podJSON), &r))
+	require.Equal(t, "web-1", r.Name)
+	require.Equal(t, "Pod", r.Kind)
+	require.Equal(t, map[string]string{"app": "web"}, r.Labels)
+	require.Nil(t, r.ManagedFields, "managedFields must not be held twice")
+	out, err := json.Marshal(&r)
+	require.NoError(t, err)
+	require.Equal(t, podJSON, string(out))
+}
+
+func TestRawRejectsNonObjects(t *testing.T) {
+	_, err := meta.NewRaw([]byte(`[1,2]`))
+	require.ErrorContains(t, err, "want a JSON object")
+}
+
+func TestKeyAndSplitKey(t *testing.T) {
+	for _, tc := range []struct{ ns, name, key string }{
+		{"default", "a", "default/a"},
+		{"", "node-1", "node-1"},
+	} {
+		obj := &slimPod{ObjectMeta: meta.ObjectMeta{Namespace: tc.ns, Name: tc.name}}
+		require.Equal(t, tc.key, meta.Key(obj))
+		ns, name := meta.SplitKey(tc.key)
+		require.Equal(t, tc.ns, ns)
+		require.Equal(t, tc.name, name)
+	}
+}
+
+func TestStatusErrorHelpers(t *testing.T) {
+	gone := meta.NewStatusError(410, meta.ReasonExpired, "too old resource version: 1 (5)")
+	require.True(t, meta.IsGone(gone))
+	require.True(t, meta.IsResourceExpired(gone))
+	require.False(t, meta.IsNotFound(gone))
+	require.Equal(t, int32(410), meta.Code(gone))
+	bare := meta.NewStatusError(404, "", "")
+	require.True(t, meta.IsNotFound(bare))
+	tooLarge := meta.NewStatusError(504, meta.ReasonTimeout, "Too large resource version")
+	tooLarge.Status.Details = &meta.StatusDetails{RetryAfterSeconds: 1,
+		Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}
+	require.True(t, meta.IsTooLargeResourceVersion(tooLarge))
+	d, ok := meta.RetryAfter(tooLarge)
+	require.True(t, ok)
+	require.Equal(t, "1s", d.String())
+}
