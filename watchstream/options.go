@@ -1,0 +1,71 @@
+package watchstream
+
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// DefaultMaxEventSize is the event size limit when Options.MaxEventSize is 0.
+// It is generous: etcd refuses objects above 1.5 MiB, and a watch event is
+// one object plus a few dozen bytes of envelope.
+const DefaultMaxEventSize = 16 << 20
+
+// Options configures a Stream. The zero value means: 16 MiB events, no idle
+// timeout, no compression, no metrics.
+type Options struct {
+	// MaxEventSize caps the bytes of one event (after gunzip). A larger event
+	// ends the stream with a *DecodeError wrapping ErrEventTooLarge; the
+	// decoder never buffers much more than this. 0 means DefaultMaxEventSize.
+	MaxEventSize int
+	// IdleTimeout ends the stream with ErrIdleTimeout when no byte arrives
+	// for that long (bookmarks count), so a half-open connection cannot hang
+	// a watcher forever. 0 means no timeout; servers send bookmarks about
+	// once a minute, so a few minutes is a sensible value.
+	IdleTimeout time.Duration
+	// ContentEncoding is the Content-Encoding of a chunked body: "" or
+	// "identity" for plain JSON, "gzip" for a (multi-member) gzip stream,
+	// decoded member after member as it arrives. Ignored for websockets.
+	ContentEncoding string
+	// Metrics receives counts as the stream is read; nil means none.
+	Metrics Metrics
+}
+
+func (o Options) maxEventSize() int64 {
+	if o.MaxEventSize <= 0 {
+		return DefaultMaxEventSize
+	}
+	return int64(o.MaxEventSize)
+}
+
+// Metrics is told what a Stream reads. Its methods are called from the
+// goroutine that calls Next and must be cheap; they must not call back into
+// the Stream.
+type Metrics interface {
+	// EventDecoded is called once per event delivered by Next, ERROR events
+	// included.
+	EventDecoded(typ meta.EventType)
+	// BytesRead is called with the number of bytes read from the connection
+	// (before gunzip), once per read.
+	BytesRead(n int)
+	// DecodeError is called once for each *DecodeError a Stream returns.
+	DecodeError()
+}
+
+// Counters is a ready-made Metrics that counts with atomics; its zero value
+// is ready for use and one Counters may serve many streams.
+type Counters struct {
+	Events       atomic.Int64
+	Bytes        atomic.Int64
+	DecodeErrors atomic.Int64
+}
+
+// EventDecoded implements Metrics.
+func (c *Counters) EventDecoded(meta.EventType) { c.Events.Add(1) }
+
+// BytesRead implements Metrics.
+func (c *Counters) BytesRead(n int) { c.Bytes.Add(int64(n)) }
+
+// DecodeError implements Metrics.
+func (c *Counters) DecodeError() { c.DecodeErrors.Add(1) }

@@ -1,0 +1,102 @@
+package watchstream
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// errEventTooLarge is what limitReader returns once an event's budget is
+// spent; Stream turns it into a *DecodeError wrapping ErrEventTooLarge.
+var errEventTooLarge = errors.New("event size limit reached")
+
+// wireReader sits right on the connection: every read feeds the idle
+// watchdog and the byte counter.
+type wireReader struct {
+	r       io.Reader
+	dog     *watchdog // nil without IdleTimeout
+	metrics Metrics   // nil without metrics
+}
+
+func (w *wireReader) Read(p []byte) (int, error) {
+	n, err := w.r.Read(p)
+	if n > 0 {
+		if w.dog != nil {
+			w.dog.kick()
+		}
+		if w.metrics != nil {
+			w.metrics.BytesRead(n)
+		}
+	}
+	return n, err
+}
+
+// limitReader caps what the JSON decoder may read for one event. jsontext
+// buffers a whole value (and grows its buffer to fit), so without a cap a
+// huge or endless event would be an unbounded allocation. The decoder reads
+// ahead, so an event may also use bytes read before it began; Stream checks
+// the event's exact size when it ends.
+type limitReader struct {
+	r      io.Reader
+	pos    int64 // bytes read so far
+	budget int64 // pos may not pass this
+}
+
+// allow lets the decoder read n more bytes from now.
+func (l *limitReader) allow(n int64) { l.budget = l.pos + n }
+
+func (l *limitReader) Read(p []byte) (int, error) {
+	rem := l.budget - l.pos
+	if rem <= 0 {
+		return 0, errEventTooLarge
+	}
+	if int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := l.r.Read(p)
+	l.pos += int64(n)
+	return n, err
+}
+
+// newGzipReader reads a gzip stream of any number of members. gzip.Reader
+// returns each member's data as soon as it is inflated, before it looks for
+// the next member's header, so events flushed as separate members arrive
+// one by one.
+func newGzipReader(r io.Reader) (*gzip.Reader, error) {
+	zr, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("watchstream: gzip header: %w", err)
+	}
+	zr.Multistream(true)
+	return zr, nil
+}
+
+// watchdog calls fire once no kick came for d.
+type watchdog struct {
+	mu   sync.Mutex // guards t against a kick after stop
+	d    time.Duration
+	t    *time.Timer
+	done bool
+}
+
+func newWatchdog(d time.Duration, fire func()) *watchdog {
+	return &watchdog{d: d, t: time.AfterFunc(d, fire)}
+}
+
+func (w *watchdog) kick() {
+	w.mu.Lock()
+	if !w.done {
+		w.t.Reset(w.d)
+	}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.done = true
+	w.t.Stop()
+	w.mu.Unlock()
+}
