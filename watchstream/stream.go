@@ -33,11 +33,11 @@ type Event[P any] struct {
 
 // Why the transport was closed; the first reason wins.
 const (
-	reasonNone int32 = iota
-	reasonDone       // the stream ended on its own (EOF or an error)
-	reasonStopped    // Stop was called
-	reasonCancelled  // the context was cancelled
-	reasonIdle       // IdleTimeout passed without a byte
+	reasonNone      int32 = iota
+	reasonDone            // the stream ended on its own (EOF or an error)
+	reasonStopped         // Stop was called
+	reasonCancelled       // the context was cancelled
+	reasonIdle            // IdleTimeout passed without a byte
 )
 
 // Stream decodes one watch into typed events. Next (or All) must be called
