@@ -1,0 +1,178 @@
+package apiclient
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// Default client-side limits, the ones client-go uses.
+const (
+	DefaultQPS       = 5
+	DefaultBurst     = 10
+	DefaultUserAgent = "zerokube"
+)
+
+// Client talks to one API server. It is safe for concurrent use; make one per
+// Config and share it.
+type Client struct {
+	base      *url.URL // scheme, host and an optional path prefix
+	http      *http.Client
+	tlsConfig *tls.Config // nil for plain http; shared with websocket dials
+	token     *tokenSource
+	limiter   *rate.Limiter // nil when the limit is off
+	userAgent string
+	timeout   time.Duration
+	retry     retryPolicy
+	log       *slog.Logger
+}
+
+// Options tunes a Client beyond its Config. The zero value means defaults.
+type Options struct {
+	// Logger receives retries and token reloads at debug and warn level;
+	// nil discards them. Tokens are never logged.
+	Logger *slog.Logger
+	// Retry configures the retries of reads; the zero value means defaults.
+	Retry RetryOptions
+	// Transport replaces the HTTP transport, for tests that wrap it; nil
+	// means one built from the Config's TLS settings. Authentication, rate
+	// limiting and retries are applied on top of it.
+	Transport http.RoundTripper
+}
+
+// New builds a Client for cfg with default Options.
+func New(cfg *Config) (*Client, error) { return NewWithOptions(cfg, Options{}) }
+
+// NewWithOptions builds a Client for cfg. It reads the TLS files and the
+// token file once now, so a broken config fails here rather than on the
+// first request.
+func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
+	if cfg == nil {
+		return nil, errors.New("apiclient: nil Config")
+	}
+	base, err := parseHost(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	c := &Client{
+		base:      base,
+		userAgent: cfg.UserAgent,
+		timeout:   cfg.Timeout,
+		retry:     opts.Retry.policy(),
+		log:       opts.Logger,
+	}
+	if c.userAgent == "" {
+		c.userAgent = DefaultUserAgent
+	}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.token, err = newTokenSource(cfg.BearerToken, cfg.BearerTokenFile, c.log); err != nil {
+		return nil, err
+	}
+	if base.Scheme == "http" && c.token != nil && !cfg.AllowInsecureBearerToken && !isLoopback(base.Hostname()) {
+		return nil, fmt.Errorf("apiclient: refusing to send a bearer token over plain http to %s "+
+			"(use https, or set AllowInsecureBearerToken)", base.Host)
+	}
+	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
+	rt := opts.Transport
+	if base.Scheme == "https" {
+		if c.tlsConfig, err = buildTLS(&cfg.TLS); err != nil {
+			return nil, err
+		}
+	}
+	if rt == nil {
+		rt = newTransport(c.tlsConfig)
+	}
+	c.http = &http.Client{Transport: rt}
+	return c, nil
+}
+
+// parseHost turns Config.Host into a base URL; a bare host:port means https.
+func parseHost(host string) (*url.URL, error) {
+	if host == "" {
+		return nil, errors.New("apiclient: Config.Host is empty")
+	}
+	if !strings.Contains(host, "://") {
+		host = "https://" + host
+	}
+	u, err := url.Parse(host)
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: Config.Host: %w", err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("apiclient: Config.Host %q: scheme must be http or https", host)
+	}
+	if u.Host == "" {
+		return nil, fmt.Errorf("apiclient: Config.Host %q has no host", host)
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawQuery, u.Fragment, u.User = "", "", nil
+	return u, nil
+}
+
+// isLoopback reports whether host names this machine, where plain http does
+// not cross a network.
+func isLoopback(host string) bool {
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func newLimiter(qps float32, burst int) *rate.Limiter {
+	if qps < 0 {
+		return nil
+	}
+	if qps == 0 {
+		qps = DefaultQPS
+	}
+	if burst <= 0 {
+		burst = DefaultBurst
+	}
+	return rate.NewLimiter(rate.Limit(qps), burst)
+}
+
+// newTransport builds the HTTP transport: HTTP/2 when the server offers it,
+// with pings that detect a dead connection (the health check client-go gets
+// from its HTTP/2 settings), and proxies from the environment.
+func newTransport(tlsConfig *tls.Config) *http.Transport {
+	return &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tlsConfig,
+		TLSHandshakeTimeout: 10 * time.Second,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConnsPerHost: 25,
+		IdleConnTimeout:     90 * time.Second,
+		HTTP2: &http.HTTP2Config{
+			SendPingTimeout: 30 * time.Second,
+			PingTimeout:     15 * time.Second,
+		},
+	}
+}
+
+// url builds the request URL for path and query.
+func (c *Client) url(path string, query url.Values) *url.URL {
+	u := *c.base
+	u.Path = c.base.Path + path
+	u.RawPath = ""
+	if c.base.Path != "" || strings.Contains(path, "%") {
+		u.RawPath = c.base.EscapedPath() + path
+	}
+	u.RawQuery = query.Encode()
+	return &u
+}
+
+// CloseIdleConnections closes the connections the client keeps for reuse.
+// Open watches are not affected.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }

@@ -1,0 +1,72 @@
+package apiclient
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// maxErrorBody bounds how much of an error reply is read: a Status is small,
+// and an HTML page from a proxy is only quoted.
+const maxErrorBody = 1 << 20
+
+// excerptLen is how much of a body that is not a Status goes into the error.
+const excerptLen = 200
+
+// statusError turns a non-2xx reply into a *meta.StatusError. A body that is
+// a Status is used as the server wrote it (its code filled from the reply
+// when missing); any other body becomes a Status with the reply's code, no
+// reason, and a short excerpt of the body, so meta.Code and the Is… helpers
+// that accept a bare code still work.
+func statusError(resp *http.Response) *meta.StatusError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	se := decodeStatus(resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	if d, ok := meta.ParseRetryAfter(resp.Header.Get("Retry-After")); ok {
+		se.RetryAfter = d
+	}
+	return se
+}
+
+func decodeStatus(code int, contentType string, body []byte) *meta.StatusError {
+	var st meta.Status
+	if err := json.Unmarshal(body, &st); err == nil && st.Kind == "Status" {
+		if st.Code == 0 {
+			st.Code = int32(code)
+		}
+		return &meta.StatusError{Status: st}
+	}
+	msg := fmt.Sprintf("the server answered %d %s", code, http.StatusText(code))
+	if ex := excerpt(body); ex != "" {
+		msg += fmt.Sprintf(" with a body that is not a Status (%s): %q", mediaType(contentType), ex)
+	}
+	return meta.NewStatusError(int32(code), meta.ReasonUnknown, msg)
+}
+
+// excerpt returns the start of body with blanks squeezed, cut at excerptLen
+// bytes on a rune boundary.
+func excerpt(body []byte) string {
+	s := strings.Join(strings.Fields(string(bytes.ToValidUTF8(body, []byte("?")))), " ")
+	if len(s) <= excerptLen {
+		return s
+	}
+	cut := excerptLen
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+func mediaType(ct string) string {
+	if ct == "" {
+		return "no content type"
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.TrimSpace(mt)
+}

@@ -1,0 +1,222 @@
+package apiclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// ListOptions are the query parameters of a LIST. The zero value lists
+// everything, unpaginated, with a consistent (most recent) read.
+type ListOptions struct {
+	LabelSelector, FieldSelector string
+	// Limit asks for pages of at most Limit items; 0 means no limit.
+	Limit int64
+	// Continue resumes a paginated list; it comes from ListMeta.Continue.
+	Continue string
+	// ResourceVersion and ResourceVersionMatch choose how fresh the list
+	// must be; see PROTOCOL.md. "" reads the most recent state.
+	ResourceVersion, ResourceVersionMatch string
+	TimeoutSeconds                        int64
+}
+
+func (o ListOptions) query() url.Values {
+	q := url.Values{}
+	setNonEmpty(q, "labelSelector", o.LabelSelector)
+	setNonEmpty(q, "fieldSelector", o.FieldSelector)
+	if o.Limit > 0 {
+		q.Set("limit", strconv.FormatInt(o.Limit, 10))
+	}
+	setNonEmpty(q, "continue", o.Continue)
+	setNonEmpty(q, "resourceVersion", o.ResourceVersion)
+	setNonEmpty(q, "resourceVersionMatch", o.ResourceVersionMatch)
+	if o.TimeoutSeconds > 0 {
+		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
+	}
+	return q
+}
+
+func setNonEmpty(q url.Values, k, v string) {
+	if v != "" {
+		q.Set(k, v)
+	}
+}
+
+// List reads one page of ref and hands each item to each as soon as it is
+// decoded from the response body: the page is never held in memory, only
+// the item being decoded. Items that arrive without kind/apiVersion (built-in
+// types do) get them from the list: kind "PodList" gives "Pod". An error from
+// each stops the list and is returned wrapped.
+//
+// The returned ListMeta carries the page's resourceVersion and, when more
+// pages remain, the continue token.
+func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts ListOptions, each func(P) error) (meta.ListMeta, error) {
+	ctx, cancel := c.withTimeout(ctx)
+	defer cancel()
+	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: true})
+	if err != nil {
+		return meta.ListMeta{}, err
+	}
+	defer resp.Body.Close()
+	lm, err := decodeList[T, P](resp.Body, each)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
+		}
+		return lm, fmt.Errorf("apiclient: list %s: %w", ref, err)
+	}
+	return lm, nil
+}
+
+// ListAll reads every page of ref, following continue tokens, and hands each
+// item to item as it is decoded. page, when not nil, is called after each
+// page with its number (from 1) and ListMeta. Pages 2 and later send the
+// continue token and drop resourceVersion and resourceVersionMatch, as the
+// server requires. A 410 Gone on a later page (the token expired) is
+// returned as is: the caller decides whether to start over.
+//
+// The returned ListMeta carries the resourceVersion of the list, where a
+// watch can start.
+func ListAll[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts ListOptions,
+	page func(n int, lm meta.ListMeta), item func(P) error) (meta.ListMeta, error) {
+	var first meta.ListMeta
+	for n := 1; ; n++ {
+		lm, err := List[T, P](ctx, c, ref, opts, item)
+		if err != nil {
+			return lm, fmt.Errorf("%w (page %d)", err, n)
+		}
+		if n == 1 {
+			first = lm
+		}
+		if page != nil {
+			page(n, lm)
+		}
+		if lm.Continue == "" {
+			if lm.ResourceVersion == "" {
+				lm.ResourceVersion = first.ResourceVersion
+			}
+			return lm, nil
+		}
+		opts.Continue = lm.Continue
+		opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
+	}
+}
+
+// errTrailing reports bytes after the list object.
+var errTrailing = errors.New("unexpected data after the list object")
+
+// decodeList reads a list object from r, streaming its items to each.
+func decodeList[T any, P meta.PtrObject[T]](r io.Reader, each func(P) error) (meta.ListMeta, error) {
+	dec := jsontext.NewDecoder(r)
+	var lm meta.ListMeta
+	var tm meta.TypeMeta
+	if tok, err := dec.ReadToken(); err != nil {
+		return lm, fmt.Errorf("decoding the list: %w", err)
+	} else if tok.Kind() != '{' {
+		return lm, fmt.Errorf("decoding the list: want a JSON object, got %v", tok.Kind())
+	}
+	for dec.PeekKind() != '}' {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return lm, fmt.Errorf("decoding the list: %w", err)
+		}
+		name := tok.String() // copied: the token is voided by the next read
+		switch name {
+		case "kind":
+			err = json.UnmarshalDecode(dec, &tm.Kind)
+		case "apiVersion":
+			err = json.UnmarshalDecode(dec, &tm.APIVersion)
+		case "metadata":
+			err = json.UnmarshalDecode(dec, &lm)
+		case "items":
+			err = decodeItems(dec, itemTypeMeta(tm), each)
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return lm, decodeErr(name, dec, err)
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return lm, fmt.Errorf("decoding the list: %w", err)
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return lm, fmt.Errorf("decoding the list: %w", errTrailing)
+	}
+	return lm, nil
+}
+
+// decodeErr names the field whose value failed, unless the callback failed.
+func decodeErr(field string, dec *jsontext.Decoder, err error) error {
+	var ce *callbackError
+	if errors.As(err, &ce) {
+		return ce.err
+	}
+	return fmt.Errorf("decoding the list's %q at byte %d: %w", field, dec.InputOffset(), err)
+}
+
+// callbackError marks an error returned by the caller's callback, which is
+// passed through unchanged.
+type callbackError struct{ err error }
+
+func (e *callbackError) Error() string { return e.err.Error() }
+func (e *callbackError) Unwrap() error { return e.err }
+
+// itemTypeMeta derives the items' TypeMeta from the list's: "PodList" gives
+// "Pod". kube-apiserver writes kind and apiVersion before items; if a server
+// does not, items keep whatever they carry.
+func itemTypeMeta(list meta.TypeMeta) meta.TypeMeta {
+	return meta.TypeMeta{Kind: strings.TrimSuffix(list.Kind, "List"), APIVersion: list.APIVersion}
+}
+
+// decodeItems reads the items array (or null) one item at a time.
+func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, tm meta.TypeMeta, each func(P) error) error {
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case 'n':
+		return nil
+	case '[':
+	default:
+		return fmt.Errorf("want an array or null, got %v", tok.Kind())
+	}
+	for i := 0; dec.PeekKind() != ']'; i++ {
+		p := P(new(T))
+		if err := json.UnmarshalDecode(dec, p); err != nil {
+			return fmt.Errorf("item %d: %w", i, err)
+		}
+		fillTypeMeta(p, tm)
+		if err := each(p); err != nil {
+			return &callbackError{err}
+		}
+	}
+	_, err = dec.ReadToken()
+	return err
+}
+
+// fillTypeMeta sets kind and apiVersion on obj when it has a TypeMeta and
+// they are missing.
+func fillTypeMeta(obj any, tm meta.TypeMeta) {
+	a, ok := obj.(meta.TypeMetaAccessor)
+	if !ok {
+		return
+	}
+	t := a.GetTypeMeta()
+	if t.Kind == "" {
+		t.Kind = tm.Kind
+	}
+	if t.APIVersion == "" {
+		t.APIVersion = tm.APIVersion
+	}
+}

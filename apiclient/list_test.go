@@ -1,0 +1,170 @@
+package apiclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+func TestRefPaths(t *testing.T) {
+	for _, tc := range []struct {
+		ref  apiclient.Ref
+		want string
+	}{
+		{apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"}, "/api/v1/namespaces/ns/pods"},
+		{apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}}, "/api/v1/pods"},
+		{apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "nodes"}}, "/api/v1/nodes"},
+		{apiclient.Ref{GVR: apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, Namespace: "x"},
+			"/apis/apps/v1/namespaces/x/deployments"},
+		{apiclient.Ref{GVR: apiclient.GVR{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}},
+			"/apis/rbac.authorization.k8s.io/v1/clusterroles"},
+	} {
+		require.Equal(t, tc.want, tc.ref.Path())
+	}
+	require.Equal(t, "/api/v1/namespaces/ns/pods/a", podsRef.Namespaced("ns").ObjectPath("a"))
+}
+
+func TestListSendsEveryOption(t *testing.T) {
+	var got string
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		got = r.URL.Path + "?" + r.URL.RawQuery
+		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[]}`))
+	})
+	lm, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{
+		LabelSelector: "app=web", FieldSelector: "metadata.name=a", Limit: 50, Continue: "tok",
+		ResourceVersion: "5", ResourceVersionMatch: "NotOlderThan", TimeoutSeconds: 7,
+	}, func(*pod) error { return nil })
+	require.NoError(t, err)
+	require.Equal(t, "9", lm.ResourceVersion)
+	require.Equal(t, "/api/v1/namespaces/default/pods?continue=tok&fieldSelector=metadata.name%3Da&"+
+		"labelSelector=app%3Dweb&limit=50&resourceVersion=5&resourceVersionMatch=NotOlderThan&timeoutSeconds=7", got)
+}
+
+func TestListFillsKindAndAPIVersionFromTheList(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"kind":"DeploymentList","apiVersion":"apps/v1","metadata":{},"items":[` +
+			`{"metadata":{"name":"a"}},{"kind":"Other","apiVersion":"x/v1","metadata":{"name":"b"}}]}`))
+	})
+	var kinds []string
+	_, err := apiclient.List[meta.Raw](context.Background(), c, podsRef, apiclient.ListOptions{}, func(r *meta.Raw) error {
+		kinds = append(kinds, r.Name+":"+r.Kind+":"+r.APIVersion)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"a:Deployment:apps/v1", "b:Other:x/v1"}, kinds)
+}
+
+func TestListAcceptsNullItems(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"3"},"items":null}`))
+	})
+	n := 0
+	lm, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { n++; return nil })
+	require.NoError(t, err)
+	require.Zero(t, n)
+	require.Equal(t, "3", lm.ResourceVersion)
+}
+
+func TestListRejectsBadBodies(t *testing.T) {
+	for name, body := range map[string]string{
+		"truncated":        `{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[{"metadata":{"name":"a"}},{"metadata":{"na`,
+		"not an object":    `[1,2]`,
+		"items not array":  `{"items":{}}`,
+		"item not object":  `{"items":[1]}`,
+		"trailing garbage": `{"items":[]} {}`,
+		"empty":            ``,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) })
+			_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+			require.Error(t, err)
+			require.Contains(t, err.Error(), "apiclient: list v1/pods in namespace default")
+		})
+	}
+}
+
+func TestListCallbackErrorStopsTheList(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}]}`))
+	})
+	stop := errors.New("enough")
+	n := 0
+	_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { n++; return stop })
+	require.ErrorIs(t, err, stop)
+	require.Equal(t, 1, n)
+}
+
+// pagedServer serves total pods in pages of the requested limit, checking
+// the server's rules on continue and resourceVersion.
+func pagedServer(t *testing.T, total int) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		start := 0
+		if cont := q.Get("continue"); cont != "" {
+			if q.Has("resourceVersion") || q.Has("resourceVersionMatch") {
+				writeStatus(w, 400, "BadRequest", "specifying resource version is not allowed when using continue", "")
+				return
+			}
+			start, _ = strconv.Atoi(cont)
+		}
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		end := min(start+limit, total)
+		var b strings.Builder
+		b.WriteString(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"777"`)
+		if end < total {
+			fmt.Fprintf(&b, `,"continue":"%d","remainingItemCount":%d`, end, total-end)
+		}
+		b.WriteString(`},"items":[`)
+		for i := start; i < end; i++ {
+			if i > start {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"metadata":{"name":"pod-%d","namespace":"default","resourceVersion":"%d"},"status":{"phase":"Running"}}`, i, i+1)
+		}
+		b.WriteString(`]}`)
+		_, _ = w.Write([]byte(b.String()))
+	}
+}
+
+func TestListAllReadsTenThousandItemsPageByPage(t *testing.T) {
+	c, _ := newServer(t, pagedServer(t, 10000))
+	var pages []int
+	next := 0
+	lm, err := apiclient.ListAll[pod](context.Background(), c, podsRef,
+		apiclient.ListOptions{Limit: 500, ResourceVersion: "0", ResourceVersionMatch: "NotOlderThan"},
+		func(n int, lm meta.ListMeta) { pages = append(pages, n) },
+		func(p *pod) error {
+			require.Equal(t, fmt.Sprintf("pod-%d", next), p.Name)
+			require.Equal(t, "Pod", p.Kind)
+			next++
+			return nil
+		})
+	require.NoError(t, err)
+	require.Equal(t, 10000, next)
+	require.Len(t, pages, 20)
+	require.Equal(t, "777", lm.ResourceVersion)
+	require.Empty(t, lm.Continue)
+}
+
+func TestListAllReturnsGoneWhenTheTokenExpires(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Has("continue") {
+			writeStatus(w, 410, "Expired", "The provided continue parameter is too old", "")
+			return
+		}
+		_, _ = w.Write([]byte(`{"metadata":{"continue":"x"},"items":[]}`))
+	})
+	_, err := apiclient.ListAll[pod](context.Background(), c, podsRef, apiclient.ListOptions{Limit: 1}, nil,
+		func(*pod) error { return nil })
+	require.True(t, meta.IsGone(err), "%v", err)
+	require.Contains(t, err.Error(), "page 2")
+}

@@ -1,0 +1,111 @@
+package apiclient
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+)
+
+// request is one API call, before it is sent.
+type request struct {
+	method      string
+	path        string
+	query       url.Values
+	body        []byte // nil for none
+	contentType string
+	header      http.Header // extra headers
+	// read marks LIST and GET: safe to retry.
+	read bool
+}
+
+// do sends r, retrying reads, and returns a 2xx response whose body the
+// caller must close. Non-2xx replies become errors carrying a
+// *meta.StatusError. ctx bounds the whole call, body included; the
+// Config's Timeout is the caller's to apply (watches must not get it).
+func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
+	attempts := 1
+	if r.read {
+		attempts = c.retry.attempts
+	}
+	for attempt := 0; ; attempt++ {
+		resp, err := c.send(ctx, r)
+		if err == nil {
+			return resp, nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, context.Cause(ctx))
+		}
+		if attempt+1 >= attempts || !retryable(err) {
+			return nil, err
+		}
+		d := c.retry.wait(attempt, err)
+		c.log.Debug("apiclient: retrying a read", "method", r.method, "path", r.path,
+			"attempt", attempt+1, "wait", d, "error", err)
+		if err := c.retry.sleep(ctx, d); err != nil {
+			return nil, fmt.Errorf("apiclient: %s %s: giving up while waiting to retry: %w", r.method, r.path, err)
+		}
+	}
+}
+
+// send makes one try of r.
+func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
+	if c.limiter != nil {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, fmt.Errorf("apiclient: %s %s: rate limiter: %w", r.method, r.path, err)
+		}
+	}
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.url(r.path, r.query).String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+	}
+	if err := c.setHeaders(req.Header); err != nil {
+		return nil, err
+	}
+	for k, v := range r.header {
+		req.Header[k] = v
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		// *url.Error carries the URL, which holds no secret: tokens go in
+		// headers only.
+		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		defer resp.Body.Close()
+		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, statusError(resp))
+	}
+	return resp, nil
+}
+
+// setHeaders adds the headers every request carries: user agent, JSON
+// accept, and the bearer token.
+func (c *Client) setHeaders(h http.Header) error {
+	h.Set("User-Agent", c.userAgent)
+	h.Set("Accept", "application/json")
+	if c.token != nil {
+		tok, err := c.token.get()
+		if err != nil {
+			return err
+		}
+		h.Set("Authorization", "Bearer "+tok)
+	}
+	return nil
+}
+
+// withTimeout applies the Config's Timeout to a non-watch call.
+func (c *Client) withTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.timeout)
+}
