@@ -1,0 +1,94 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// FailureReason classifies why the initial sync has not completed.
+type FailureReason uint8
+
+// The failure reasons. Unauthorized, Forbidden and ResourceNotFound do not go
+// away by retrying alone; Options.FailFast stops the informer on them.
+const (
+	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
+	FailureForbidden                                 // 403: RBAC denies list or watch
+	FailureResourceNotFound                          // 404: the resource type is not served (CRD missing?)
+	FailureRepeatedGone                              // 410 again and again: history compacts faster than we list
+	FailureUnreachable                               // no HTTP answer: DNS, refused, TLS, reset
+	FailureServer                                    // 429 or 5xx, or anything else the server said
+	FailureOther                                     // a client-side problem (decode, missing resourceVersion)
+)
+
+var failureNames = [...]string{
+	FailureUnauthorized: "unauthorized", FailureForbidden: "forbidden",
+	FailureResourceNotFound: "resource not found", FailureRepeatedGone: "repeated 410 Gone",
+	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
+}
+
+func (r FailureReason) String() string {
+	if int(r) < len(failureNames) && failureNames[r] != "" {
+		return failureNames[r]
+	}
+	return "failure(?)"
+}
+
+// permanent reports whether retrying alone is unlikely to fix the failure.
+func (r FailureReason) permanent() bool {
+	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound
+}
+
+// SyncError says why an informer's initial sync has not completed (yet).
+// WaitForSync returns it, wrapped with the context's cause; errors.As finds it.
+type SyncError struct {
+	Reason FailureReason
+	// Attempts counts the consecutive failed LIST/WATCH attempts so far.
+	Attempts int
+	// Err is the last failure.
+	Err error
+}
+
+func (e *SyncError) Error() string {
+	return fmt.Sprintf("informer: initial sync failing (%s, %d attempts): %v", e.Reason, e.Attempts, e.Err)
+}
+
+func (e *SyncError) Unwrap() error { return e.Err }
+
+// goneLimit is how many 410s in a row make a repeated-Gone failure.
+const goneLimit = 3
+
+// classify maps a list or watch error to a FailureReason. goneStreak counts
+// the 410s in a row including this one.
+func classify(err error, goneStreak int) FailureReason {
+	var se *meta.StatusError
+	switch {
+	case meta.IsUnauthorized(err):
+		return FailureUnauthorized
+	case meta.IsForbidden(err):
+		return FailureForbidden
+	case meta.IsNotFound(err):
+		return FailureResourceNotFound
+	case meta.IsGone(err) && goneStreak >= goneLimit:
+		return FailureRepeatedGone
+	case errors.As(err, &se):
+		return FailureServer
+	case errors.Is(err, errMissingRV), errors.Is(err, errShortWatch):
+		return FailureOther
+	case errors.Is(err, context.DeadlineExceeded):
+		return FailureUnreachable
+	}
+	var de interface{ DecodeOffset() int64 }
+	if errors.As(err, &de) {
+		return FailureOther
+	}
+	return FailureUnreachable
+}
+
+var (
+	errMissingRV      = errors.New("informer: the server's reply carried no resourceVersion")
+	errShortWatch     = errors.New("informer: watch closed within a second without any event")
+	errNoStreamingEnd = errors.New("informer: streaming list ended or timed out before its initial-events-end bookmark")
+)

@@ -1,0 +1,298 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// pod is the test object type.
+type pod struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Value           string `json:"value,omitempty"`
+}
+
+func mkPod(name, rv string) *pod {
+	return &pod{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+}
+
+// fakeClock is a Clock under the test's control. Timers fire on Advance; with
+// instant set, NewTimer timers fire at once (for stepping backingOff).
+type fakeClock struct {
+	mu      sync.Mutex
+	now     time.Time
+	timers  []*fakeTimer
+	instant bool
+	delays  []time.Duration // every NewTimer duration, in order
+}
+
+type fakeTimer struct {
+	c     *fakeClock
+	at    time.Time
+	ch    chan time.Time
+	f     func()
+	armed bool
+}
+
+func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_700_000_000, 0)} }
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+
+func (c *fakeClock) NewTimer(d time.Duration) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.delays = append(c.delays, d)
+	t := &fakeTimer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1), armed: true}
+	if c.instant {
+		t.armed = false
+		t.ch <- c.now
+		return t
+	}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{c: c, at: c.now.Add(d), f: f, armed: true}
+	c.timers = append(c.timers, t)
+	return t
+}
+
+// Advance moves time forward and fires the timers that are due.
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	var due []*fakeTimer
+	for _, t := range c.timers {
+		if t.armed && !t.at.After(c.now) {
+			t.armed = false
+			due = append(due, t)
+		}
+	}
+	now := c.now
+	c.mu.Unlock()
+	for _, t := range due {
+		if t.f != nil {
+			t.f()
+		} else {
+			t.ch <- now
+		}
+	}
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.ch }
+
+func (t *fakeTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := t.armed
+	t.armed = false
+	return was
+}
+
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	was := t.armed
+	t.armed = true
+	t.at = t.c.now.Add(d)
+	if !slices.Contains(t.c.timers, t) {
+		t.c.timers = append(t.c.timers, t)
+	}
+	return was
+}
+
+// scriptLW is a ListerWatcher that answers from scripts and records requests.
+type scriptLW struct {
+	mu      sync.Mutex
+	lists   []listReply
+	watches []*fakeWatch
+	listReq []ListOptions
+	watchRq []WatchOptions
+}
+
+type listReply struct {
+	items []*pod
+	lm    meta.ListMeta
+	err   error
+}
+
+func (f *scriptLW) List(ctx context.Context, opts ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+	f.mu.Lock()
+	f.listReq = append(f.listReq, opts)
+	if len(f.lists) == 0 {
+		f.mu.Unlock()
+		<-ctx.Done()
+		return meta.ListMeta{}, ctx.Err()
+	}
+	r := f.lists[0]
+	f.lists = f.lists[1:]
+	f.mu.Unlock()
+	for _, p := range r.items {
+		if err := each(p); err != nil {
+			return meta.ListMeta{}, err
+		}
+	}
+	return r.lm, r.err
+}
+
+func (f *scriptLW) Watch(ctx context.Context, opts WatchOptions) (Watch[*pod], error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.watchRq = append(f.watchRq, opts)
+	if len(f.watches) == 0 {
+		w := newFakeWatch(nil, nil)
+		w.block = true
+		go func() { <-ctx.Done(); w.Stop() }()
+		return w, nil
+	}
+	w := f.watches[0]
+	f.watches = f.watches[1:]
+	if w.openErr != nil {
+		return nil, w.openErr
+	}
+	return w, nil
+}
+
+func (f *scriptLW) lastList() ListOptions {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.listReq[len(f.listReq)-1]
+}
+
+func (f *scriptLW) lastWatch() WatchOptions {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.watchRq[len(f.watchRq)-1]
+}
+
+// fakeWatch plays events, then ends with end (io.EOF when nil), or blocks
+// until Stop when block is set.
+type fakeWatch struct {
+	events  []Event[*pod]
+	end     error
+	openErr error
+	block   bool
+
+	mu      sync.Mutex
+	stopped chan struct{}
+	once    sync.Once
+}
+
+func newFakeWatch(events []Event[*pod], end error) *fakeWatch {
+	return &fakeWatch{events: events, end: end, stopped: make(chan struct{})}
+}
+
+var errStopped = errors.New("fake watch stopped")
+
+func (w *fakeWatch) Next() (Event[*pod], error) {
+	w.mu.Lock()
+	if len(w.events) > 0 {
+		ev := w.events[0]
+		w.events = w.events[1:]
+		w.mu.Unlock()
+		return ev, nil
+	}
+	w.mu.Unlock()
+	select {
+	case <-w.stopped:
+		return Event[*pod]{}, errStopped
+	default:
+	}
+	if w.block {
+		<-w.stopped
+		return Event[*pod]{}, errStopped
+	}
+	if w.end != nil {
+		return Event[*pod]{}, w.end
+	}
+	return Event[*pod]{}, io.EOF
+}
+
+func (w *fakeWatch) Stop() { w.once.Do(func() { close(w.stopped) }) }
+
+func (w *fakeWatch) isStopped() bool {
+	select {
+	case <-w.stopped:
+		return true
+	default:
+		return false
+	}
+}
+
+func ev(t meta.EventType, name, rv string) Event[*pod] {
+	return Event[*pod]{Type: t, Object: mkPod(name, rv), ResourceVersion: rv}
+}
+
+func endBookmark(rv string) Event[*pod] {
+	return Event[*pod]{Type: meta.Bookmark, Object: mkPod("", rv), ResourceVersion: rv, InitialEventsEnd: true}
+}
+
+// recSink records queue operations as strings.
+type recSink struct {
+	mu  sync.Mutex
+	ops []string
+	err error
+}
+
+func (s *recSink) rec(op string, p *pod) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ops = append(s.ops, op+" "+p.Name+"@"+p.ResourceVersion)
+	return s.err
+}
+
+func (s *recSink) Add(p *pod) error    { return s.rec("add", p) }
+func (s *recSink) Update(p *pod) error { return s.rec("update", p) }
+func (s *recSink) Delete(p *pod) error { return s.rec("delete", p) }
+func (s *recSink) Replace(list []*pod, rv string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = p.Name
+	}
+	slices.Sort(names)
+	s.ops = append(s.ops, fmt.Sprintf("replace [%s] %s", strings.Join(names, " "), rv))
+	return s.err
+}
+
+func (s *recSink) got() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.ops)
+}
+
+// testReflector builds a reflector on fakes with deterministic randomness.
+func testReflector(t testing.TB, lw *scriptLW, mod func(*reflectorConfig[*pod])) (*reflector[*pod], *recSink, *fakeClock) {
+	t.Helper()
+	clk := newFakeClock()
+	q := &recSink{}
+	cfg := defaultReflectorConfig[*pod](Options[*pod]{Clock: clk, Rand: func() float64 { return 0 }, Logger: slog.New(slog.DiscardHandler)})
+	if mod != nil {
+		mod(&cfg)
+	}
+	return newReflector[*pod](lw, q, cfg), q, clk
+}
+
+func statusErr(code int32, reason meta.StatusReason) *meta.StatusError {
+	return meta.NewStatusError(code, reason, "scripted "+string(reason))
+}
+
+func (f *scriptLW) watchCount() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.watchRq)
+}

@@ -1,0 +1,70 @@
+package informer
+
+import (
+	"context"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// ListerWatcher is the reflector's view of the API server: one LIST page at a
+// time and one WATCH at a time, for one resource with its selectors already
+// applied. [NewForResource] builds one on an apiclient.Client; tests script
+// their own.
+//
+// Errors from the server must carry a *meta.StatusError (wrapped is fine):
+// the reflector's policy (relist on 410, wait on 429, report 401/403/404)
+// reads it with the meta.Is… helpers.
+type ListerWatcher[P any] interface {
+	// List fetches one page and calls each for every item, in order, as it
+	// is decoded. It returns the page's ListMeta (resourceVersion, continue).
+	List(ctx context.Context, opts ListOptions, each func(P) error) (meta.ListMeta, error)
+	// Watch opens a watch. The stream ends when ctx is cancelled, when
+	// Stop is called, or when the server closes it.
+	Watch(ctx context.Context, opts WatchOptions) (Watch[P], error)
+}
+
+// ListOptions are the parameters of one LIST page that the reflector decides;
+// selectors belong to the ListerWatcher.
+type ListOptions struct {
+	ResourceVersion      string
+	ResourceVersionMatch string
+	Limit                int64
+	Continue             string
+}
+
+// WatchOptions are the parameters of one WATCH that the reflector decides.
+type WatchOptions struct {
+	ResourceVersion      string
+	ResourceVersionMatch string
+	AllowWatchBookmarks  bool
+	SendInitialEvents    bool
+	TimeoutSeconds       int64
+}
+
+// Watch is an open watch stream.
+type Watch[P any] interface {
+	// Next blocks for the next event. io.EOF (possibly wrapped) means the
+	// server closed the stream cleanly; an ERROR event arrives as an error
+	// carrying its *meta.StatusError.
+	Next() (Event[P], error)
+	// Stop ends the stream and makes a blocked Next return. Idempotent and
+	// safe from any goroutine.
+	Stop()
+}
+
+// Event is one decoded watch event.
+type Event[P any] struct {
+	Type   meta.EventType
+	Object P
+	// ResourceVersion is the object's metadata.resourceVersion.
+	ResourceVersion string
+	// InitialEventsEnd is set on the BOOKMARK that ends the initial events of
+	// a streaming list (annotation k8s.io/initial-events-end: "true").
+	InitialEventsEnd bool
+}
+
+// ResourceVersionMatch values.
+const (
+	MatchNotOlderThan = "NotOlderThan"
+	MatchExact        = "Exact"
+)

@@ -1,0 +1,60 @@
+package informer
+
+import (
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// Metrics receives the informer's counters and gauges. Calls come from the
+// informer's goroutines and must not block. Embed [NopMetrics] to implement
+// only what you export and stay compatible when methods are added.
+//
+// A Prometheus-style adapter is a struct holding a CounterVec per method:
+//
+//	type promMetrics struct {
+//		informer.NopMetrics
+//		relists *prometheus.CounterVec // label: cause
+//	}
+//	func (m promMetrics) Relist(c informer.RelistCause) { m.relists.WithLabelValues(c.String()).Inc() }
+type Metrics interface {
+	// ListCall counts LIST pages; err is nil on success.
+	ListCall(err error)
+	// WatchCall counts WATCH opens; err is nil on success.
+	WatchCall(err error)
+	// Relist counts full lists by cause.
+	Relist(cause RelistCause)
+	// WatchEvent counts watch events by type.
+	WatchEvent(t meta.EventType)
+	// ResourceVersion is a gauge: the last resourceVersion the reflector holds.
+	ResourceVersion(rv string)
+	// QueueDepth is a gauge: keys waiting in the delta queue.
+	QueueDepth(n int)
+	// HandlerQueueDepth is a gauge: notifications waiting for a handler.
+	HandlerQueueDepth(handler string, n int)
+	// HandlerCall observes one handler call: lag from dispatch to call, and
+	// how long the call took.
+	HandlerCall(handler string, lag, took time.Duration)
+	// HandlerPanic counts recovered handler panics.
+	HandlerPanic(handler string)
+	// Coalesced counts notifications merged into a pending one because the
+	// handler's queue was full.
+	Coalesced(handler string)
+	// Skipped counts objects dropped before the queue (wrong kind).
+	Skipped(reason string)
+}
+
+// NopMetrics implements Metrics by doing nothing.
+type NopMetrics struct{}
+
+func (NopMetrics) ListCall(error)                                   {}
+func (NopMetrics) WatchCall(error)                                  {}
+func (NopMetrics) Relist(RelistCause)                               {}
+func (NopMetrics) WatchEvent(meta.EventType)                        {}
+func (NopMetrics) ResourceVersion(string)                           {}
+func (NopMetrics) QueueDepth(int)                                   {}
+func (NopMetrics) HandlerQueueDepth(string, int)                    {}
+func (NopMetrics) HandlerCall(string, time.Duration, time.Duration) {}
+func (NopMetrics) HandlerPanic(string)                              {}
+func (NopMetrics) Coalesced(string)                                 {}
+func (NopMetrics) Skipped(string)                                   {}

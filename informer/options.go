@@ -1,0 +1,124 @@
+package informer
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/cache"
+)
+
+// QueueKind picks the delta queue between the reflector and the processing
+// loop. See doc.go for why InOrder is the default.
+type QueueKind uint8
+
+const (
+	// QueueInOrder keeps every delta in arrival order (fifo.InOrder).
+	QueueInOrder QueueKind = iota
+	// QueueDeltaFIFO groups deltas per key (fifo.DeltaFIFO, client-go's
+	// classic queue).
+	QueueDeltaFIFO
+)
+
+// Options configure an Informer. The zero value means every default.
+type Options[P meta.Object] struct {
+	// Name appears in logs, traces and errors; default "informer".
+	Name string
+	// Queue picks the delta queue; default QueueInOrder.
+	Queue QueueKind
+	// PageSize is the LIST page size for lists at "" and "0"; default 500.
+	// Negative: unpaginated.
+	PageSize int64
+	// StreamingList syncs with a streaming list (sendInitialEvents) instead
+	// of LIST, falling back to LIST for good when the server rejects it or
+	// sends no initial-events-end bookmark within InitialEventsTimeout.
+	StreamingList bool
+	// InitialEventsTimeout bounds a streaming list's initial events; default 1 min.
+	InitialEventsTimeout time.Duration
+	// MinWatchTimeout: each WATCH asks for a random timeoutSeconds in
+	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes.
+	MinWatchTimeout time.Duration
+	// WatchIdleTimeout ends a watch that delivered nothing (not even a
+	// bookmark) for this long and reopens it from the last resourceVersion;
+	// default 3 minutes (servers bookmark about once a minute). Negative: off.
+	WatchIdleTimeout time.Duration
+	// ResyncPeriod is the default handler resync period: every period each
+	// handler gets OnUpdate(obj, obj) for every cached object. 0: none.
+	ResyncPeriod time.Duration
+	// Transform runs on every object before it is queued and stored, e.g. to
+	// drop managedFields. It may modify and return its argument. On error the
+	// object is kept as received and the error logged.
+	Transform func(P) (P, error)
+	// ExpectedKind and ExpectedAPIVersion, when set, make the reflector drop
+	// (and report) objects that carry another kind or apiVersion.
+	ExpectedKind, ExpectedAPIVersion string
+	// WatchErrorHandler is called with every error that ends a LIST or WATCH
+	// attempt (after logging, before backing off). Nil: logging only.
+	WatchErrorHandler func(ctx context.Context, err error)
+	// FailFast stops Run, and makes WaitForSync return, at the first sync
+	// failure that retrying alone cannot fix (401, 403, 404), instead of
+	// retrying forever while reporting it.
+	FailFast bool
+	// Backoff shapes retry delays; zero value: client-go's.
+	Backoff BackoffOptions
+	// Indexers are added to the cache; the namespace index is always there.
+	Indexers cache.Indexers[P]
+	// Logger; default slog.Default().
+	Logger *slog.Logger
+	// Metrics; default none.
+	Metrics Metrics
+	// Trace, when set, receives every TraceEvent synchronously on the
+	// goroutine of the stage; it must be quick.
+	Trace func(TraceEvent)
+	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
+	Clock Clock
+	Rand  func() float64
+}
+
+func (o Options[P]) withDefaults() Options[P] {
+	if o.Name == "" {
+		o.Name = "informer"
+	}
+	if o.PageSize == 0 {
+		o.PageSize = 500
+	}
+	if o.PageSize < 0 {
+		o.PageSize = 0
+	}
+	if o.InitialEventsTimeout <= 0 {
+		o.InitialEventsTimeout = time.Minute
+	}
+	if o.MinWatchTimeout <= 0 {
+		o.MinWatchTimeout = 5 * time.Minute
+	}
+	if o.WatchIdleTimeout == 0 {
+		o.WatchIdleTimeout = 3 * time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Metrics == nil {
+		o.Metrics = NopMetrics{}
+	}
+	if o.Clock == nil {
+		o.Clock = realClock{}
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
+	return o
+}
+
+func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
+	o = o.withDefaults()
+	return reflectorConfig[P]{
+		name: o.Name, pageSize: o.PageSize, streaming: o.StreamingList,
+		initialEventsTimeout: o.InitialEventsTimeout, minWatchTimeout: o.MinWatchTimeout,
+		idleTimeout: max(o.WatchIdleTimeout, 0), expectedKind: o.ExpectedKind,
+		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
+		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, clock: o.Clock,
+		rand: o.Rand, log: o.Logger, metrics: o.Metrics, trace: o.Trace, backoff: o.Backoff,
+	}
+}

@@ -1,0 +1,190 @@
+package informer
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// sink is what the reflector writes into: the delta queue. fifo.Queue has
+// these methods; tests use a recording fake.
+type sink[P any] interface {
+	Add(obj P) error
+	Update(obj P) error
+	Delete(obj P) error
+	Replace(list []P, resourceVersion string) error
+}
+
+// reflectorConfig is the part of Options the reflector reads, with defaults
+// filled in.
+type reflectorConfig[P meta.Object] struct {
+	name                 string
+	pageSize             int64
+	streaming            bool
+	initialEventsTimeout time.Duration
+	minWatchTimeout      time.Duration
+	idleTimeout          time.Duration // 0: off
+	expectedKind         string
+	expectedAPIVersion   string
+	transform            func(P) (P, error)
+	watchErrorHandler    func(ctx context.Context, err error)
+	failFast             bool
+	clock                Clock
+	rand                 func() float64
+	log                  *slog.Logger
+	metrics              Metrics
+	trace                func(TraceEvent)
+	backoff              BackoffOptions
+	// onListed runs after each Replace; onFailure after each failure before
+	// the first successful list.
+	onListed  func()
+	onFailure func(*SyncError)
+}
+
+// reflector keeps a sink in step with the server: LIST (or a streaming list)
+// into Replace, then WATCH into Add/Update/Delete, recovering from every
+// error by the rules in doc.go. It is a state machine: step runs one state
+// and returns the next; Run drives it. Only Run's goroutine touches the
+// fields below mu.
+type reflector[P meta.Object] struct {
+	lw  ListerWatcher[P]
+	q   sink[P]
+	cfg reflectorConfig[P]
+
+	back       *backoff
+	streaming  bool // false after a streaming list failed: LIST from then on
+	paginated  bool // a list came back in pages: keep paging relists
+	listedOnce bool
+	failures   int // consecutive failures
+	goneStreak int // consecutive 410s
+
+	mu     sync.Mutex // guards lastRV
+	lastRV string
+}
+
+func newReflector[P meta.Object](lw ListerWatcher[P], q sink[P], cfg reflectorConfig[P]) *reflector[P] {
+	return &reflector[P]{lw: lw, q: q, cfg: cfg, back: newBackoff(cfg.backoff, cfg.rand), streaming: cfg.streaming}
+}
+
+// LastSyncResourceVersion is the resourceVersion the queue is known to be
+// in step with: the last list's, event's or bookmark's.
+func (r *reflector[P]) lastSyncResourceVersion() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.lastRV
+}
+
+func (r *reflector[P]) setRV(rv string) {
+	r.mu.Lock()
+	r.lastRV = rv
+	r.mu.Unlock()
+	r.cfg.metrics.ResourceVersion(rv)
+}
+
+// run drives the state machine until ctx ends or fail-fast stops it.
+func (r *reflector[P]) run(ctx context.Context) error {
+	s := r.initialState()
+	for {
+		s = r.step(ctx, s)
+		if st, ok := s.(stopped); ok {
+			return st.err
+		}
+	}
+}
+
+func (r *reflector[P]) initialState() state {
+	if r.streaming {
+		return streamListing{cause: CauseInitial}
+	}
+	return r.listFrom("0", CauseInitial)
+}
+
+// step runs one state. Every state's method returns the next state; a
+// cancelled context leads to stopped from wherever the machine is.
+func (r *reflector[P]) step(ctx context.Context, s state) state {
+	if ctx.Err() != nil {
+		return stopped{}
+	}
+	switch s := s.(type) {
+	case listing[P]:
+		return r.stepListing(ctx, s)
+	case streamListing:
+		return r.stepStreamListing(ctx, s)
+	case streamInitial[P]:
+		return r.stepStreamInitial(ctx, s)
+	case watchOpening:
+		return r.stepWatchOpening(ctx, s)
+	case watching[P]:
+		return r.stepWatching(ctx, s)
+	case backingOff:
+		return r.stepBackingOff(ctx, s)
+	case stopped:
+		return s
+	}
+	panic("informer: reflector in an unknown state")
+}
+
+func (r *reflector[P]) tr(ev TraceEvent) {
+	if r.cfg.trace != nil {
+		r.cfg.trace(ev)
+	}
+}
+
+// succeeded resets the failure counters after a list or watch that worked.
+func (r *reflector[P]) succeeded() {
+	r.failures = 0
+	r.goneStreak = 0
+}
+
+// stepBackingOff reports the failure that led here, waits, and moves on.
+// The wait is the server's Retry-After hint when it gave one (429, 504),
+// otherwise the next exponential delay.
+func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
+	if stop := r.failed(ctx, s.err); stop != nil {
+		return *stop
+	}
+	delay := r.back.next(r.cfg.clock.Now())
+	if hint, ok := meta.RetryAfter(s.err); ok {
+		delay = hint
+	}
+	r.tr(TraceEvent{Stage: StageBackoff, Duration: delay, Err: s.err})
+	r.cfg.log.Warn("informer: list/watch failed, backing off",
+		"informer", r.cfg.name, "err", s.err, "delay", delay, "next", s.next.stateName())
+	t := r.cfg.clock.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return stopped{}
+	case <-t.C():
+		return s.next
+	}
+}
+
+// failed records a failure: counters, the typed sync failure before the
+// first sync, the watch-error handler. It returns a stop state when
+// fail-fast applies.
+func (r *reflector[P]) failed(ctx context.Context, err error) *stopped {
+	r.failures++
+	if meta.IsGone(err) {
+		r.goneStreak++
+	} else {
+		r.goneStreak = 0
+	}
+	if r.cfg.watchErrorHandler != nil {
+		r.cfg.watchErrorHandler(ctx, err)
+	}
+	if r.listedOnce {
+		return nil
+	}
+	se := &SyncError{Reason: classify(err, r.goneStreak), Attempts: r.failures, Err: err}
+	if r.cfg.onFailure != nil {
+		r.cfg.onFailure(se)
+	}
+	if r.cfg.failFast && se.Reason.permanent() {
+		return &stopped{err: se}
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// listFrom is the listing state for a (re)list at rv. Lists at "" and "0"
+// are paginated; a list at a later rv is not (so the server can answer it
+// from its watch cache), unless an earlier list came back in pages, which
+// means the server has no watch cache to answer from.
+func (r *reflector[P]) listFrom(rv string, cause RelistCause) listing[P] {
+	opts := ListOptions{ResourceVersion: rv}
+	if rv == "" || rv == "0" || r.paginated {
+		opts.Limit = r.cfg.pageSize
+	}
+	if rv != "" && rv != "0" && opts.Limit > 0 {
+		// Without a match, rv plus limit would mean Exact: any newer state is fine.
+		opts.ResourceVersionMatch = MatchNotOlderThan
+	}
+	r.cfg.metrics.Relist(cause)
+	r.tr(TraceEvent{Stage: StageRelist, Cause: cause, ResourceVersion: rv})
+	return listing[P]{opts: opts, cause: cause}
+}
+
+// relistRV is where a relist starts: the last known rv, or "0" before any.
+func (r *reflector[P]) relistRV() string {
+	if rv := r.lastSyncResourceVersion(); rv != "" {
+		return rv
+	}
+	return "0"
+}
+
+// fail records err and returns the next state: next itself when immediate
+// (a 410 is routine and needs no wait, unless it keeps happening), else a
+// backoff before next.
+func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediate bool) state {
+	if ctx.Err() != nil {
+		return stopped{}
+	}
+	if stop := r.failed(ctx, err); stop != nil {
+		return *stop
+	}
+	if immediate && r.goneStreak < goneLimit {
+		r.cfg.log.Info("informer: relisting", "informer", r.cfg.name, "err", err, "next", next.stateName())
+		return next
+	}
+	return backingOff{err: err, next: next}
+}
+
+// stepListing fetches one page. Transitions: more pages → listing (next
+// page); last page → Replace, watchOpening at the list's rv; 410 on a
+// continue token → listing from the start; 410 at an rv → listing at ""
+// (consistent); 504 too-large-rv → backingOff, listing at ""; other errors →
+// backingOff, the same list again.
+func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
+	opts := s.opts
+	if s.cont != "" {
+		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
+	}
+	n := len(s.items)
+	lm, err := r.lw.List(ctx, opts, func(obj P) error {
+		if obj, ok := r.accept(obj); ok {
+			s.items = append(s.items, obj)
+		}
+		return nil
+	})
+	r.cfg.metrics.ListCall(err)
+	if err != nil {
+		return r.listFailed(ctx, s, err)
+	}
+	s.page++
+	r.tr(TraceEvent{Stage: StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion})
+	if lm.Continue != "" {
+		r.paginated = true
+		s.cont = lm.Continue
+		return s
+	}
+	if lm.ResourceVersion == "" {
+		return r.fail(ctx, errMissingRV, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+	}
+	if err := r.replace(s.items, lm.ResourceVersion); err != nil {
+		return stopped{err: err}
+	}
+	return watchOpening{rv: lm.ResourceVersion}
+}
+
+func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) state {
+	err = fmt.Errorf("informer: list at rv %q page %d: %w", s.opts.ResourceVersion, s.page+1, err)
+	switch {
+	case meta.IsGone(err) && s.cont != "":
+		return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseContinueExpired), true)
+	case meta.IsGone(err):
+		return r.fail(ctx, err, r.listFrom("", CauseListGone), true)
+	case meta.IsTooLargeResourceVersion(err):
+		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), false)
+	}
+	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+}
+
+// replace hands a full list to the queue and records the sync point.
+func (r *reflector[P]) replace(items []P, rv string) error {
+	if err := r.q.Replace(items, rv); err != nil {
+		return fmt.Errorf("informer: replace: %w", err)
+	}
+	r.tr(TraceEvent{Stage: StageReplace, Items: len(items), ResourceVersion: rv})
+	r.setRV(rv)
+	r.listedOnce = true
+	r.succeeded()
+	if r.cfg.onListed != nil {
+		r.cfg.onListed()
+	}
+	return nil
+}
+
+// accept checks an object's kind and applies the transform. Objects of the
+// wrong kind are reported and dropped, never stored. A failed transform
+// keeps the object as it came (dropping it could lose a delete).
+func (r *reflector[P]) accept(obj P) (P, bool) {
+	if r.cfg.expectedKind != "" || r.cfg.expectedAPIVersion != "" {
+		if tm, ok := any(obj).(meta.TypeMetaAccessor); ok {
+			t := tm.GetTypeMeta()
+			if (t.Kind != "" && r.cfg.expectedKind != "" && t.Kind != r.cfg.expectedKind) ||
+				(t.APIVersion != "" && r.cfg.expectedAPIVersion != "" && t.APIVersion != r.cfg.expectedAPIVersion) {
+				err := fmt.Errorf("informer: %s: expected %s %s, got %s %s", meta.Key(obj),
+					r.cfg.expectedAPIVersion, r.cfg.expectedKind, t.APIVersion, t.Kind)
+				r.cfg.log.Error("informer: skipping object of the wrong kind", "informer", r.cfg.name, "err", err)
+				r.cfg.metrics.Skipped("wrong-kind")
+				r.tr(TraceEvent{Stage: StageSkipped, Key: meta.Key(obj), Err: err})
+				return obj, false
+			}
+		}
+	}
+	if r.cfg.transform != nil {
+		t, err := r.cfg.transform(obj)
+		if err != nil {
+			r.cfg.log.Error("informer: transform failed; keeping the object as received",
+				"informer", r.cfg.name, "key", meta.Key(obj), "err", err)
+			return obj, true
+		}
+		return t, true
+	}
+	return obj, true
+}
+
+// stepStreamListing opens a streaming list. Transitions: opened →
+// streamInitial; rejected by the server (400/422/405) → listing, and LIST
+// for good; 410 → streamListing at ""; other errors → backingOff, again.
+func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
+	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: MatchNotOlderThan,
+		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
+	w, err := r.lw.Watch(ctx, opts)
+	r.cfg.metrics.WatchCall(err)
+	if err != nil {
+		err = fmt.Errorf("informer: streaming list at rv %q: %w", s.rv, err)
+		switch {
+		case meta.IsGone(err):
+			return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
+		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
+			return r.fallBackToList(ctx, err)
+		}
+		return r.fail(ctx, err, s, false)
+	}
+	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Streaming: true})
+	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
+}
+
+func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
+	if ctx.Err() != nil {
+		return stopped{}
+	}
+	r.streaming = false
+	r.cfg.log.Warn("informer: streaming list unavailable, using LIST from now on", "informer", r.cfg.name, "err", err)
+	return r.listFrom(r.relistRV(), CauseStreamingFallback)
+}
+
+// Values of streamInitial's race between its timeout and its end bookmark.
+const (
+	streamRunning int32 = iota
+	streamTimedOut
+	streamDone
+)
+
+// stepStreamInitial collects a streaming list's initial events. Transitions:
+// initial-events-end bookmark → Replace, watching on the same stream; no
+// such bookmark before the stream ends or the timeout → listing (fallback);
+// 410 → streamListing at ""; other errors → backingOff, streamListing.
+func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]) state {
+	var race atomic.Int32
+	t := r.cfg.clock.AfterFunc(r.cfg.initialEventsTimeout, func() {
+		if race.CompareAndSwap(streamRunning, streamTimedOut) {
+			s.w.Stop()
+		}
+	})
+	defer t.Stop()
+	var items []P
+	index := map[string]int{}
+	for n := 1; ; n++ {
+		ev, err := s.w.Next()
+		if err != nil {
+			s.w.Stop()
+			return r.streamInitialFailed(ctx, err, race.Load() == streamTimedOut)
+		}
+		r.cfg.metrics.WatchEvent(ev.Type)
+		switch ev.Type {
+		case meta.Added, meta.Modified:
+			if obj, ok := r.accept(ev.Object); ok {
+				items = upsert(items, index, obj)
+			}
+		case meta.Deleted:
+			items = remove(items, index, meta.Key(ev.Object))
+		case meta.Bookmark:
+			if !ev.InitialEventsEnd {
+				continue
+			}
+			if !race.CompareAndSwap(streamRunning, streamDone) {
+				return r.streamInitialFailed(ctx, errNoStreamingEnd, true)
+			}
+			if err := r.replace(items, ev.ResourceVersion); err != nil {
+				s.w.Stop()
+				return stopped{err: err}
+			}
+			return watching[P]{w: s.w, rv: ev.ResourceVersion, opened: s.opened, events: n}
+		case meta.Error:
+		}
+	}
+}
+
+func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timedOut bool) state {
+	switch {
+	case ctx.Err() != nil:
+		return stopped{}
+	case timedOut || errors.Is(err, io.EOF):
+		return r.fallBackToList(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err))
+	case meta.IsGone(err):
+		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
+	}
+	return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{rv: r.lastSyncResourceVersion(), cause: CauseListError}, false)
+}
+
+// upsert and remove keep a list and a key→position index in step.
+func upsert[P meta.Object](items []P, index map[string]int, obj P) []P {
+	k := meta.Key(obj)
+	if i, ok := index[k]; ok {
+		items[i] = obj
+		return items
+	}
+	index[k] = len(items)
+	return append(items, obj)
+}
+
+func remove[P meta.Object](items []P, index map[string]int, key string) []P {
+	i, ok := index[key]
+	if !ok {
+		return items
+	}
+	last := len(items) - 1
+	items[i] = items[last]
+	index[meta.Key(items[i])] = i
+	delete(index, key)
+	var zero P
+	items[last] = zero
+	return items[:last]
+}

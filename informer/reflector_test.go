@@ -1,0 +1,418 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+func pods(names ...string) []*pod {
+	out := make([]*pod, len(names))
+	for i, n := range names {
+		out[i] = mkPod(n, "1")
+	}
+	return out
+}
+
+func TestFirstListIsAtRVZeroPaginatedBy500(t *testing.T) {
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	s := r.initialState().(listing[*pod])
+	require.Equal(t, ListOptions{ResourceVersion: "0", Limit: 500}, s.opts)
+	require.Equal(t, CauseInitial, s.cause)
+}
+
+func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
+	lw := &scriptLW{lists: []listReply{
+		{items: pods("a", "b"), lm: meta.ListMeta{ResourceVersion: "10", Continue: "c1"}},
+		{items: pods("c"), lm: meta.ListMeta{ResourceVersion: "10"}},
+	}}
+	r, q, _ := testReflector(t, lw, nil)
+	ctx := t.Context()
+	s := r.step(ctx, r.initialState())
+	next := s.(listing[*pod])
+	require.Equal(t, "c1", next.cont)
+	require.Len(t, next.items, 2)
+	require.Empty(t, q.got(), "nothing is queued before the last page")
+
+	s = r.step(ctx, next)
+	require.Equal(t, ListOptions{Limit: 500, Continue: "c1"}, lw.lastList(), "pages 2+ send only limit and continue")
+	require.Equal(t, watchOpening{rv: "10"}, s)
+	require.Equal(t, []string{"replace [a b c] 10"}, q.got())
+	require.Equal(t, "10", r.lastSyncResourceVersion())
+	require.True(t, r.paginated)
+}
+
+func TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged(t *testing.T) {
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	require.Equal(t, ListOptions{ResourceVersion: "7"}, r.listFrom("7", CauseWatchGone).opts)
+	require.Equal(t, ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", CauseListGone).opts)
+	r.paginated = true
+	require.Equal(t, ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: MatchNotOlderThan},
+		r.listFrom("7", CauseWatchGone).opts)
+}
+
+func TestListErrorTransitions(t *testing.T) {
+	tooLarge := statusErr(504, meta.ReasonTimeout)
+	tooLarge.Status.Details = &meta.StatusDetails{RetryAfterSeconds: 1,
+		Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}
+	for _, tc := range []struct {
+		name      string
+		from      listing[*pod]
+		err       error
+		backoff   bool
+		nextRV    string
+		nextCause RelistCause
+	}{
+		{"410 on a continue token restarts the list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
+			statusErr(410, meta.ReasonExpired), false, "0", CauseContinueExpired},
+		{"410 at an rv relists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
+			statusErr(410, meta.ReasonGone), false, "", CauseListGone},
+		{"504 too-large rv waits, then lists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "99"}},
+			tooLarge, true, "", CauseTooLargeRV},
+		{"500 waits, then retries the same list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
+			statusErr(500, meta.ReasonInternalError), true, "0", CauseListError},
+		{"a connection error waits, then retries", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
+			errors.New("dial tcp: connection refused"), true, "0", CauseListError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lw := &scriptLW{lists: []listReply{{err: tc.err}}}
+			r, q, _ := testReflector(t, lw, nil)
+			s := r.step(t.Context(), tc.from)
+			if tc.backoff {
+				b, ok := s.(backingOff)
+				require.True(t, ok, "got %T", s)
+				require.ErrorIs(t, b.err, tc.err)
+				s = b.next
+			}
+			next := s.(listing[*pod])
+			require.Equal(t, tc.nextRV, next.opts.ResourceVersion)
+			require.Equal(t, tc.nextCause, next.cause)
+			require.Empty(t, next.cont)
+			require.Empty(t, next.items)
+			require.Empty(t, q.got())
+		})
+	}
+}
+
+func TestListWithoutRVBacksOff(t *testing.T) {
+	lw := &scriptLW{lists: []listReply{{items: pods("a")}}}
+	r, q, _ := testReflector(t, lw, nil)
+	s := r.step(t.Context(), r.initialState())
+	require.ErrorIs(t, s.(backingOff).err, errMissingRV)
+	require.Empty(t, q.got())
+}
+
+func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
+	for _, rnd := range []float64{0, 0.5, 0.999} {
+		lw := &scriptLW{watches: []*fakeWatch{newFakeWatch(nil, nil)}}
+		r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.rand = func() float64 { return rnd } })
+		s := r.step(t.Context(), watchOpening{rv: "10"})
+		require.Equal(t, "10", s.(watching[*pod]).rv)
+		opts := lw.lastWatch()
+		require.True(t, opts.AllowWatchBookmarks)
+		require.Equal(t, "10", opts.ResourceVersion)
+		require.GreaterOrEqual(t, opts.TimeoutSeconds, int64(300))
+		require.Less(t, opts.TimeoutSeconds, int64(600))
+	}
+}
+
+func TestWatchOpeningErrorTransitions(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		backoff bool
+		want    string // next state name
+	}{
+		{"410 relists at once", statusErr(410, meta.ReasonExpired), false, "listing"},
+		{"unreachable rewatches after backoff", errors.New("connection refused"), true, "watch-opening"},
+		{"429 rewatches after backoff", statusErr(429, meta.ReasonTooManyRequests), true, "watch-opening"},
+		{"403 relists after backoff", statusErr(403, meta.ReasonForbidden), true, "listing"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newFakeWatch(nil, nil)
+			w.openErr = tc.err
+			r, _, _ := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, nil)
+			r.setRV("10")
+			s := r.step(t.Context(), watchOpening{rv: "10"})
+			if tc.backoff {
+				s = s.(backingOff).next
+			}
+			require.Equal(t, tc.want, s.stateName())
+			if l, ok := s.(listing[*pod]); ok {
+				require.Equal(t, "10", l.opts.ResourceVersion, "relist from the last known rv")
+			}
+		})
+	}
+}
+
+func TestWatchingAppliesEventsAndRewatchesAfterCleanEnd(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{
+		ev(meta.Added, "a", "11"), ev(meta.Modified, "a", "12"),
+		{Type: meta.Bookmark, Object: mkPod("", "15"), ResourceVersion: "15"},
+		ev(meta.Deleted, "a", "16"),
+	}, nil)
+	r, q, clk := testReflector(t, &scriptLW{}, nil)
+	clk.Advance(0)
+	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10", opened: clk.Now().Add(-time.Hour)})
+	require.Equal(t, watchOpening{rv: "16"}, s, "a clean end rewatches from the last rv, no relist")
+	require.Equal(t, []string{"add a@11", "update a@12", "delete a@16"}, q.got())
+	require.Equal(t, "16", r.lastSyncResourceVersion())
+	require.True(t, w.isStopped())
+}
+
+func TestBookmarkAloneAdvancesTheRV(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20"}}, nil)
+	r, q, _ := testReflector(t, &scriptLW{}, nil)
+	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
+	require.Equal(t, watchOpening{rv: "20"}, s)
+	require.Empty(t, q.got())
+}
+
+func TestShortEmptyWatchIsAFailure(t *testing.T) {
+	r, _, clk := testReflector(t, &scriptLW{}, nil)
+	s := r.step(t.Context(), watching[*pod]{w: newFakeWatch(nil, nil), rv: "10", opened: clk.Now()})
+	b := s.(backingOff)
+	require.ErrorIs(t, b.err, errShortWatch)
+	require.Equal(t, watchOpening{rv: "10"}, b.next)
+}
+
+func TestWatchErrorEventGoneRelistsAtLastRV(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired))
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
+	l := s.(listing[*pod])
+	require.Equal(t, "11", l.opts.ResourceVersion)
+	require.Equal(t, CauseWatchGone, l.cause)
+}
+
+func TestBrokenWatchRewatchesAfterBackoff(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF)
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
+	require.Equal(t, watchOpening{rv: "11"}, s.(backingOff).next)
+}
+
+func TestWatchFromZeroHoldsRVDuringSyntheticAdds(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{
+		ev(meta.Added, "a", "30"), ev(meta.Added, "b", "20"),
+		{Type: meta.Bookmark, Object: mkPod("", "31"), ResourceVersion: "31", InitialEventsEnd: true},
+	}, statusErr(500, meta.ReasonInternalError))
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	var rvs []string
+	r.cfg.metrics = rvRecorder{&rvs}
+	r.step(t.Context(), watching[*pod]{w: w, rv: "0", holdRV: true})
+	require.Equal(t, []string{"31"}, rvs, "rv must not move during the synthetic ADDED events")
+}
+
+type rvRecorder struct{ rvs *[]string }
+
+func (rvRecorder) ListCall(error)                                   {}
+func (rvRecorder) WatchCall(error)                                  {}
+func (rvRecorder) Relist(RelistCause)                               {}
+func (rvRecorder) WatchEvent(meta.EventType)                        {}
+func (m rvRecorder) ResourceVersion(rv string)                      { *m.rvs = append(*m.rvs, rv) }
+func (rvRecorder) QueueDepth(int)                                   {}
+func (rvRecorder) HandlerQueueDepth(string, int)                    {}
+func (rvRecorder) HandlerCall(string, time.Duration, time.Duration) {}
+func (rvRecorder) HandlerPanic(string)                              {}
+func (rvRecorder) Coalesced(string)                                 {}
+func (rvRecorder) Skipped(string)                                   {}
+
+func TestIdleWatchdogReopensTheWatch(t *testing.T) {
+	w := newFakeWatch(nil, nil)
+	w.block = true
+	r, _, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.idleTimeout = time.Minute })
+	done := make(chan state)
+	go func() { done <- r.step(context.Background(), watching[*pod]{w: w, rv: "10", opened: clk.Now()}) }()
+	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
+	require.Equal(t, watchOpening{rv: "10"}, <-done)
+}
+
+func TestStreamingListAsksForInitialEvents(t *testing.T) {
+	w := newFakeWatch(nil, nil)
+	lw := &scriptLW{watches: []*fakeWatch{w}}
+	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.streaming = true })
+	s := r.step(t.Context(), r.initialState())
+	require.Equal(t, "stream-initial", s.stateName())
+	opts := lw.lastWatch()
+	require.Equal(t, WatchOptions{ResourceVersionMatch: MatchNotOlderThan, SendInitialEvents: true,
+		AllowWatchBookmarks: true, TimeoutSeconds: 300}, opts)
+}
+
+func TestStreamingListRejectedFallsBackToList(t *testing.T) {
+	w := newFakeWatch(nil, nil)
+	w.openErr = statusErr(422, meta.ReasonInvalid)
+	r, _, _ := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+	s := r.step(t.Context(), r.initialState())
+	l := s.(listing[*pod])
+	require.Equal(t, CauseStreamingFallback, l.cause)
+	require.Equal(t, "0", l.opts.ResourceVersion)
+	require.False(t, r.streaming)
+}
+
+func TestStreamingInitialEventsEndInReplaceThenWatching(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{
+		ev(meta.Added, "b", "7"), ev(meta.Added, "a", "5"), endBookmark("9"), ev(meta.Added, "c", "10"),
+	}, nil)
+	r, q, _ := testReflector(t, &scriptLW{}, nil)
+	s := r.step(t.Context(), streamInitial[*pod]{w: w})
+	wt := s.(watching[*pod])
+	require.Equal(t, "9", wt.rv)
+	require.Same(t, w, wt.w.(*fakeWatch), "the same stream goes on as the watch")
+	require.Equal(t, []string{"replace [a b] 9"}, q.got())
+	require.False(t, w.isStopped())
+	w.Stop()
+}
+
+func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
+	r, q, _ := testReflector(t, &scriptLW{}, nil)
+	s := r.step(t.Context(), streamInitial[*pod]{w: w})
+	require.Equal(t, CauseStreamingFallback, s.(listing[*pod]).cause)
+	require.Empty(t, q.got())
+}
+
+func TestStreamingTimeoutFallsBack(t *testing.T) {
+	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
+	w.block = true
+	r, _, clk := testReflector(t, &scriptLW{}, nil)
+	done := make(chan state)
+	go func() { done <- r.step(context.Background(), streamInitial[*pod]{w: w}) }()
+	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
+	require.Equal(t, CauseStreamingFallback, (<-done).(listing[*pod]).cause)
+}
+
+func TestBackingOffHonoursRetryAfter(t *testing.T) {
+	r, _, clk := testReflector(t, &scriptLW{}, nil)
+	clk.instant = true
+	e := statusErr(429, meta.ReasonTooManyRequests)
+	e.RetryAfter = 7 * time.Second
+	s := r.step(t.Context(), backingOff{err: e, next: watchOpening{rv: "1"}})
+	require.Equal(t, watchOpening{rv: "1"}, s)
+	s = r.step(t.Context(), backingOff{err: errors.New("x"), next: watchOpening{rv: "1"}})
+	require.Equal(t, []time.Duration{7 * time.Second, 1600 * time.Millisecond}, clk.delays, "the hint wins; the 429 still counts toward the backoff")
+	require.Equal(t, watchOpening{rv: "1"}, s)
+}
+
+func TestBackingOffStopsOnCancel(t *testing.T) {
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	go cancel()
+	require.Equal(t, stopped{}, r.stepBackingOff(ctx, backingOff{err: errors.New("x"), next: watchOpening{}}))
+}
+
+func TestSyncFailuresAreTyped(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want FailureReason
+	}{
+		{statusErr(401, meta.ReasonUnauthorized), FailureUnauthorized},
+		{statusErr(403, meta.ReasonForbidden), FailureForbidden},
+		{statusErr(404, meta.ReasonNotFound), FailureResourceNotFound},
+		{errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), FailureUnreachable},
+		{statusErr(503, meta.ReasonServiceUnavailable), FailureServer},
+	} {
+		var got *SyncError
+		lw := &scriptLW{lists: []listReply{{err: tc.err}}}
+		r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.onFailure = func(e *SyncError) { got = e } })
+		r.step(t.Context(), r.initialState())
+		require.NotNil(t, got)
+		require.Equal(t, tc.want, got.Reason, "%v", tc.err)
+		require.ErrorIs(t, got, tc.err)
+	}
+}
+
+func TestRepeatedGoneIsReportedAndBacksOff(t *testing.T) {
+	gone := statusErr(410, meta.ReasonExpired)
+	lw := &scriptLW{lists: []listReply{{err: gone}, {err: gone}, {err: gone}}}
+	var got *SyncError
+	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.onFailure = func(e *SyncError) { got = e } })
+	var s state = r.listFrom("5", CauseWatchGone)
+	s = r.step(t.Context(), s)
+	s = r.step(t.Context(), s)
+	_, isList := s.(listing[*pod])
+	require.True(t, isList, "two 410s relist at once")
+	s = r.step(t.Context(), s)
+	_, isBackoff := s.(backingOff)
+	require.True(t, isBackoff, "the third one waits")
+	require.Equal(t, FailureRepeatedGone, got.Reason)
+}
+
+func TestFailFastStopsOnForbidden(t *testing.T) {
+	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)}}}
+	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.failFast = true })
+	err := r.run(t.Context())
+	var se *SyncError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, FailureForbidden, se.Reason)
+}
+
+func TestWatchErrorHandlerSeesEveryFailure(t *testing.T) {
+	var seen []error
+	lw := &scriptLW{lists: []listReply{{err: statusErr(500, meta.ReasonInternalError)}}}
+	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) {
+		c.watchErrorHandler = func(_ context.Context, err error) { seen = append(seen, err) }
+	})
+	r.step(t.Context(), r.initialState())
+	require.Len(t, seen, 1)
+	require.True(t, meta.IsInternalError(seen[0]))
+}
+
+func TestObjectsOfTheWrongKindAreSkipped(t *testing.T) {
+	other := mkPod("x", "1")
+	other.Kind = "ConfigMap"
+	good := mkPod("a", "1")
+	good.Kind = "Pod"
+	lw := &scriptLW{lists: []listReply{{items: []*pod{good, other, mkPod("b", "1")}, lm: meta.ListMeta{ResourceVersion: "3"}}}}
+	r, q, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.expectedKind = "Pod" })
+	r.step(t.Context(), r.initialState())
+	require.Equal(t, []string{"replace [a b] 3"}, q.got())
+}
+
+func TestTransformRunsBeforeQueueing(t *testing.T) {
+	lw := &scriptLW{lists: []listReply{{items: pods("a"), lm: meta.ListMeta{ResourceVersion: "3"}}}}
+	r, q, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) {
+		c.transform = func(p *pod) (*pod, error) { p.Name += "-t"; return p, nil }
+	})
+	r.step(t.Context(), r.initialState())
+	require.Equal(t, []string{"replace [a-t] 3"}, q.got())
+}
+
+func TestRunListsWatchesAndStopsOnCancel(t *testing.T) {
+	lw := &scriptLW{
+		lists:   []listReply{{items: pods("a"), lm: meta.ListMeta{ResourceVersion: "3"}}},
+		watches: []*fakeWatch{newFakeWatch([]Event[*pod]{ev(meta.Added, "b", "4")}, errors.New("reset"))},
+	}
+	r, q, clk := testReflector(t, lw, nil)
+	clk.instant = true
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- r.run(ctx) }()
+	require.Eventually(t, func() bool { return lw.watchCount() >= 2 }, 5*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	require.Equal(t, []string{"replace [a] 3", "add b@4"}, q.got())
+	require.Equal(t, "4", lw.lastWatch().ResourceVersion)
+}
+
+func TestBackoffDoublesToMaxAndResetsAfterHealth(t *testing.T) {
+	b := newBackoff(BackoffOptions{}, func() float64 { return 0 })
+	now := time.Unix(0, 0)
+	var got []time.Duration
+	for range 8 {
+		got = append(got, b.next(now))
+		now = now.Add(time.Second)
+	}
+	ms := time.Millisecond
+	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms, 30 * time.Second, 30 * time.Second}, got)
+	require.Equal(t, 800*ms, b.next(now.Add(2*time.Minute)), "healthy for 2 minutes: start over")
+
+	j := newBackoff(BackoffOptions{}, func() float64 { return 0.5 })
+	require.Equal(t, 1200*ms, j.next(now), "jitter adds up to 100%")
+}

@@ -1,0 +1,152 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// watchTimeout is a random timeoutSeconds in [min, 2·min), so a fleet of
+// informers restarted together does not reconnect in lockstep.
+func (r *reflector[P]) watchTimeout() int64 {
+	m := r.cfg.minWatchTimeout.Seconds()
+	return int64(m * (1 + r.cfg.rand()))
+}
+
+// stepWatchOpening opens a WATCH with bookmarks. Transitions: opened →
+// watching; 410 → listing at the same rv; 504 too-large-rv → backingOff,
+// listing at ""; unreachable, 429 or 5xx → backingOff, watchOpening again
+// (no relist: the rv is still good); any other error → backingOff, listing.
+func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
+	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
+	w, err := r.lw.Watch(ctx, opts)
+	r.cfg.metrics.WatchCall(err)
+	if err != nil {
+		return r.watchFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s.rv)
+	}
+	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
+	return watching[P]{w: w, rv: s.rv, opened: r.cfg.clock.Now(), holdRV: s.rv == "" || s.rv == "0"}
+}
+
+func (r *reflector[P]) watchFailed(ctx context.Context, err error, rv string) state {
+	var se *meta.StatusError
+	switch {
+	case meta.IsGone(err):
+		return r.fail(ctx, err, r.listFrom(r.relistRV(), CauseWatchGone), true)
+	case meta.IsTooLargeResourceVersion(err):
+		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), false)
+	case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
+		return r.fail(ctx, err, watchOpening{rv: rv}, false)
+	}
+	return r.fail(ctx, err, r.listFrom(r.relistRV(), CauseWatchError), false)
+}
+
+// stepWatching reads events into the queue until the watch ends.
+// Transitions: clean end → watchOpening at the last rv (no relist), or
+// backingOff first when the watch lasted under a second with no event; the
+// idle watchdog ending a silent watch counts as a clean end; an error
+// (ERROR event, broken stream) → as for opening a watch.
+func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
+	defer s.w.Stop()
+	var idled atomic.Bool
+	alive := func() {}
+	if r.cfg.idleTimeout > 0 {
+		dog := r.cfg.clock.AfterFunc(r.cfg.idleTimeout, func() { idled.Store(true); s.w.Stop() })
+		defer dog.Stop()
+		alive = func() { dog.Reset(r.cfg.idleTimeout) }
+	}
+	res := r.readEvents(s, alive)
+	s, err := res.watching, res.err
+	r.tr(TraceEvent{Stage: StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv})
+	switch {
+	case ctx.Err() != nil:
+		return stopped{}
+	case res.stopErr != nil:
+		return stopped{err: res.stopErr}
+	case idled.Load():
+		r.cfg.log.Info("informer: watch idle, reopening", "informer", r.cfg.name, "rv", s.rv)
+		return watchOpening{rv: s.rv}
+	case errors.Is(err, io.EOF):
+		if s.events == 0 && r.cfg.clock.Now().Sub(s.opened) < time.Second {
+			return r.fail(ctx, errShortWatch, watchOpening{rv: s.rv}, false)
+		}
+		r.succeeded()
+		return watchOpening{rv: s.rv}
+	}
+	return r.watchFailed(ctx, fmt.Errorf("informer: watching from rv %q: %w", s.rv, err), s.rv)
+}
+
+// watchResult is watching plus how its stream ended.
+type watchResult[P any] struct {
+	watching[P]
+	err     error // from Next: io.EOF for a clean end
+	stopErr error // the queue refused an object: stop
+}
+
+// readEvents applies events until Next fails. Each event's rv becomes the
+// watch's rv, except while holdRV: the synthetic ADDED events of a watch
+// from ""/"0" come in no order, so the rv waits for the first bookmark or
+// non-ADDED event.
+func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
+	res := watchResult[P]{watching: s}
+	for {
+		ev, err := s.w.Next()
+		if err != nil {
+			res.watching, res.err = s, err
+			return res
+		}
+		alive()
+		s.events++
+		r.cfg.metrics.WatchEvent(ev.Type)
+		if ev.Type != meta.Added {
+			s.holdRV = false
+		}
+		if err := r.apply(ev); err != nil {
+			res.watching, res.err, res.stopErr = s, err, err
+			return res
+		}
+		if !s.holdRV && ev.ResourceVersion != "" && ev.ResourceVersion != s.rv {
+			s.rv = ev.ResourceVersion
+			r.setRV(s.rv)
+		}
+	}
+}
+
+// apply turns one event into a queue operation.
+func (r *reflector[P]) apply(ev Event[P]) error {
+	var op func(P) error
+	var name string
+	switch ev.Type {
+	case meta.Added:
+		op, name = r.q.Add, "add"
+	case meta.Modified:
+		op, name = r.q.Update, "update"
+	case meta.Deleted:
+		op, name = r.q.Delete, "delete"
+	case meta.Bookmark:
+		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
+		return nil
+	case meta.Error:
+		return nil
+	}
+	if op == nil {
+		r.cfg.log.Error("informer: unknown watch event type", "informer", r.cfg.name, "type", ev.Type)
+		return nil
+	}
+	key := meta.Key(ev.Object)
+	r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
+	obj, ok := r.accept(ev.Object)
+	if !ok {
+		return nil
+	}
+	if err := op(obj); err != nil {
+		return fmt.Errorf("informer: queue %s %s: %w", name, key, err)
+	}
+	r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
+	return nil
+}

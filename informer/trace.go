@@ -1,0 +1,90 @@
+package informer
+
+import (
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// Stage names a step of an object's way from the server to a handler. A
+// [TraceEvent] reports one; the demo's --trace mode prints them to teach the
+// data path.
+type Stage uint8
+
+// The stages, in data-path order.
+const (
+	StageListPage      Stage = iota + 1 // a LIST page arrived: Page, Items, ResourceVersion
+	StageReplace                        // a full list went into the queue: Items, ResourceVersion
+	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
+	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
+	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion
+	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close)
+	StageDeltaQueued                    // the reflector queued a delta: Op, Key
+	StageStoreUpdated                   // the processing loop applied a delta to the cache: Op, Key
+	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration
+	StageRelist                         // a relist starts: Cause
+	StageBackoff                        // the reflector waits Duration after Err
+	StageSynced                         // the initial list is in the cache
+	StageSkipped                        // an object was dropped: Key, Err (wrong kind)
+)
+
+var stageNames = [...]string{
+	StageListPage: "list-page", StageReplace: "replace", StageWatchOpened: "watch-opened",
+	StageEvent: "event", StageBookmark: "bookmark", StageWatchEnded: "watch-ended",
+	StageDeltaQueued: "delta-queued", StageStoreUpdated: "store-updated",
+	StageHandlerCalled: "handler-called", StageRelist: "relist", StageBackoff: "backoff",
+	StageSynced: "synced", StageSkipped: "skipped",
+}
+
+func (s Stage) String() string {
+	if int(s) < len(stageNames) && stageNames[s] != "" {
+		return stageNames[s]
+	}
+	return "stage(?)"
+}
+
+// TraceEvent is one step of the data path. Only the fields named in the
+// Stage's doc are set.
+type TraceEvent struct {
+	Stage           Stage
+	Page            int
+	Items           int
+	ResourceVersion string
+	Streaming       bool
+	EventType       meta.EventType
+	Key             string
+	Op              string // "add", "update", "delete", "replace", "sync"
+	Handler         string
+	Cause           RelistCause
+	Duration        time.Duration
+	Err             error
+}
+
+// RelistCause says why the reflector lists (again).
+type RelistCause uint8
+
+// The causes of a relist.
+const (
+	CauseInitial           RelistCause = iota + 1 // the first sync
+	CauseWatchGone                                // a WATCH got 410: relist at the last resourceVersion
+	CauseListGone                                 // a LIST at a resourceVersion got 410: consistent relist
+	CauseTooLargeRV                               // 504 ResourceVersionTooLarge: consistent relist after the hint
+	CauseContinueExpired                          // a continue token expired mid-list: restart the list
+	CauseStreamingFallback                        // the streaming list was rejected or timed out
+	CauseListError                                // a LIST failed otherwise: retry it after backoff
+	CauseWatchError                               // opening a WATCH failed with an error that needs a fresh list
+)
+
+var causeNames = [...]string{
+	CauseInitial: "initial", CauseWatchGone: "watch-gone", CauseListGone: "list-gone",
+	CauseTooLargeRV: "too-large-rv", CauseContinueExpired: "continue-expired",
+	CauseStreamingFallback: "streaming-fallback", CauseListError: "list-error",
+	CauseWatchError: "watch-error",
+}
+
+func (c RelistCause) String() string {
+	if int(c) < len(causeNames) && causeNames[c] != "" {
+		return causeNames[c]
+	}
+	return "cause(?)"
+}

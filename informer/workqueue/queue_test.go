@@ -1,0 +1,199 @@
+package workqueue
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// get takes an item that must be queued already.
+func get[K comparable](t *testing.T, q *Queue[K]) K {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Get checks the queue before it would block... but checks ctx first
+	_ = ctx
+	require.Positive(t, q.Len(), "nothing queued")
+	item, err := q.Get(context.Background())
+	require.NoError(t, err)
+	return item
+}
+
+func TestAddDeduplicatesQueuedItems(t *testing.T) {
+	q := New[string](Options[string]{})
+	for _, k := range []string{"a", "b", "a", "a", "c", "b"} {
+		q.Add(k)
+	}
+	require.Equal(t, 3, q.Len())
+	for _, want := range []string{"a", "b", "c"} { // invariant 3: first-queued order
+		require.Equal(t, want, get(t, q))
+	}
+	require.Zero(t, q.Len())
+}
+
+func TestItemAddedWhileProcessingIsRequeuedOnDone(t *testing.T) {
+	q := New[string](Options[string]{})
+	q.Add("a")
+	require.Equal(t, "a", get(t, q))
+	q.Add("a") // a worker holds it: must not be handed out again yet
+	q.Add("a")
+	require.Zero(t, q.Len(), "an item held by a worker was queued again")
+	q.Done("a")
+	require.Equal(t, 1, q.Len())
+	require.Equal(t, "a", get(t, q))
+	q.Done("a")
+	require.Zero(t, q.Len(), "Done without a new Add must not requeue")
+	q.Done("never-got") // harmless
+	require.Zero(t, q.Len())
+}
+
+func TestGetBlocksUntilAdd(t *testing.T) {
+	q := New[int](Options[int]{})
+	got := make(chan int)
+	go func() {
+		item, err := q.Get(context.Background())
+		if err == nil {
+			got <- item
+		}
+		close(got)
+	}()
+	q.Add(7)
+	require.Equal(t, 7, <-got)
+	q.ShutDown()
+}
+
+func TestGetReturnsContextCause(t *testing.T) {
+	q := New[int](Options[int]{})
+	cause := errors.New("worker stopping")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	errc := make(chan error)
+	go func() {
+		_, err := q.Get(ctx)
+		errc <- err
+	}()
+	cancel(cause)
+	require.ErrorIs(t, <-errc, cause)
+}
+
+func TestShutDownHandsOutBacklogThenStops(t *testing.T) {
+	q := New[string](Options[string]{})
+	q.Add("a")
+	q.Add("b")
+	q.ShutDown()
+	q.Add("late") // ignored
+	q.ShutDown()  // idempotent
+	require.True(t, q.ShuttingDown())
+	require.Equal(t, "a", get(t, q))
+	require.Equal(t, "b", get(t, q))
+	_, err := q.Get(context.Background())
+	require.ErrorIs(t, err, ErrShutDown)
+}
+
+func TestShutDownWakesEveryWaitingGet(t *testing.T) {
+	q := New[int](Options[int]{})
+	const workers = 5
+	errc := make(chan error, workers)
+	for range workers {
+		go func() {
+			_, err := q.Get(context.Background())
+			errc <- err
+		}()
+	}
+	q.ShutDown()
+	for range workers {
+		require.ErrorIs(t, <-errc, ErrShutDown)
+	}
+}
+
+func TestShutDownWithDrainWaitsForDone(t *testing.T) {
+	q := New[string](Options[string]{})
+	q.Add("held")
+	q.Add("queued")
+	require.Equal(t, "held", get(t, q))
+
+	drained := make(chan error)
+	go func() { drained <- q.ShutDownWithDrain(context.Background()) }()
+
+	require.Equal(t, "queued", get(t, q)) // workers keep draining the backlog
+	q.Done("queued")
+	select {
+	case err := <-drained:
+		t.Fatalf("drain returned (%v) while an item was held", err)
+	default:
+	}
+	q.Done("held")
+	require.NoError(t, <-drained)
+	require.NoError(t, q.ShutDownWithDrain(context.Background()), "drain again when already drained")
+}
+
+func TestShutDownWithDrainGivesUpWithContext(t *testing.T) {
+	q := New[string](Options[string]{})
+	q.Add("held")
+	get(t, q)
+	ctx, cancel := context.WithTimeoutCause(context.Background(), time.Millisecond, errors.New("drain budget"))
+	defer cancel()
+	require.EqualError(t, q.ShutDownWithDrain(ctx), "drain budget")
+}
+
+// TestNoItemIsProcessedTwiceAtOnce hammers the queue with adders and workers
+// and checks invariant 2 directly: a per-item counter of workers holding it
+// never exceeds one, and every item added is processed after its last add.
+func TestNoItemIsProcessedTwiceAtOnce(t *testing.T) {
+	q := New[int](Options[int]{})
+	const items, adders, workers, adds = 20, 4, 8, 3000
+	var (
+		mu      sync.Mutex
+		holding = map[int]int{}
+		pending = map[int]bool{} // added and not yet processed since
+	)
+	var ww sync.WaitGroup
+	for range workers {
+		ww.Add(1)
+		go func() {
+			defer ww.Done()
+			for {
+				item, err := q.Get(context.Background())
+				if err != nil {
+					return
+				}
+				mu.Lock()
+				holding[item]++
+				if holding[item] > 1 {
+					t.Errorf("item %d held by %d workers", item, holding[item])
+				}
+				pending[item] = false
+				mu.Unlock()
+				mu.Lock()
+				holding[item]--
+				mu.Unlock()
+				q.Done(item)
+			}
+		}()
+	}
+	var aw sync.WaitGroup
+	for a := range adders {
+		aw.Add(1)
+		go func() {
+			defer aw.Done()
+			for i := range adds {
+				item := (i*7 + a) % items
+				mu.Lock()
+				pending[item] = true // before Add: a worker may take it at once
+				mu.Unlock()
+				q.Add(item)
+			}
+		}()
+	}
+	aw.Wait()
+	require.NoError(t, q.ShutDownWithDrain(context.Background()))
+	ww.Wait()
+	for item, p := range pending {
+		require.False(t, p, "item %d added but never processed after", item)
+	}
+}
