@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
@@ -52,7 +53,13 @@ func decodeStatus(code int, contentType string, body []byte) *meta.StatusError {
 // excerpt returns the start of body with blanks squeezed, cut at excerptLen
 // bytes on a rune boundary.
 func excerpt(body []byte) string {
-	s := strings.Join(strings.Fields(string(bytes.ToValidUTF8(body, []byte("?")))), " ")
+	s := strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' ' // squeezed below, and never quoted byte by byte
+		}
+		return r
+	}, string(bytes.ToValidUTF8(body, []byte("?"))))
+	s = strings.Join(strings.Fields(s), " ")
 	if len(s) <= excerptLen {
 		return s
 	}
