@@ -168,7 +168,9 @@ func tlsServer(t *testing.T, clientCA *x509.Certificate) *httptest.Server {
 	return srv
 }
 
-func pemCert(der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}) }
+func pemCert(der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}
 
 // selfSigned makes a client certificate and its PEM key.
 func selfSigned(t *testing.T) (*x509.Certificate, []byte, []byte) {
