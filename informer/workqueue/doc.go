@@ -35,5 +35,7 @@
 //     AfterFunc, whose callbacks end when they have queued their items.
 //
 // Time comes from a Clock so tests drive delays and backoff with a fake clock
-// instead of sleeping.
+// instead of sleeping. Depth, adds, queue latency, work duration and retries
+// are reported through the optional Metrics interface; without one the queue
+// takes no timestamps.
 package workqueue

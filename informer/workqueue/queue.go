@@ -18,6 +18,8 @@ type Options[K comparable] struct {
 	// RateLimiter decides AddRateLimited's delays. Default:
 	// DefaultRateLimiter[K](Clock).
 	RateLimiter RateLimiter[K]
+	// Metrics receives counters and gauges. Default: none.
+	Metrics Metrics
 }
 
 // Queue is a de-duplicating, delaying, rate-limited work queue of keys. Create it
@@ -42,6 +44,7 @@ type Queue[K comparable] struct {
 	shutdown   bool           // guarded by mu
 	drained    chan struct{}  // closed once shut down with nothing left; nil until a drain waits; guarded by mu
 	waiting    delayed[K]     // AddAfter items not yet due; guarded by mu
+	metrics    tracker[K]     // guarded by mu
 }
 
 // New returns an empty queue.
@@ -62,6 +65,7 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		dirty:      make(map[K]struct{}),
 		processing: make(map[K]struct{}),
 		waiting:    newDelayed[K](),
+		metrics:    newTracker[K](opts.Metrics, clock),
 	}
 }
 
@@ -82,10 +86,17 @@ func (q *Queue[K]) addLocked(item K) {
 		return
 	}
 	q.dirty[item] = struct{}{}
+	q.metrics.added()
 	if _, ok := q.processing[item]; ok {
 		return // Done re-queues it (invariant 2)
 	}
+	q.pushLocked(item)
+}
+
+// pushLocked appends item to the fifo and wakes a Get; q.mu must be held.
+func (q *Queue[K]) pushLocked(item K) {
 	q.fifo.push(item)
+	q.metrics.pushed(item, q.fifo.len())
 	q.signal()
 }
 
@@ -112,6 +123,7 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 		if ok {
 			q.processing[item] = struct{}{}
 			delete(q.dirty, item)
+			q.metrics.popped(item, q.fifo.len())
 			if q.fifo.len() > 0 {
 				q.signal() // pass the wake-up on to the next waiter
 			}
@@ -141,9 +153,9 @@ func (q *Queue[K]) Done(item K) {
 		return
 	}
 	delete(q.processing, item)
+	q.metrics.done(item)
 	if _, ok := q.dirty[item]; ok {
-		q.fifo.push(item)
-		q.signal()
+		q.pushLocked(item)
 	}
 	q.checkDrainedLocked()
 }
@@ -213,7 +225,12 @@ func (q *Queue[K]) ShuttingDown() bool {
 
 // AddRateLimited queues item after the delay the rate limiter gives it; use it
 // when processing item failed and should be retried.
-func (q *Queue[K]) AddRateLimited(item K) { q.AddAfter(item, q.limiter.When(item)) }
+func (q *Queue[K]) AddRateLimited(item K) {
+	q.mu.Lock()
+	q.metrics.retry()
+	q.mu.Unlock()
+	q.AddAfter(item, q.limiter.When(item))
+}
 
 // Forget tells the rate limiter item succeeded, resetting its backoff. It does
 // not remove item from the queue.
