@@ -1,0 +1,256 @@
+package apiclient
+
+import (
+	"encoding/base64"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// writeFile writes content under dir and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o700))
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+const fullKubeconfig = `apiVersion: v1
+kind: Config
+current-context: dev
+clusters:
+- name: dev-cluster
+  cluster:
+    server: https://10.0.0.1:6443
+    certificate-authority: certs/ca.crt
+    tls-server-name: kubernetes
+- name: prod-cluster
+  cluster:
+    server: https://prod:6443
+    certificate-authority-data: ` + "Q0EtREFUQQ==" + `
+    insecure-skip-tls-verify: true
+users:
+- name: dev-user
+  user:
+    client-certificate: certs/client.crt
+    client-key: /abs/ignored-in-test.key
+- name: prod-user
+  user:
+    token: prod-token
+    client-certificate-data: Q0VSVA==
+    client-key-data: S0VZ
+- name: file-user
+  user:
+    tokenFile: token
+contexts:
+- name: dev
+  context: {cluster: dev-cluster, user: dev-user, namespace: team-a}
+- name: prod
+  context: {cluster: prod-cluster, user: prod-user}
+- name: tokenfile
+  context: {cluster: prod-cluster, user: file-user}
+`
+
+func TestLoadKubeconfigContexts(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "certs/ca.crt", "x")
+	writeFile(t, dir, "certs/client.crt", "x")
+	writeFile(t, dir, "token", "t")
+	keyPath := writeFile(t, dir, "abs.key", "x")
+	p := writeFile(t, dir, "config", strings.Replace(fullKubeconfig, "/abs/ignored-in-test.key", keyPath, 1))
+
+	cfg, err := LoadKubeconfig(p, "")
+	require.NoError(t, err)
+	require.Equal(t, "https://10.0.0.1:6443", cfg.Host)
+	require.Equal(t, filepath.Join(dir, "certs/ca.crt"), cfg.TLS.CAFile, "relative to the kubeconfig's folder")
+	require.Equal(t, filepath.Join(dir, "certs/client.crt"), cfg.TLS.CertFile)
+	require.Equal(t, keyPath, cfg.TLS.KeyFile)
+	require.Equal(t, "kubernetes", cfg.TLS.ServerName)
+	require.Equal(t, "team-a", cfg.Namespace)
+
+	cfg, err = LoadKubeconfig(p, "prod")
+	require.NoError(t, err)
+	require.Equal(t, "https://prod:6443", cfg.Host)
+	require.Equal(t, "prod-token", cfg.BearerToken)
+	require.Equal(t, []byte("CA-DATA"), cfg.TLS.CAData)
+	require.Equal(t, []byte("CERT"), cfg.TLS.CertData)
+	require.Equal(t, []byte("KEY"), cfg.TLS.KeyData)
+	require.True(t, cfg.TLS.Insecure)
+	require.NotContains(t, cfg.String(), "prod-token")
+
+	cfg, err = LoadKubeconfig(p, "tokenfile")
+	require.NoError(t, err)
+	require.Equal(t, filepath.Join(dir, "token"), cfg.BearerTokenFile)
+}
+
+func TestKubeconfigErrorsNameFileAndField(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, content, context, field, msg string
+	}{
+		{"unknown context", fullKubeconfig, "nope", `contexts["nope"]`, "no such context"},
+		{"no current context", "clusters: []", "", "current-context", "not set"},
+		{"missing server", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {}}]",
+			"", `clusters["k"].cluster.server`, "missing"},
+		{"unknown cluster", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]", "",
+			`contexts["c"].context.cluster`, `no cluster named "k"`},
+		{"unknown user", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]",
+			"", `contexts["c"].context.user`, `no user named "u"`},
+		{"bad base64", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]\n" +
+			"users: [{name: u, user: {client-key-data: '!!!SECRET'}}]", "", `users["u"].user.client-key-data`, "not valid base64"},
+		{"missing CA file", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: https://x, certificate-authority: missing-ca.crt}}]",
+			"", `clusters["k"].cluster.certificate-authority`, "missing-ca.crt"},
+		{"missing key file", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]\n" +
+			"users: [{name: u, user: {client-key: nokey.pem}}]", "", `users["u"].user.client-key`, "nokey.pem"},
+		{"exec plugin", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]\n" +
+			"users: [{name: u, user: {exec: {command: aws-iam-authenticator, apiVersion: client.authentication.k8s.io/v1}}}]",
+			"", `users["u"].user.exec`, `"aws-iam-authenticator" (client.authentication.k8s.io/v1) is not supported`},
+		{"bad server", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: 'ftp://x'}}]",
+			"", `clusters["k"].cluster.server`, "scheme"},
+		{"malformed yaml", "clusters: [", "", "", "yaml"},
+		{"wrong type", "clusters: [{name: k, cluster: {insecure-skip-tls-verify: maybe}}]", "", "", "line 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "-"), tc.content)
+			_, err := LoadKubeconfig(p, tc.context)
+			var ke *KubeconfigError
+			require.True(t, errors.As(err, &ke), "%v", err)
+			require.Equal(t, p, ke.File)
+			require.Equal(t, tc.field, ke.Field)
+			require.ErrorContains(t, err, tc.msg)
+			require.Contains(t, err.Error(), p)
+			require.NotContains(t, err.Error(), "SECRET")
+		})
+	}
+	_, err := LoadKubeconfig(filepath.Join(dir, "absent"), "")
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.ErrorContains(t, err, "absent")
+}
+
+func TestKubeconfigListMergesFirstWins(t *testing.T) {
+	dir := t.TempDir()
+	a := writeFile(t, dir, "a/config", `
+clusters: [{name: shared, cluster: {server: https://from-a}}]
+contexts: [{name: ctx-a, context: {cluster: shared, user: u}}]
+users: [{name: u, user: {tokenFile: tok}}]
+`)
+	writeFile(t, dir, "a/tok", "x")
+	b := writeFile(t, dir, "b/config", `
+current-context: ctx-b
+clusters: [{name: shared, cluster: {server: https://from-b}}, {name: only-b, cluster: {server: https://only-b}}]
+contexts: [{name: ctx-b, context: {cluster: only-b, user: u, namespace: nb}}, {name: ctx-a, context: {cluster: only-b}}]
+users: [{name: u, user: {token: from-b}}]
+`)
+	missing := filepath.Join(dir, "missing")
+	env := loadEnv{getenv: mapEnv(map[string]string{"KUBECONFIG": strings.Join([]string{missing, a, b}, string(os.PathListSeparator))}),
+		home: func() (string, error) { return "", errors.New("no home") }}
+	cfg, err := load("", "", env)
+	require.NoError(t, err)
+	require.Equal(t, "https://only-b", cfg.Host, "current-context from the first file that sets it")
+	require.Equal(t, "nb", cfg.Namespace)
+	require.Equal(t, filepath.Join(dir, "a/tok"), cfg.BearerTokenFile, "user u from a, its path relative to a's folder")
+
+	cfg, err = loadKubeconfigFiles([]string{a, b}, "ctx-a", true)
+	require.NoError(t, err)
+	require.Equal(t, "https://from-a", cfg.Host, "context ctx-a and cluster shared from a")
+}
+
+func mapEnv(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadOrder(t *testing.T) {
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	homeCfg := writeFile(t, home, ".kube/config", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: https://home}}]")
+	explicit := writeFile(t, dir, "explicit", strings.ReplaceAll(readFile(t, homeCfg), "home", "explicit"))
+	envCfg := writeFile(t, dir, "env", strings.ReplaceAll(readFile(t, homeCfg), "home", "env"))
+	sa := filepath.Join(dir, "sa")
+	writeFile(t, sa, "token", "tok")
+	writeFile(t, sa, "ca.crt", "ca")
+	writeFile(t, sa, "namespace", "kube-system\n")
+	inClusterEnv := map[string]string{"KUBERNETES_SERVICE_HOST": "fd00::1", "KUBERNETES_SERVICE_PORT": "443"}
+	noHome := func() (string, error) { return "", errors.New("no home") }
+	for _, tc := range []struct {
+		name, explicit, master string
+		env                    map[string]string
+		home                   func() (string, error)
+		host                   string
+	}{
+		{"explicit first", explicit, "", map[string]string{"KUBECONFIG": envCfg}, func() (string, error) { return home, nil }, "https://explicit"},
+		{"then KUBECONFIG", "", "", map[string]string{"KUBECONFIG": envCfg}, func() (string, error) { return home, nil }, "https://env"},
+		{"then ~/.kube/config", "", "", inClusterEnv, func() (string, error) { return home, nil }, "https://home"},
+		{"then in-cluster", "", "", inClusterEnv, noHome, "https://[fd00::1]:443"},
+		{"master overrides", "", "https://master", inClusterEnv, noHome, "https://master"},
+		{"master alone", "", "https://master", nil, noHome, "https://master"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := load(tc.explicit, tc.master, loadEnv{getenv: mapEnv(tc.env), home: tc.home, saDir: sa})
+			require.NoError(t, err)
+			require.Equal(t, tc.host, cfg.Host)
+		})
+	}
+	_, err := load("", "", loadEnv{getenv: mapEnv(nil), home: noHome, saDir: sa})
+	require.ErrorIs(t, err, ErrNotInCluster)
+}
+
+func TestInCluster(t *testing.T) {
+	sa := t.TempDir()
+	env := mapEnv(map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"})
+	_, err := inCluster(sa, env)
+	require.ErrorContains(t, err, "token")
+	writeFile(t, sa, "token", "tok")
+	_, err = inCluster(sa, env)
+	require.ErrorContains(t, err, "CA")
+	writeFile(t, sa, "ca.crt", "ca")
+	writeFile(t, sa, "namespace", "apps\n")
+	cfg, err := inCluster(sa, env)
+	require.NoError(t, err)
+	require.Equal(t, "https://10.96.0.1:443", cfg.Host)
+	require.Equal(t, filepath.Join(sa, "token"), cfg.BearerTokenFile)
+	require.Equal(t, filepath.Join(sa, "ca.crt"), cfg.TLS.CAFile)
+	require.Equal(t, "apps", cfg.Namespace)
+	_, err = inCluster(sa, mapEnv(nil))
+	require.ErrorIs(t, err, ErrNotInCluster)
+}
+
+func readFile(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	require.NoError(t, err)
+	return string(b)
+}
+
+func FuzzKubeconfig(f *testing.F) {
+	f.Add([]byte(fullKubeconfig), "")
+	f.Add([]byte(fullKubeconfig), "prod")
+	f.Add([]byte("current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: https://x}}]"), "c")
+	f.Add([]byte("users: [{name: u, user: {client-key-data: "+base64.StdEncoding.EncodeToString([]byte("k"))+"}}]"), "")
+	f.Fuzz(func(t *testing.T, data []byte, context string) {
+		kc, err := parseKubeconfig(data, "/fuzz/config")
+		if err != nil {
+			requireKubeconfigError(t, err)
+			return
+		}
+		cfg, err := resolve([]*kubeconfig{kc}, context)
+		if err != nil {
+			requireKubeconfigError(t, err)
+			return
+		}
+		if cfg.Host == "" {
+			t.Fatal("a resolved config has no host")
+		}
+	})
+}
+
+func requireKubeconfigError(t *testing.T, err error) {
+	t.Helper()
+	var ke *KubeconfigError
+	if !errors.As(err, &ke) || ke.File != "/fuzz/config" {
+		t.Fatalf("error does not name the file: %v", err)
+	}
+}
