@@ -13,11 +13,11 @@ import (
 // The kubeconfig file format, as far as this client uses it. Unknown fields
 // are ignored, as kubectl ignores them.
 type kubeconfig struct {
-	CurrentContext string          `yaml:"current-context"`
-	Clusters       []namedCluster  `yaml:"clusters"`
-	Users          []namedUser     `yaml:"users"`
-	Contexts       []namedContext  `yaml:"contexts"`
-	file           string          // set by the loader: relative paths resolve against its folder
+	CurrentContext string         `yaml:"current-context"`
+	Clusters       []namedCluster `yaml:"clusters"`
+	Users          []namedUser    `yaml:"users"`
+	Contexts       []namedContext `yaml:"contexts"`
+	file           string         // set by the loader: relative paths resolve against its folder
 }
 
 type namedCluster struct {
@@ -39,15 +39,15 @@ type namedUser struct {
 }
 
 type userInfo struct {
-	ClientCertificate     string         `yaml:"client-certificate"`
-	ClientCertificateData string         `yaml:"client-certificate-data"`
-	ClientKey             string         `yaml:"client-key"`
-	ClientKeyData         string         `yaml:"client-key-data"`
-	Token                 string         `yaml:"token"`
-	TokenFile             string         `yaml:"tokenFile"`
-	Username              string         `yaml:"username"`
-	Exec                  *execConfig    `yaml:"exec"`
-	AuthProvider          *authProvider  `yaml:"auth-provider"`
+	ClientCertificate     string        `yaml:"client-certificate"`
+	ClientCertificateData string        `yaml:"client-certificate-data"`
+	ClientKey             string        `yaml:"client-key"`
+	ClientKeyData         string        `yaml:"client-key-data"`
+	Token                 string        `yaml:"token"`
+	TokenFile             string        `yaml:"tokenFile"`
+	Username              string        `yaml:"username"`
+	Exec                  *execConfig   `yaml:"exec"`
+	AuthProvider          *authProvider `yaml:"auth-provider"`
 }
 
 type execConfig struct {
