@@ -3,7 +3,9 @@ package cache
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
+	"time"
 )
 
 // benchObjects makes n objects over 100 namespaces, each with a unique-ish
@@ -91,20 +93,73 @@ func BenchmarkUpdate(b *testing.B) {
 }
 
 // BenchmarkBytesPerObject reports what the store retains per object on top of
-// the objects themselves: the key string, the map entry and the index entries
-// (namespace and node). Objects are allocated before the first measurement.
+// the objects themselves: the key string, the map entry and the index entries.
+// Objects are allocated before the first measurement. "two-indexes" is a
+// namespace index (100 objects per value) and a node index (50 per value);
+// "unique-index" files each object under its own value, the case where small
+// slice buckets save a map per value.
 func BenchmarkBytesPerObject(b *testing.B) {
 	const n = 10_000
-	objs := benchObjects(n)
-	var perObj float64
-	for b.Loop() {
-		before := heapInUse()
-		s := benchStore(objs)
-		after := heapInUse()
-		perObj = float64(after-before) / n
-		runtime.KeepAlive(s)
+	unique := Indexers[*obj]{"uid": func(o *obj) ([]string, error) { return []string{o.name}, nil }}
+	cases := []struct {
+		name     string
+		indexers Indexers[*obj]
+	}{
+		{"no-index", nil},
+		{"two-indexes", testIndexers()},
+		{"unique-index", unique},
 	}
-	b.ReportMetric(perObj, "B/obj")
+	objs := benchObjects(n)
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			var perObj float64
+			for b.Loop() {
+				before := heapInUse()
+				s := New(objKey, c.indexers)
+				s.Replace(objs)
+				perObj = float64(heapInUse()-before) / n
+				runtime.KeepAlive(s)
+			}
+			b.ReportMetric(perObj, "B/obj")
+		})
+	}
+}
+
+// BenchmarkGetDuringReplace measures reader latency while another goroutine
+// replaces 10k objects over and over: invariant 2 says a reader waits at most
+// for the swap, never for the rebuild.
+func BenchmarkGetDuringReplace(b *testing.B) {
+	objs := benchObjects(10_000)
+	s := benchStore(objs)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				s.Replace(objs)
+			}
+		}
+	}()
+	lat := make([]time.Duration, 0, 1<<16)
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		s.GetByKey(objKey(objs[i%len(objs)]))
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(start))
+		}
+		i++
+	}
+	close(stop)
+	<-done
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-µs")
+	b.ReportMetric(float64(lat[len(lat)-1].Nanoseconds())/1e3, "max-µs")
 }
 
 func heapInUse() uint64 {

@@ -30,7 +30,20 @@ type Reader[T any] interface {
 	Index(name string, obj T) ([]T, error)
 }
 
-var _ Reader[int] = (*Store[int])(nil)
+// Writer is the write side of a [Store]: what the informer's processing loop
+// holds, so that code given only a Reader cannot change the cache.
+type Writer[T any] interface {
+	Add(obj T)
+	Update(obj T)
+	Delete(obj T)
+	DeleteKey(key string)
+	Replace(list []T)
+}
+
+var (
+	_ Reader[int] = (*Store[int])(nil)
+	_ Writer[int] = (*Store[int])(nil)
+)
 
 // Get returns the stored object with the same key as obj.
 func (s *Store[T]) Get(obj T) (T, bool) { return s.GetByKey(s.key(obj)) }
