@@ -1,0 +1,39 @@
+// Package fakeapiserver is an in-memory Kubernetes API server that speaks the
+// real wire protocol: kubectl, client-go and zerokube's own apiclient work
+// against it unchanged. It is what zerokube's informer is tested against and
+// what the demo runs on.
+//
+// It sits at the far end of the data path
+//
+//	fakeapiserver ══HTTP══▶ apiclient ─▶ watchstream ─▶ informer
+//
+// and knows nothing of the informer. One line starts it in a test:
+//
+//	srv := fakeapiserver.Start(t) // closed by t.Cleanup
+//	cfg := srv.ClientConfig()     // for apiclient.New
+//
+// Outside tests use New, Server.Start and Server.Close; cmd/fakeapiserver
+// runs it as a process.
+//
+// Objects of every resource are stored as generic JSON (the built-in core/v1
+// and apps/v1 kinds, plus any registered with Server.Register). The Go API
+// (Create, Update, Patch, Delete, Get, List) writes exactly as HTTP does.
+// Faults are injected with methods (FailNext, DropWatches, CutWatches,
+// StallWatches, Compact, Restart, …) or the /fake/ admin endpoints; each is
+// logged and counted in Stats.
+//
+// Invariants:
+//  1. One global resourceVersion counter; every committed write increments it
+//     by one and appends one event to the history, under one lock.
+//  2. A watch is registered and its start (initial state or replayed
+//     history) collected under that same lock, so no event is lost or
+//     duplicated between the two.
+//  3. Events are encoded once at commit and shared by every watcher that
+//     sees them unchanged; a watcher never blocks a writer: a full buffer
+//     ends that watch (the client re-watches).
+//  4. Every page of one paginated list comes from the snapshot at the first
+//     page's resourceVersion, rebuilt from the history; once the history is
+//     compacted past it, the continue token gets 410 Expired.
+//  5. Stored objects are immutable; lists, watches and history share them.
+//  6. Lists omit kind and apiVersion on items; watch events carry them.
+package fakeapiserver

@@ -1,0 +1,238 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// Fault names a kind of injected fault, the key of Stats.Faults.
+type Fault string
+
+// The faults a Server can inject. Each is logged and counted.
+const (
+	FaultDropWatches    Fault = "drop-watches"    // every open watch ends cleanly
+	FaultFail           Fault = "fail"            // a request answered with an injected error
+	FaultLatency        Fault = "latency"         // a request delayed
+	FaultCompact        Fault = "compact"         // history compacted
+	FaultCutWatch       Fault = "cut-watch"       // a watch cut mid-event
+	FaultMalformedEvent Fault = "malformed-event" // a malformed frame injected
+	FaultStopBookmarks  Fault = "stop-bookmarks"  // bookmarks switched off
+	FaultStall          Fault = "stall"           // a watch stalled, connection kept
+	FaultRestart        Fault = "restart"         // every connection dropped, state kept
+)
+
+// Failure describes requests to fail. Count requests matching Verb and
+// PathContains (empty matches all) are answered with Code: 500, 503, 429
+// (with Retry-After), 504 (ResourceVersionTooLarge), or any other code.
+type Failure struct {
+	Count        int
+	Code         int
+	Verb         string // get list watch create update patch delete deletecollection
+	PathContains string
+	RetryAfter   time.Duration // for 429 and 504; 0 means 1 s
+}
+
+type faultState struct {
+	mu          sync.Mutex // guards the fields below
+	failures    []*Failure
+	latency     time.Duration
+	count       map[Fault]int64
+	noBookmarks atomic.Bool
+}
+
+func (f *faultState) counts() map[Fault]int64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := make(map[Fault]int64, len(f.count))
+	for k, v := range f.count {
+		out[k] = v
+	}
+	return out
+}
+
+// record counts and logs one fault.
+func (s *Server) record(kind Fault, args ...any) {
+	s.faults.mu.Lock()
+	if s.faults.count == nil {
+		s.faults.count = map[Fault]int64{}
+	}
+	s.faults.count[kind]++
+	s.faults.mu.Unlock()
+	s.log.Info("fakeapiserver: fault", append([]any{"fault", string(kind)}, args...)...)
+}
+
+// FailNext makes the next f.Count matching requests fail with f.Code.
+func (s *Server) FailNext(f Failure) {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	s.faults.failures = append(s.faults.failures, &f)
+}
+
+// takeFailure returns the injected error for a request, if one is due.
+func (s *Server) takeFailure(verb, path string) error {
+	s.faults.mu.Lock()
+	var hit *Failure
+	for i, f := range s.faults.failures {
+		if (f.Verb == "" || f.Verb == verb) && strings.Contains(path, f.PathContains) {
+			hit = f
+			if f.Count--; f.Count <= 0 {
+				s.faults.failures = append(s.faults.failures[:i], s.faults.failures[i+1:]...)
+			}
+			break
+		}
+	}
+	s.faults.mu.Unlock()
+	if hit == nil {
+		return nil
+	}
+	s.record(FaultFail, "code", hit.Code, "verb", verb, "path", path)
+	return failureStatus(hit)
+}
+
+func failureStatus(f *Failure) *meta.StatusError {
+	retry := max(f.RetryAfter, time.Second)
+	switch f.Code {
+	case 500:
+		return meta.NewStatusError(500, meta.ReasonInternalError, "Internal error occurred: injected fault")
+	case 503:
+		return meta.NewStatusError(503, meta.ReasonServiceUnavailable, "the server is currently unable to handle the request (injected fault)")
+	case 429:
+		e := meta.NewStatusError(429, meta.ReasonTooManyRequests, "Too many requests, please try again later.")
+		e.Status.Details = &meta.StatusDetails{RetryAfterSeconds: int32(retry / time.Second)}
+		return e
+	case 504:
+		e := errTooLarge(0)
+		e.Status.Details.RetryAfterSeconds = int32(retry / time.Second)
+		return e
+	}
+	return meta.NewStatusError(int32(f.Code), meta.ReasonUnknown, fmt.Sprintf("injected fault: HTTP %d", f.Code))
+}
+
+// SetLatency delays every later API request by d (0 turns it off).
+func (s *Server) SetLatency(d time.Duration) {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	s.faults.latency = d
+}
+
+// applyLatency waits out the injected latency; false when the client left.
+func (s *Server) applyLatency(r *http.Request) bool {
+	s.faults.mu.Lock()
+	d := s.faults.latency
+	s.faults.mu.Unlock()
+	if d <= 0 {
+		return true
+	}
+	s.record(FaultLatency, "delay", d, "path", r.URL.Path)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// DropWatches ends every open watch cleanly (after the events already
+// queued), as an API server does on shutdown. It returns how many ended.
+func (s *Server) DropWatches() int {
+	s.mu.Lock()
+	n := s.endAllWatchersLocked("fault: drop watches")
+	s.mu.Unlock()
+	s.record(FaultDropWatches, "watches", n)
+	return n
+}
+
+// Compact drops history up to rv (0 means everything up to now): watches
+// and continue tokens older than that get 410 Expired.
+func (s *Server) Compact(rv int64) {
+	s.mu.Lock()
+	if rv <= 0 || rv > s.rv {
+		rv = s.rv
+	}
+	s.hist.compact(rv)
+	s.mu.Unlock()
+	s.record(FaultCompact, "rv", rv)
+}
+
+// CutWatches makes every open watch write only half of its next frame and
+// then drop its connection. It returns how many watches were armed.
+func (s *Server) CutWatches() int {
+	n := s.eachWatcher(func(w *watcher) { w.cutNext.Store(true) })
+	s.record(FaultCutWatch, "watches", n)
+	return n
+}
+
+// MalformedFrame is the frame InjectMalformedEvent sends: a line that is
+// not valid JSON.
+const MalformedFrame = `{"type":"MODIFIED","object":{"kind":}}` + "\n"
+
+// InjectMalformedEvent queues MalformedFrame on every open watch.
+func (s *Server) InjectMalformedEvent() int { return s.InjectFrame([]byte(MalformedFrame)) }
+
+// InjectFrame queues raw bytes as the next frame of every open watch.
+func (s *Server) InjectFrame(frame []byte) int {
+	s.mu.Lock()
+	n := 0
+	for _, ws := range s.watchers {
+		for w := range ws {
+			s.offerLocked(w, frame)
+			n++
+		}
+	}
+	s.mu.Unlock()
+	s.record(FaultMalformedEvent, "watches", n)
+	return n
+}
+
+// SetBookmarks turns periodic bookmarks off (false) or back on.
+func (s *Server) SetBookmarks(enabled bool) {
+	s.faults.noBookmarks.Store(!enabled)
+	if !enabled {
+		s.record(FaultStopBookmarks)
+	}
+}
+
+// StallWatches makes every open watch go silent without closing its
+// connection, a half-open stream; new watches are not affected.
+func (s *Server) StallWatches() int {
+	n := s.eachWatcher(func(w *watcher) {
+		w.stalled.Store(true)
+		select {
+		case w.poke <- struct{}{}:
+		default:
+		}
+	})
+	s.record(FaultStall, "watches", n)
+	return n
+}
+
+// Restart drops every connection, as a restarting API server does; the
+// objects and the history are kept.
+func (s *Server) Restart() {
+	n := s.conns.closeAll()
+	s.mu.Lock()
+	s.endAllWatchersLocked("fault: restart")
+	s.mu.Unlock()
+	s.record(FaultRestart, "connections", n)
+}
+
+func (s *Server) eachWatcher(fn func(*watcher)) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, ws := range s.watchers {
+		for w := range ws {
+			fn(w)
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,116 @@
+package fakeapiserver
+
+import (
+	"sort"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
+)
+
+// event is one committed write. Events are immutable after commit, except
+// for the lazily built transition frames, which are only touched under
+// Server.mu.
+type event struct {
+	rv   int64
+	res  *Resource
+	typ  meta.EventType // Added, Modified or Deleted
+	key  string
+	obj  *stored // the new state; for Deleted the last state at the deletion's RV
+	prev *stored // the state before; nil for Added
+	at   time.Time
+	// frame is the event as every watcher that sees it unchanged gets it,
+	// encoded once at commit and shared.
+	frame []byte
+	// addedFrame and deletedFrame serve selector transitions (an object that
+	// starts or stops matching); built on first use under Server.mu.
+	addedFrame, deletedFrame []byte
+}
+
+// transitionFrameLocked returns the frame of typ for a watcher whose
+// selector sees this event as typ. Requires Server.mu.
+func (e *event) transitionFrameLocked(typ meta.EventType) []byte {
+	switch {
+	case typ == e.typ:
+		return e.frame
+	case typ == meta.Added:
+		if e.addedFrame == nil {
+			e.addedFrame = watchstream.AppendFrame(nil, meta.Added, e.obj.full())
+		}
+		return e.addedFrame
+	default:
+		// Stops matching: kube-apiserver sends the previous content at the
+		// event's resourceVersion.
+		if e.deletedFrame == nil {
+			e.deletedFrame = watchstream.AppendFrame(nil, meta.Deleted, withRV(e.res, e.prev, e.rv).full())
+		}
+		return e.deletedFrame
+	}
+}
+
+// history is the bounded log of recent events that watches replay from and
+// paginated lists reconstruct old snapshots from. Events are in RV order.
+type history struct {
+	events    []*event
+	compacted int64 // every event with rv <= compacted is gone
+	maxEvents int
+	maxAge    time.Duration
+}
+
+func (h *history) append(e *event) {
+	h.events = append(h.events, e)
+	h.trim(e.at)
+}
+
+// trim drops events beyond the count and age bounds.
+func (h *history) trim(now time.Time) {
+	n := 0
+	for n < len(h.events) && (len(h.events)-n > h.maxEvents || now.Sub(h.events[n].at) > h.maxAge) {
+		n++
+	}
+	h.drop(n)
+}
+
+// compact drops every event with rv <= rv, as etcd compaction does.
+func (h *history) compact(rv int64) {
+	h.drop(sort.Search(len(h.events), func(i int) bool { return h.events[i].rv > rv }))
+	if rv > h.compacted {
+		h.compacted = rv
+	}
+}
+
+func (h *history) drop(n int) {
+	if n == 0 {
+		return
+	}
+	h.compacted = max(h.compacted, h.events[n-1].rv)
+	clear(h.events[:n]) // let the dropped objects be collected
+	h.events = h.events[n:]
+}
+
+// since returns the events after rv. The caller must have checked that
+// rv >= h.compacted.
+func (h *history) since(rv int64) []*event {
+	i := sort.Search(len(h.events), func(i int) bool { return h.events[i].rv > rv })
+	return h.events[i:]
+}
+
+// bookmarkFrame encodes a BOOKMARK for res at rv; the object is the kind's
+// shell around the resourceVersion, as kube-apiserver sends it.
+func bookmarkFrame(res *Resource, rv int64, initialEnd bool) []byte {
+	b := make([]byte, 0, 160)
+	b = append(b, `{"kind":`...)
+	b, _ = jsontext.AppendQuote(b, res.Kind)
+	b = append(b, `,"apiVersion":`...)
+	b, _ = jsontext.AppendQuote(b, res.apiVersion())
+	b = append(b, `,"metadata":{"resourceVersion":"`...)
+	b = appendInt(b, rv)
+	b = append(b, '"')
+	if initialEnd {
+		b = append(b, `,"annotations":{"`+meta.InitialEventsEndAnnotation+`":"true"}`...)
+	}
+	b = append(b, "}}"...)
+	return watchstream.AppendFrame(nil, meta.Bookmark, b)
+}

@@ -1,0 +1,176 @@
+package fakeapiserver
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// request is a parsed resource request.
+type request struct {
+	res  *Resource
+	ns   string // from the path; "" for all namespaces or cluster-scoped
+	name string
+	sub  string // subresource ("status"), if any
+	verb string // get list watch create update patch delete deletecollection
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.stats.requests.Add(1)
+	if strings.HasPrefix(r.URL.Path, "/fake/") {
+		s.serveAdmin(w, r)
+		return
+	}
+	if !s.applyLatency(r) {
+		return
+	}
+	tok, authErr := s.authenticate(r)
+	if authErr != nil {
+		s.writeError(w, r, authErr)
+		return
+	}
+	if s.serveDiscovery(w, r) {
+		return
+	}
+	req, err := s.parseRequest(r)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if err := authorize(tok, req.res); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if f := s.takeFailure(req.verb, r.URL.Path); f != nil {
+		s.writeError(w, r, f)
+		return
+	}
+	s.dispatch(w, r, req)
+}
+
+func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
+	switch req.verb {
+	case "get":
+		s.handleGet(w, r, req)
+	case "list":
+		s.handleList(w, r, req)
+	case "watch":
+		s.handleWatch(w, r, req)
+	case "create":
+		s.handleCreate(w, r, req)
+	case "update":
+		s.handleUpdate(w, r, req)
+	case "patch":
+		s.handlePatch(w, r, req)
+	case "delete":
+		s.handleDelete(w, r, req)
+	case "deletecollection":
+		s.handleDeleteCollection(w, r, req)
+	default:
+		s.writeError(w, r, errMethodNotAllowed(r.Method))
+	}
+}
+
+// parseRequest maps a path under /api or /apis to a resource, namespace,
+// name and verb.
+func (s *Server) parseRequest(r *http.Request) (request, error) {
+	var req request
+	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	var gvr apiclient.GVR
+	switch {
+	case len(segs) >= 3 && segs[0] == "api":
+		gvr.Version, segs = segs[1], segs[2:]
+	case len(segs) >= 4 && segs[0] == "apis":
+		gvr.Group, gvr.Version, segs = segs[1], segs[2], segs[3:]
+	default:
+		return req, errNoResource()
+	}
+	if len(segs) >= 3 && segs[0] == "namespaces" {
+		gvr.Resource = segs[2]
+		if res := s.reg.get(gvr); res != nil && res.Namespaced {
+			req.res, req.ns, segs = res, segs[1], segs[3:]
+		}
+	}
+	if req.res == nil {
+		gvr.Resource = segs[0]
+		req.res, segs = s.reg.get(gvr), segs[1:]
+	}
+	if req.res == nil || len(segs) > 2 {
+		return req, errNoResource()
+	}
+	if len(segs) > 0 {
+		req.name = segs[0]
+	}
+	if len(segs) > 1 {
+		req.sub = segs[1]
+		if req.sub != "status" {
+			return req, errNoResource()
+		}
+	}
+	req.verb = verbOf(r, req)
+	return req, nil
+}
+
+func verbOf(r *http.Request, req request) string {
+	coll := req.name == ""
+	switch {
+	case r.Method == http.MethodGet && coll && isTrue(r.URL.Query().Get("watch")):
+		return "watch"
+	case r.Method == http.MethodGet && coll:
+		return "list"
+	case r.Method == http.MethodGet:
+		return "get"
+	case r.Method == http.MethodPost && coll:
+		return "create"
+	case r.Method == http.MethodPut && !coll:
+		return "update"
+	case r.Method == http.MethodPatch && !coll:
+		return "patch"
+	case r.Method == http.MethodDelete && coll:
+		return "deletecollection"
+	case r.Method == http.MethodDelete:
+		return "delete"
+	}
+	return ""
+}
+
+func isTrue(v string) bool { b, _ := strconv.ParseBool(v); return b || v == "1" }
+
+// writeError answers with err's Status, or a 500 InternalError for errors
+// that carry none.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var se *meta.StatusError
+	if !errors.As(err, &se) {
+		se = meta.NewStatusError(500, meta.ReasonInternalError, err.Error())
+	}
+	if se.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(se.RetryAfter.Seconds())))
+	} else if d := se.Status.Details; d != nil && d.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
+	}
+	s.log.Debug("fakeapiserver: request failed", "method", r.Method, "path", r.URL.Path, "code", se.Status.Code, "reason", se.Status.Reason)
+	b, _ := json.Marshal(&se.Status)
+	writeJSON(w, int(se.Status.Code), b)
+}
+
+func writeJSON(w http.ResponseWriter, code int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(code)
+	_, _ = w.Write(body)
+}
+
+// writeValue marshals v and answers with it.
+func writeValue(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v, deterministic)
+	if err != nil {
+		panic("fakeapiserver: marshal reply: " + err.Error())
+	}
+	writeJSON(w, code, b)
+}

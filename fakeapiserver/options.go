@@ -1,0 +1,75 @@
+package fakeapiserver
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Options configures a Server. The zero value means every default.
+type Options struct {
+	// Addr is the listen address; "" means "127.0.0.1:0" (a free port).
+	Addr string
+	// TLS serves https with a certificate signed by a CA generated at start;
+	// Server.CAData returns the CA for clients to trust.
+	TLS bool
+	// Tokens turns on bearer-token authentication: a request without one
+	// of these tokens gets 401, one whose token does not cover the resource
+	// gets 403. Empty means no authentication.
+	Tokens []Token
+	// HistoryEvents and HistoryAge bound the event log that watches replay
+	// and paginated lists read old snapshots from; a watch or continue token
+	// older than the log gets 410 Expired. Defaults: 10,000 events, 5 min.
+	HistoryEvents int
+	HistoryAge    time.Duration
+	// WatchBuffer is how many events a watcher may fall behind before the
+	// server ends its watch (the client must re-watch). Default 256.
+	WatchBuffer int
+	// BookmarkInterval is the period of BOOKMARK events on watches that
+	// allow them. Default 1 min, as kube-apiserver; tests use less.
+	BookmarkInterval time.Duration
+	// MinRequestTimeout: a watch without timeoutSeconds lasts a random
+	// time between 1 and 2 times this. Default 30 min.
+	MinRequestTimeout time.Duration
+	// TooLargeWait is how long a read at a future resourceVersion waits for
+	// the server to reach it before a 504 ResourceVersionTooLarge. Default 3 s.
+	TooLargeWait time.Duration
+	// Logger receives request errors and every injected fault. Nil means
+	// slog.Default().
+	Logger *slog.Logger
+}
+
+// Token is one accepted bearer token.
+type Token struct {
+	Value string
+	// Resources lists the resources (plural names, "pods") the token may
+	// use; empty means all of them. Discovery is open to every token.
+	Resources []string
+}
+
+func (o Options) withDefaults() Options {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.HistoryEvents <= 0 {
+		o.HistoryEvents = 10_000
+	}
+	if o.HistoryAge <= 0 {
+		o.HistoryAge = 5 * time.Minute
+	}
+	if o.WatchBuffer <= 0 {
+		o.WatchBuffer = 256
+	}
+	if o.BookmarkInterval <= 0 {
+		o.BookmarkInterval = time.Minute
+	}
+	if o.MinRequestTimeout <= 0 {
+		o.MinRequestTimeout = 30 * time.Minute
+	}
+	if o.TooLargeWait <= 0 {
+		o.TooLargeWait = 3 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	return o
+}

@@ -1,0 +1,170 @@
+package fakeapiserver
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/zerokube/zerokube/apiclient"
+)
+
+// Resource describes one resource type the server serves. Register any
+// group/version/resource with it; objects of every type are stored as generic
+// JSON, so the server needs no Go type for them.
+type Resource struct {
+	GVR          apiclient.GVR
+	Kind         string // "Pod"
+	SingularName string // "pod"; "" means strings.ToLower(Kind)
+	Namespaced   bool
+	ShortNames   []string
+	// FieldSelectors lists the fields besides metadata.name and
+	// metadata.namespace that a fieldSelector may name (dotted JSON paths,
+	// "spec.nodeName"). Any other field is a 400, as on a real server.
+	FieldSelectors []string
+	// GracefulDelete marks pods: a DELETE sets deletionTimestamp and answers
+	// with the object instead of a Status; a scheduled pod (spec.nodeName
+	// set) is first MODIFIED with the timestamp, then DELETED.
+	GracefulDelete bool
+}
+
+func (r *Resource) apiVersion() string {
+	if r.GVR.Group == "" {
+		return r.GVR.Version
+	}
+	return r.GVR.Group + "/" + r.GVR.Version
+}
+
+func (r *Resource) singular() string {
+	if r.SingularName != "" {
+		return r.SingularName
+	}
+	return strings.ToLower(r.Kind)
+}
+
+// qualified is the resource as errors name it: "pods", "deployments.apps".
+func (r *Resource) qualified() string {
+	if r.GVR.Group == "" {
+		return r.GVR.Resource
+	}
+	return r.GVR.Resource + "." + r.GVR.Group
+}
+
+// builtins are the resource types every server starts with.
+func builtins() []Resource {
+	core := func(res, kind string, ns bool, short ...string) Resource {
+		return Resource{GVR: apiclient.GVR{Version: "v1", Resource: res}, Kind: kind, Namespaced: ns, ShortNames: short}
+	}
+	apps := func(res, kind string, short ...string) Resource {
+		return Resource{GVR: apiclient.GVR{Group: "apps", Version: "v1", Resource: res}, Kind: kind, Namespaced: true, ShortNames: short}
+	}
+	pods := core("pods", "Pod", true, "po")
+	pods.GracefulDelete = true
+	pods.FieldSelectors = []string{"spec.nodeName", "spec.restartPolicy", "spec.schedulerName",
+		"spec.serviceAccountName", "status.phase", "status.podIP", "status.nominatedNodeName"}
+	secrets := core("secrets", "Secret", true)
+	secrets.FieldSelectors = []string{"type"}
+	events := core("events", "Event", true, "ev")
+	events.FieldSelectors = []string{"involvedObject.kind", "involvedObject.namespace", "involvedObject.name",
+		"involvedObject.uid", "involvedObject.apiVersion", "involvedObject.resourceVersion",
+		"involvedObject.fieldPath", "reason", "reportingComponent", "source", "type"}
+	nodes := core("nodes", "Node", false, "no")
+	nodes.FieldSelectors = []string{"spec.unschedulable"}
+	namespaces := core("namespaces", "Namespace", false, "ns")
+	namespaces.FieldSelectors = []string{"status.phase"}
+	rs := apps("replicasets", "ReplicaSet", "rs")
+	rs.FieldSelectors = []string{"status.replicas"}
+	return []Resource{namespaces, pods, core("configmaps", "ConfigMap", true, "cm"), secrets,
+		core("services", "Service", true, "svc"), nodes, events,
+		apps("deployments", "Deployment", "deploy"), rs}
+}
+
+// registry maps GVRs and group versions to resources. It is read on every
+// request and written only by Register, hence the RWMutex.
+type registry struct {
+	mu    sync.RWMutex // guards byGVR
+	byGVR map[apiclient.GVR]*Resource
+}
+
+func newRegistry() *registry {
+	r := &registry{byGVR: map[apiclient.GVR]*Resource{}}
+	for _, res := range builtins() {
+		_ = r.add(res)
+	}
+	return r
+}
+
+func (r *registry) add(res Resource) error {
+	if res.GVR.Version == "" || res.GVR.Resource == "" || res.Kind == "" {
+		return fmt.Errorf("fakeapiserver: register %v: version, resource and kind are required", res.GVR)
+	}
+	if strings.Contains(res.GVR.Resource, "/") {
+		return fmt.Errorf("fakeapiserver: register %v: subresources are not registered", res.GVR)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.byGVR[res.GVR]; ok {
+		return fmt.Errorf("fakeapiserver: register %v: already registered", res.GVR)
+	}
+	res.ShortNames = append([]string(nil), res.ShortNames...)
+	res.FieldSelectors = append([]string(nil), res.FieldSelectors...)
+	r.byGVR[res.GVR] = &res
+	return nil
+}
+
+func (r *registry) get(gvr apiclient.GVR) *Resource {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byGVR[gvr]
+}
+
+// byKind finds the resource of an apiVersion and kind, for objects given to
+// the Go API without a GVR.
+func (r *registry) byKind(apiVersion, kind string) *Resource {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, res := range r.byGVR {
+		if res.Kind == kind && res.apiVersion() == apiVersion {
+			return res
+		}
+	}
+	return nil
+}
+
+// groupVersion lists the resources of one group version, sorted by name.
+func (r *registry) groupVersion(group, version string) []*Resource {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []*Resource
+	for gvr, res := range r.byGVR {
+		if gvr.Group == group && gvr.Version == version {
+			out = append(out, res)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].GVR.Resource < out[j].GVR.Resource })
+	return out
+}
+
+// groups returns every non-core group with its versions, sorted.
+func (r *registry) groups() map[string][]string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := map[string][]string{}
+	for gvr := range r.byGVR {
+		if gvr.Group == "" {
+			continue
+		}
+		vs := out[gvr.Group]
+		found := false
+		for _, v := range vs {
+			found = found || v == gvr.Version
+		}
+		if !found {
+			out[gvr.Group] = append(vs, gvr.Version)
+		}
+	}
+	for _, vs := range out {
+		sort.Strings(vs)
+	}
+	return out
+}

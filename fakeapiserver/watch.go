@@ -1,0 +1,239 @@
+package fakeapiserver
+
+import (
+	"context"
+	"encoding/base64"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
+)
+
+// sink is the transport of one watch: chunked HTTP or websocket.
+type sink interface {
+	write(frame []byte) error
+	// cut writes the first half of frame and drops the connection.
+	cut(frame []byte)
+	// end closes the stream normally.
+	end()
+}
+
+type chunkedSink struct{ enc *watchstream.Encoder }
+
+func (c chunkedSink) write(frame []byte) error { return c.enc.WriteFrame(frame) }
+func (c chunkedSink) end()                     { _ = c.enc.Close() }
+func (c chunkedSink) cut(frame []byte) {
+	_ = c.enc.WriteFrame(frame[:len(frame)/2])
+	// net/http drops the connection without the final chunk.
+	panic(http.ErrAbortHandler)
+}
+
+type websocketSink struct{ conn *websocket.Conn }
+
+func (c websocketSink) write(frame []byte) error {
+	return watchstream.WriteWebsocketFrame(c.conn, frame)
+}
+func (c websocketSink) cut(frame []byte) {
+	_ = c.conn.WriteMessage(websocket.TextMessage, frame[:len(frame)/2])
+	_ = c.conn.NetConn().Close()
+}
+func (c websocketSink) end() {
+	msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+	_ = c.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(time.Second))
+	_ = c.conn.Close()
+}
+
+func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
+	q := r.URL.Query()
+	o, err := s.parseWatchOptions(q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f, err := parseFilter(req.res, req.ns, q)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if websocket.IsWebSocketUpgrade(r) && r.Header.Get("Origin") == "" {
+		s.writeError(w, r, meta.NewStatusError(403, meta.ReasonForbidden, "websocket upgrade without an Origin header"))
+		return
+	}
+	st, err := s.startWatch(r.Context(), req.res, f, o)
+	var tooOld errWatchTooOld
+	switch {
+	case err == nil:
+	case asTooOld(err, &tooOld):
+		// Accepted, then an ERROR event: the way kube-apiserver reports it.
+		s.serveWatchError(w, r, tooOld.status)
+		return
+	default:
+		s.writeError(w, r, err)
+		return
+	}
+	defer s.removeWatcher(st.w)
+	ctx := r.Context()
+	var sk sink
+	if websocket.IsWebSocketUpgrade(r) {
+		var cancel context.CancelFunc
+		if sk, ctx, cancel = s.upgrade(w, r); sk == nil {
+			return
+		}
+		defer cancel()
+	} else {
+		sk = s.chunked(w, r, o.sendInitial)
+	}
+	s.serveStream(ctx, st, sk, o.timeout)
+}
+
+func asTooOld(err error, out *errWatchTooOld) bool {
+	t, ok := err.(errWatchTooOld)
+	*out = t
+	return ok
+}
+
+func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool) sink {
+	gz := watchList && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache, private")
+	if gz {
+		w.Header().Set("Content-Encoding", "gzip")
+	}
+	w.WriteHeader(http.StatusOK)
+	w.(http.Flusher).Flush()
+	return chunkedSink{watchstream.NewEncoder(w, watchstream.EncoderOptions{Gzip: gz})}
+}
+
+// upgrade switches to websocket. It returns a context that ends when the
+// client goes away (a reader goroutine sees the close).
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (sink, context.Context, context.CancelFunc) {
+	up := websocket.Upgrader{
+		CheckOrigin:  func(*http.Request) bool { return true }, // presence was checked
+		Subprotocols: acceptedSubprotocols(websocket.Subprotocols(r)),
+	}
+	conn, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return nil, nil, nil // Upgrade already answered
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	go func() {
+		defer cancel()
+		for {
+			if _, _, err := conn.NextReader(); err != nil {
+				return
+			}
+		}
+	}()
+	return websocketSink{conn}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
+}
+
+// acceptedSubprotocols drops the bearer-token pseudo-protocol, leaving at
+// most one real one for the upgrader to accept.
+func acceptedSubprotocols(offered []string) []string {
+	for _, p := range offered {
+		if !strings.HasPrefix(p, bearerProtocolPrefix) {
+			return []string{p}
+		}
+	}
+	return nil
+}
+
+const bearerProtocolPrefix = "base64url.bearer.authorization.k8s.io."
+
+func tokenFromSubprotocols(r *http.Request) string {
+	for _, p := range websocket.Subprotocols(r) {
+		if t, ok := strings.CutPrefix(p, bearerProtocolPrefix); ok {
+			b, err := base64.RawURLEncoding.DecodeString(t)
+			if err == nil {
+				return string(b)
+			}
+		}
+	}
+	return ""
+}
+
+// serveWatchError answers 200 and one ERROR event, then ends.
+func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, se *meta.StatusError) {
+	if websocket.IsWebSocketUpgrade(r) {
+		sk, _, cancel := s.upgrade(w, r)
+		if sk == nil {
+			return
+		}
+		defer cancel()
+		_ = sk.write(statusFrame(se))
+		sk.end()
+		return
+	}
+	sk := s.chunked(w, r, false)
+	_ = sk.write(statusFrame(se))
+}
+
+// serveStream writes the start of the watch, then live frames, until the
+// watch ends, times out, or the client leaves.
+func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeout time.Duration) {
+	w := st.w
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for _, o := range st.initial {
+		if s.send(w, sk, watchstream.AppendFrame(nil, meta.Added, o.full())) != nil {
+			return
+		}
+	}
+	if st.initialEnd != nil && s.send(w, sk, st.initialEnd) != nil {
+		return
+	}
+	for _, frame := range st.replay {
+		if s.send(w, sk, frame) != nil {
+			return
+		}
+	}
+	var tick <-chan time.Time
+	if w.bookmarks {
+		t := time.NewTicker(s.opts.BookmarkInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		if w.stalled.Load() {
+			// Half-open: nothing more is written, nothing is closed.
+			<-ctx.Done()
+			return
+		}
+		select {
+		case frame, ok := <-w.ch:
+			if !ok {
+				sk.end()
+				return
+			}
+			if s.send(w, sk, frame) != nil {
+				return
+			}
+		case <-tick:
+			s.bookmark(w)
+		case <-w.poke:
+		case <-deadline.C:
+			sk.end()
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// send writes one frame, unless a fault cuts the stream at it.
+func (s *Server) send(w *watcher, sk sink, frame []byte) error {
+	if w.cutNext.CompareAndSwap(true, false) {
+		s.log.Info("fakeapiserver: fault: cutting a watch mid-event", "resource", w.res.qualified())
+		sk.cut(frame)
+		return errCut
+	}
+	if err := sk.write(frame); err != nil {
+		return err
+	}
+	s.stats.events.Add(1)
+	return nil
+}
