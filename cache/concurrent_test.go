@@ -158,3 +158,26 @@ func TestIndexUnionsValuesOnce(t *testing.T) {
 	slices.Sort(names)
 	require.Equal(t, []string{"1", "2"}, names)
 }
+
+// TestReturnedSlicesAreTheCallers pins invariant 4: writing into a returned
+// slice changes nothing in the store.
+func TestReturnedSlicesAreTheCallers(t *testing.T) {
+	s := New(objKey, testIndexers())
+	s.Add(&obj{ns: "a", name: "x", tags: []string{"t"}})
+	s.Add(&obj{ns: "a", name: "y", tags: []string{"t"}})
+	list := s.List()
+	list[0] = nil
+	keys := s.ListKeys()
+	keys[0] = "gone"
+	byIdx, err := s.ByIndex("tags", "t")
+	require.NoError(t, err)
+	byIdx[0] = nil
+	ik, err := s.IndexKeys("tags", "t")
+	require.NoError(t, err)
+	ik[0] = "gone"
+	vals := s.ListIndexFuncValues(NamespaceIndex)
+	vals[0] = "gone"
+	checkConsistent(t, s)
+	require.ElementsMatch(t, []string{"a/x", "a/y"}, s.ListKeys())
+	require.Equal(t, []string{"a"}, s.ListIndexFuncValues(NamespaceIndex))
+}
