@@ -94,7 +94,8 @@ func readOnce(t *testing.T, s *Store[*obj], buf *[]*obj) {
 // have stopped.
 func checkConsistent(t *testing.T, s *Store[*obj]) {
 	t.Helper()
-	m := &modelRun{t: t, s: s, model: map[string]*obj{}, late: true}
+	_, late := s.indexers["name"]
+	m := &modelRun{t: t, s: s, model: map[string]*obj{}, late: late}
 	for _, o := range s.List() {
 		m.model[objKey(o)] = o
 	}
