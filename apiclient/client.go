@@ -90,7 +90,9 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		}
 	}
 	if rt == nil {
-		rt = newTransport(c.tlsConfig)
+		// The transport adds "h2" to its config's NextProtos; a clone keeps
+		// c.tlsConfig fit for websocket dials, which speak HTTP/1.1 only.
+		rt = newTransport(c.tlsConfig.Clone())
 	}
 	c.http = &http.Client{Transport: rt}
 	return c, nil

@@ -1,0 +1,134 @@
+package apiclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
+)
+
+// WatchOptions are the query parameters of a WATCH and how to read it. The
+// zero value watches from the most recent state over chunked HTTP.
+type WatchOptions struct {
+	LabelSelector, FieldSelector string
+	// ResourceVersion is where the watch starts: a list's resourceVersion,
+	// "0" for any (the server first sends the current state as ADDED), or
+	// "" for the most recent.
+	ResourceVersion string
+	// ResourceVersionMatch is only valid with SendInitialEvents, where ""
+	// means "NotOlderThan", the one value the server accepts.
+	ResourceVersionMatch string
+	AllowWatchBookmarks  bool
+	// SendInitialEvents asks for a streaming list: ADDED for every current
+	// object, then a BOOKMARK marked initial-events-end (when bookmarks are
+	// allowed), then the watch.
+	SendInitialEvents bool
+	// TimeoutSeconds asks the server to end the watch after that long; 0
+	// lets the server choose (30 to 60 minutes by default). The client's
+	// Config.Timeout never applies to watches.
+	TimeoutSeconds int64
+	// Websocket opens the watch over a websocket instead of chunked HTTP.
+	Websocket bool
+	// Stream configures the decoder of the events.
+	Stream watchstream.Options
+}
+
+func (o WatchOptions) query() url.Values {
+	q := url.Values{"watch": {"1"}}
+	setNonEmpty(q, "labelSelector", o.LabelSelector)
+	setNonEmpty(q, "fieldSelector", o.FieldSelector)
+	setNonEmpty(q, "resourceVersion", o.ResourceVersion)
+	if o.AllowWatchBookmarks {
+		q.Set("allowWatchBookmarks", "true")
+	}
+	if o.SendInitialEvents {
+		q.Set("sendInitialEvents", "true")
+		if o.ResourceVersionMatch == "" {
+			o.ResourceVersionMatch = "NotOlderThan"
+		}
+	}
+	setNonEmpty(q, "resourceVersionMatch", o.ResourceVersionMatch)
+	if o.TimeoutSeconds > 0 {
+		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
+	}
+	return q
+}
+
+// Watch opens a watch on ref and returns the stream of its events. The
+// stream lives until the server ends it, Stop is called, or ctx is
+// cancelled. A refused watch (a non-2xx reply, or a refused websocket
+// upgrade) gives a *meta.StatusError; opening is not retried, because the
+// caller (the reflector) owns that policy.
+//
+// Over chunked HTTP the request says it accepts gzip, and the reply's
+// Content-Encoding is passed to the stream, which decodes gzip member by
+// member as it arrives.
+func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts WatchOptions) (*watchstream.Stream[T, P], error) {
+	if opts.Websocket {
+		conn, err := c.dialWatch(ctx, ref, opts)
+		if err != nil {
+			return nil, err
+		}
+		return watchstream.NewWebsocket[T, P](ctx, conn, opts.Stream), nil
+	}
+	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(),
+		header: http.Header{"Accept-Encoding": {"gzip"}}})
+	if err != nil {
+		return nil, err
+	}
+	so := opts.Stream
+	so.ContentEncoding = resp.Header.Get("Content-Encoding")
+	return watchstream.New[T, P](ctx, resp.Body, so), nil
+}
+
+// dialWatch opens a websocket watch. kube-apiserver refuses an upgrade
+// without an Origin header; the bearer token goes in the Authorization
+// header (the subprotocol form exists for browsers, which cannot set it).
+func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*websocket.Conn, error) {
+	path := ref.Path()
+	fail := func(err error) error { return fmt.Errorf("apiclient: websocket watch %s: %w", path, err) }
+	if c.limiter != nil {
+		if err := c.limiter.Wait(ctx); err != nil {
+			return nil, fail(err)
+		}
+	}
+	u := c.url(path, opts.query())
+	origin := url.URL{Scheme: u.Scheme, Host: u.Host}
+	u.Scheme = "ws"
+	if origin.Scheme == "https" {
+		u.Scheme = "wss"
+	}
+	h := http.Header{}
+	if err := c.setHeaders(h); err != nil {
+		return nil, err
+	}
+	h.Set("Origin", origin.String())
+	d := websocket.Dialer{
+		Proxy:            http.ProxyFromEnvironment,
+		TLSClientConfig:  c.tlsConfig,
+		HandshakeTimeout: 30 * time.Second,
+	}
+	conn, resp, err := d.DialContext(ctx, u.String(), h)
+	if err == nil {
+		return conn, nil
+	}
+	if resp != nil && errors.Is(err, websocket.ErrBadHandshake) {
+		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusSwitchingProtocols {
+			return nil, fail(err)
+		}
+		return nil, fail(statusError(resp))
+	}
+	if ctx.Err() != nil {
+		return nil, fail(context.Cause(ctx))
+	}
+	return nil, fail(err)
+}
