@@ -29,8 +29,9 @@
 //     the caller owns. The objects in them are the stored ones, shared with every
 //     other reader: callers must not mutate them (copy first).
 //  5. Per object, the store keeps one map entry plus one index entry per index
-//     value; small index buckets are slices, not maps, so unique-ish indexes do not
-//     pay a map header per value.
+//     value. A value with one key is a bare string in the index's map, a value
+//     with a few keys a slice, and only a value with many keys a map of its own,
+//     so unique-ish indexes (by UID, by owner) do not pay a map per value.
 //  6. Index functions must be pure and deterministic: the store re-runs them on the
 //     stored object to find its old index entries instead of remembering them. An
 //     index function that fails is a programming error: the write panics with the

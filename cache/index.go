@@ -33,9 +33,10 @@ func NamespaceIndexFunc[T any](namespace func(T) string) IndexFunc[T] {
 }
 
 // smallBucket is the largest bucket kept as a slice. A linear scan over eight
-// strings is as fast as a map lookup, and a slice of one key costs 16 bytes where
-// the smallest map costs well over a hundred. Buckets that shrink back to half of
-// this return to a slice, since Go maps never give memory back.
+// strings is as fast as a map lookup, and a slice of a few keys costs a few
+// dozen bytes where the smallest map costs well over a hundred. Buckets that
+// shrink back to half of this return to a slice, since Go maps never give
+// memory back.
 const smallBucket = 8
 
 // bucket is the set of keys filed under one index value. Exactly one of small and
@@ -99,27 +100,83 @@ func (b *bucket) remove(key string) {
 	}
 }
 
-// index maps index values to their buckets. Buckets are stored by value: an
-// extra pointer per value would be one more allocation for nothing.
-type index map[string]bucket
+// index maps index values to the keys filed under them. Most values of a
+// unique-ish index (by UID, by owner) have exactly one key, so those live in
+// one, as a bare string: no slice, no bucket, the smallest map slot. Values
+// with two or more keys live in many. A value is in at most one of the two.
+type index struct {
+	one  map[string]string
+	many map[string]bucket // buckets stored by value: a pointer would be one more allocation
+}
+
+func newIndex() index {
+	return index{one: make(map[string]string), many: make(map[string]bucket)}
+}
+
+// size returns the number of values with keys.
+func (ix index) size() int { return len(ix.one) + len(ix.many) }
 
 func (ix index) add(value, key string) {
-	b := ix[value]
-	b.add(key)
-	ix[value] = b
+	if k, ok := ix.one[value]; ok {
+		if k != key {
+			delete(ix.one, value)
+			ix.many[value] = bucket{small: []string{k, key}}
+		}
+		return
+	}
+	if b, ok := ix.many[value]; ok {
+		b.add(key)
+		ix.many[value] = b
+		return
+	}
+	ix.one[value] = key
 }
 
 func (ix index) remove(value, key string) {
-	b, ok := ix[value]
+	if k, ok := ix.one[value]; ok {
+		if k == key {
+			delete(ix.one, value)
+		}
+		return
+	}
+	b, ok := ix.many[value]
 	if !ok {
 		return
 	}
 	b.remove(key)
-	if b.len() == 0 {
-		delete(ix, value)
+	if b.len() > 1 {
+		ix.many[value] = b
 		return
 	}
-	ix[value] = b
+	delete(ix.many, value)
+	ix.one[value] = b.small[0] // one key left: a large bucket shrank to a slice long before
+}
+
+// count returns how many keys value has.
+func (ix index) count(value string) int {
+	if _, ok := ix.one[value]; ok {
+		return 1
+	}
+	b := ix.many[value]
+	return b.len()
+}
+
+// appendKeys appends value's keys to dst.
+func (ix index) appendKeys(dst []string, value string) []string {
+	if k, ok := ix.one[value]; ok {
+		return append(dst, k)
+	}
+	b, ok := ix.many[value]
+	if !ok {
+		return dst
+	}
+	if b.large != nil {
+		for key := range b.large {
+			dst = append(dst, key)
+		}
+		return dst
+	}
+	return append(dst, b.small...)
 }
 
 // values runs fn and panics on failure; see invariant 6. Panicking before any
@@ -134,7 +191,7 @@ func values[T any](name string, fn IndexFunc[T], key string, obj T) []string {
 
 // build indexes every object of items with fn into a new index.
 func build[T any](name string, fn IndexFunc[T], items map[string]T) index {
-	ix := make(index)
+	ix := newIndex()
 	for key, obj := range items {
 		for _, v := range values(name, fn, key, obj) {
 			ix.add(v, key)

@@ -148,12 +148,16 @@ func (m *modelRun) check() {
 	m.checkBuckets()
 }
 
-// checkBuckets looks inside: no empty buckets (invariant 3) and each bucket in
+// checkBuckets looks inside: no empty buckets (invariant 3) and each value in
 // the representation its size calls for (invariant 5).
 func (m *modelRun) checkBuckets() {
 	for name, ix := range m.s.indexes {
-		for v, b := range ix {
-			require.NotZero(m.t, b.len(), "empty bucket %s=%s", name, v)
+		for v, k := range ix.one {
+			require.NotEmpty(m.t, k, "%s=%s: empty key", name, v)
+			require.NotContains(m.t, ix.many, v, "%s=%s: in both forms", name, v)
+		}
+		for v, b := range ix.many {
+			require.Greater(m.t, b.len(), 1, "%s=%s: a bucket of %d keys", name, v, b.len())
 			require.True(m.t, (b.large == nil) != (b.small == nil), "%s=%s: exactly one form", name, v)
 			if b.large != nil {
 				require.Greater(m.t, len(b.large), smallBucket/2, "%s=%s: map too small", name, v)

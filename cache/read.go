@@ -101,7 +101,10 @@ func (s *Store[T]) ByIndexAppend(dst []T, name, value string) ([]T, error) {
 	if !ok {
 		return dst, fmt.Errorf("%w: %q", ErrNoIndex, name)
 	}
-	b, ok := ix[value]
+	if key, ok := ix.one[value]; ok {
+		return append(dst, s.items[key]), nil
+	}
+	b, ok := ix.many[value]
 	if !ok {
 		return dst, nil
 	}
@@ -128,21 +131,11 @@ func (s *Store[T]) IndexKeys(name, value string) ([]string, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrNoIndex, name)
 	}
-	b, ok := ix[value]
-	if !ok {
+	n := ix.count(value)
+	if n == 0 {
 		return nil, nil
 	}
-	return appendKeys(make([]string, 0, b.len()), b), nil
-}
-
-func appendKeys(dst []string, b bucket) []string {
-	if b.large != nil {
-		for key := range b.large {
-			dst = append(dst, key)
-		}
-		return dst
-	}
-	return append(dst, b.small...)
+	return ix.appendKeys(make([]string, 0, n), value), nil
 }
 
 // ListIndexFuncValues returns every value of the named index that at least one
@@ -151,11 +144,14 @@ func (s *Store[T]) ListIndexFuncValues(name string) []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ix := s.indexes[name]
-	if len(ix) == 0 {
+	if ix.size() == 0 {
 		return nil
 	}
-	out := make([]string, 0, len(ix))
-	for v := range ix {
+	out := make([]string, 0, ix.size())
+	for v := range ix.one {
+		out = append(out, v)
+	}
+	for v := range ix.many {
 		out = append(out, v)
 	}
 	return out
@@ -178,12 +174,12 @@ func (s *Store[T]) Index(name string, obj T) ([]T, error) {
 	defer s.mu.RUnlock()
 	ix := s.indexes[name]
 	if len(vals) == 1 { // the common case needs no de-duplication
-		return s.objects(appendKeys(nil, ix[vals[0]])), nil
+		return s.objects(ix.appendKeys(nil, vals[0])), nil
 	}
 	seen := make(map[string]struct{})
 	var keys []string
 	for _, v := range vals {
-		for _, key := range appendKeys(nil, ix[v]) {
+		for _, key := range ix.appendKeys(nil, v) {
 			if _, dup := seen[key]; !dup {
 				seen[key] = struct{}{}
 				keys = append(keys, key)

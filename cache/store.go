@@ -42,7 +42,7 @@ func New[T any](key func(T) string, indexers Indexers[T]) *Store[T] {
 		s.indexers = Indexers[T]{}
 	}
 	for name := range indexers {
-		s.indexes[name] = make(index)
+		s.indexes[name] = newIndex()
 	}
 	return s
 }
