@@ -1,0 +1,107 @@
+package apiclient
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// benchPod is a slim struct of the kind GUIDE.md has users declare.
+type benchPod struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            struct {
+		NodeName string `json:"nodeName"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase"`
+		PodIP string `json:"podIP"`
+	} `json:"status"`
+}
+
+// podListJSON builds a PodList page of n realistic pods (about 4 KB each:
+// labels, annotations, managedFields, two containers, conditions).
+func podListJSON(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"123456","continue":"abc"},"items":[`)
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"metadata":{"name":"web-%[1]d-7f9c8d6b5-x%[1]d","generateName":"web-%[1]d-7f9c8d6b5-","namespace":"team-%[2]d",`+
+			`"uid":"5c1b2a3d-0000-4000-8000-%012[1]d","resourceVersion":"%[3]d","creationTimestamp":"2026-01-02T03:04:05Z",`+
+			`"labels":{"app":"web","pod-template-hash":"7f9c8d6b5","tier":"frontend","release":"r%[2]d"},`+
+			`"annotations":{"kubectl.kubernetes.io/restartedAt":"2026-01-01T00:00:00Z","prometheus.io/scrape":"true","prometheus.io/port":"9090"},`+
+			`"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-%[1]d-7f9c8d6b5","uid":"aaaa-%[1]d","controller":true,"blockOwnerDeletion":true}],`+
+			`"managedFields":[{"manager":"kube-controller-manager","operation":"Update","apiVersion":"v1","time":"2026-01-02T03:04:05Z","fieldsType":"FieldsV1",`+
+			`"fieldsV1":{"f:metadata":{"f:generateName":{},"f:labels":{".":{},"f:app":{},"f:pod-template-hash":{}},"f:ownerReferences":{".":{},"k:{\"uid\":\"aaaa\"}":{}}},`+
+			`"f:spec":{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{},"f:resources":{}}}}}}]},`+
+			`"spec":{"volumes":[{"name":"kube-api-access","projected":{"sources":[{"serviceAccountToken":{"expirationSeconds":3607,"path":"token"}},`+
+			`{"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}}],"defaultMode":420}}],`+
+			`"containers":[{"name":"app","image":"registry.example.com/team/web:v1.2.%[1]d","ports":[{"name":"http","containerPort":8080,"protocol":"TCP"}],`+
+			`"env":[{"name":"MODE","value":"production"},{"name":"POD_NAME","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}}],`+
+			`"resources":{"limits":{"cpu":"500m","memory":"256Mi"},"requests":{"cpu":"100m","memory":"128Mi"}},`+
+			`"volumeMounts":[{"name":"kube-api-access","readOnly":true,"mountPath":"/var/run/secrets/kubernetes.io/serviceaccount"}],`+
+			`"livenessProbe":{"httpGet":{"path":"/healthz","port":8080,"scheme":"HTTP"},"initialDelaySeconds":10,"periodSeconds":10},`+
+			`"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File","imagePullPolicy":"IfNotPresent"},`+
+			`{"name":"sidecar","image":"registry.example.com/proxy:v3","resources":{},"terminationMessagePath":"/dev/termination-log","imagePullPolicy":"IfNotPresent"}],`+
+			`"restartPolicy":"Always","terminationGracePeriodSeconds":30,"dnsPolicy":"ClusterFirst","serviceAccountName":"default","nodeName":"node-%[2]d",`+
+			`"securityContext":{},"schedulerName":"default-scheduler","tolerations":[{"key":"node.kubernetes.io/not-ready","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}],`+
+			`"priority":0,"enableServiceLinks":true,"preemptionPolicy":"PreemptLowerPriority"},`+
+			`"status":{"phase":"Running","conditions":[{"type":"Initialized","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:05Z"},`+
+			`{"type":"Ready","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:09Z"},`+
+			`{"type":"ContainersReady","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:09Z"},`+
+			`{"type":"PodScheduled","status":"True","lastProbeTime":null,"lastTransitionTime":"2026-01-02T03:04:05Z"}],`+
+			`"hostIP":"10.0.%[4]d.%[5]d","podIP":"10.244.%[4]d.%[5]d","podIPs":[{"ip":"10.244.%[4]d.%[5]d"}],"startTime":"2026-01-02T03:04:05Z",`+
+			`"containerStatuses":[{"name":"app","state":{"running":{"startedAt":"2026-01-02T03:04:07Z"}},"lastState":{},"ready":true,"restartCount":0,`+
+			`"image":"registry.example.com/team/web:v1.2.%[1]d","imageID":"registry.example.com/team/web@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",`+
+			`"containerID":"containerd://0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef","started":true}],"qosClass":"Burstable"}}`,
+			i, i%50, 1000+i, i/250%250, i%250)
+	}
+	b.WriteString(`]}`)
+	return []byte(b.String())
+}
+
+// BenchmarkListDecode measures decoding one LIST page of 2,000 pods
+// (ZEROKUBE_BENCH_FULL is not needed: the page takes well under a second to
+// build), straight from a reader as List does, into meta.Raw and into a slim
+// struct, against the floor of merely validating the same bytes.
+func BenchmarkListDecode(b *testing.B) {
+	const n = 2000
+	page := podListJSON(n)
+	b.Run("floor=validate", func(b *testing.B) {
+		benchPage(b, page, n, func(r io.Reader) error {
+			return jsontext.NewDecoder(r).SkipValue()
+		})
+	})
+	b.Run("into=Raw", func(b *testing.B) {
+		benchPage(b, page, n, func(r io.Reader) error {
+			_, err := decodeList(r, func(*meta.Raw) error { return nil })
+			return err
+		})
+	})
+	b.Run("into=slim", func(b *testing.B) {
+		benchPage(b, page, n, func(r io.Reader) error {
+			_, err := decodeList(r, func(*benchPod) error { return nil })
+			return err
+		})
+	})
+}
+
+func benchPage(b *testing.B, page []byte, items int, decode func(io.Reader) error) {
+	b.SetBytes(int64(len(page)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if err := decode(bytes.NewReader(page)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(items)*float64(b.N)/b.Elapsed().Seconds(), "items/s")
+	b.ReportMetric(float64(len(page))/float64(items), "B/item")
+}
