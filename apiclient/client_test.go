@@ -242,3 +242,17 @@ func TestTLS(t *testing.T) {
 		})
 	}
 }
+
+func TestRateLimitAppliesToEveryRequest(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"metadata":{"name":"x"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, _ := newClient(t, &apiclient.Config{Host: srv.URL, QPS: 0.001, Burst: 1})
+	_, err := apiclient.Get[pod](context.Background(), c, podsRef, "x")
+	require.NoError(t, err, "the burst lets the first request through")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err = apiclient.Get[pod](ctx, c, podsRef, "x")
+	require.ErrorContains(t, err, "rate limiter", "the next token is 1000 s away, past the deadline")
+}

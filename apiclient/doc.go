@@ -1,11 +1,44 @@
 // Package apiclient is a hand-written Kubernetes REST client: configuration
-// (kubeconfig, in-cluster), LIST pages streamed item by item, WATCH streams
-// handed to watchstream, the simple verbs (GET, CREATE, UPDATE, PATCH,
-// DELETE), and Status errors.
+// (kubeconfig, in-cluster, kubectl's search order), LIST pages streamed item
+// by item, WATCH streams handed to watchstream, the simple verbs (GET,
+// CREATE, UPDATE, PATCH, DELETE), and Status errors.
 //
 // It sits at the top of the data path
 //
 //	API server ─HTTP─▶ apiclient ─bytes─▶ watchstream ─events─▶ informer
+//	                   (LIST pages, WATCH)             (reflector, fifo, cache)
 //
-// and knows nothing about informers or caches.
+// and knows nothing about informers or caches: it turns requests into typed
+// objects and typed errors, and leaves policy (relists, watch backoff) to the
+// informer.
+//
+// Objects are the caller's own types: any T whose pointer embeds
+// meta.ObjectMeta (see package meta), or meta.Raw for every field. The
+// generic functions take T and infer P = *T:
+//
+//	lm, err := apiclient.List[Pod](ctx, c, ref, apiclient.ListOptions{Limit: 500}, func(p *Pod) error { … })
+//
+// Invariants:
+//  1. A list page is never held in memory: items are decoded one at a time
+//     from the response body and handed to the callback before the next is
+//     read. Items without kind/apiVersion get them from the list ("PodList"
+//     gives "Pod"); "items": null is an empty list.
+//  2. ListAll sends continue on pages 2 and later and drops resourceVersion
+//     and resourceVersionMatch there, as kube-apiserver requires.
+//  3. Every non-2xx reply becomes an error carrying a *meta.StatusError, so
+//     meta.IsNotFound, meta.IsGone, … work on every error of this package. A
+//     body that is not a Status keeps the reply's code and quotes a short
+//     excerpt; a Retry-After header becomes StatusError.RetryAfter.
+//  4. Reads (LIST, GET) are retried on 429, 5xx and dropped connections,
+//     with capped exponential backoff and jitter, honouring Retry-After, until
+//     the context ends. Writes and watch opening are never retried.
+//  5. Config.Timeout bounds every call except watches, whose length is the
+//     server's (WatchOptions.TimeoutSeconds).
+//  6. TLS verification is on unless Config.TLS.Insecure. A bearer token is
+//     never sent over plain http to a non-loopback host unless
+//     Config.AllowInsecureBearerToken, and never appears in an error, a log
+//     line, or a printed Config.
+//  7. A token file is read again when its modification time or size
+//     changes, so rotated service-account tokens are picked up.
+//  8. A Client keeps no global state; it is safe for concurrent use.
 package apiclient

@@ -2,6 +2,7 @@ package meta_test
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -111,4 +112,22 @@ func FuzzParseLabelSelector(f *testing.F) {
 			t.Fatalf("canonical form is not stable: %q then %q", s.String(), again.String())
 		}
 	})
+}
+
+func ExampleParseLabelSelector() {
+	sel, err := meta.ParseLabelSelector("tier in (front, edge), app=web, !canary")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(sel)
+	fmt.Println(sel.Matches(map[string]string{"app": "web", "tier": "edge"}))
+	fmt.Println(sel.Matches(map[string]string{"app": "web", "tier": "edge", "canary": "true"}))
+	_, err = meta.ParseLabelSelector("app in web")
+	fmt.Println(err)
+	// Output:
+	// app=web,!canary,tier in (edge,front)
+	// true
+	// false
+	// meta: label selector "app in web": at position 7, "web": expected '(' after in/notin
 }
