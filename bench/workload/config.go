@@ -1,0 +1,182 @@
+package workload
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/go-json-experiment/json"
+)
+
+// Config describes a workload. The zero value is the article's: pods of
+// about 5 KiB, 1,000 replica sets (and as many deployments) over 20
+// namespaces and 100 nodes, seed 1.
+type Config struct {
+	// Seed makes a different but equally deterministic workload; default 1.
+	Seed uint64
+	// PodSize is the target JSON size of one pod as a list item, in bytes;
+	// default 5 KiB. Below about 3 KB pods are generated lean (one
+	// container, no probes, no managedFields), the shape of a 1 KB pod.
+	PodSize int
+	// ReplicaSets is the number of replica sets (and deployments); pod i
+	// belongs to replica set i mod ReplicaSets. Default 1,000.
+	ReplicaSets int
+	// Namespaces is the number of namespaces; default 20.
+	Namespaces int
+	// Nodes is the number of node names pods are spread over; default 100.
+	Nodes int
+}
+
+// Typical pod sizes.
+const (
+	ArticlePodSize = 5 << 10 // the article's pods
+	SmallPodSize   = 1 << 10 // for watch throughput
+)
+
+func (c Config) withDefaults() Config {
+	if c.Seed == 0 {
+		c.Seed = 1
+	}
+	if c.PodSize <= 0 {
+		c.PodSize = ArticlePodSize
+	}
+	if c.ReplicaSets <= 0 {
+		c.ReplicaSets = 1000
+	}
+	if c.Namespaces <= 0 {
+		c.Namespaces = 20
+	}
+	if c.Nodes <= 0 {
+		c.Nodes = 100
+	}
+	return c
+}
+
+// NamespaceNames lists the namespaces the workload's objects live in.
+func (c Config) NamespaceNames() []string {
+	c = c.withDefaults()
+	out := make([]string, c.Namespaces)
+	for i := range out {
+		out[i] = fmt.Sprintf("team-%02d", i)
+	}
+	return out
+}
+
+func (c Config) namespace(rs int) string { return fmt.Sprintf("team-%02d", rs%c.Namespaces) }
+
+func (c Config) appName(d int) string {
+	return fmt.Sprintf("%s-%03d", apps[d%len(apps)], d)
+}
+
+func (c Config) templateHash(rs int) string {
+	return suffix(rand.New(rand.NewPCG(c.Seed^0x9e3779b97f4a7c15, uint64(rs))), 10)
+}
+
+func (c Config) replicaSetName(rs int) string { return c.appName(rs) + "-" + c.templateHash(rs) }
+
+func (c Config) replicaSetUID(rs int) string {
+	return uuid(rand.New(rand.NewPCG(c.Seed^0x5bd1e995, uint64(rs))))
+}
+
+func (c Config) deploymentUID(d int) string {
+	return uuid(rand.New(rand.NewPCG(c.Seed^0x27d4eb2f, uint64(d))))
+}
+
+var (
+	apps   = []string{"checkout", "payments", "catalog", "search", "frontend", "auth", "orders", "inventory", "shipping", "reviews", "ads", "mailer"}
+	teams  = []string{"storefront", "platform", "data", "growth", "core"}
+	tiers  = []string{"frontend", "backend", "worker"}
+	levels = []string{"debug", "info", "warn", "error"}
+	flags  = []string{"CACHE", "RETRY", "TRACE", "BATCH", "SHARD", "QUOTA", "LIMIT", "ASYNC"}
+	values = []string{"enabled", "disabled", "canary", "shadow", "legacy"}
+)
+
+const alphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// suffix is a kube-style random name suffix.
+func suffix(rng *rand.Rand, n int) string {
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	return string(b)
+}
+
+func hex(rng *rand.Rand, n int) string {
+	const digits = "0123456789abcdef"
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = digits[rng.IntN(16)]
+	}
+	return string(b)
+}
+
+func uuid(rng *rand.Rand) string {
+	h := hex(rng, 32)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
+
+func empty() map[string]any { return map[string]any{} }
+
+// keysOf is the managedFields set of a string map: ".": {} and one "f:key".
+func keysOf(m map[string]string) map[string]any {
+	out := map[string]any{".": empty()}
+	for k := range m {
+		out["f:"+k] = empty()
+	}
+	return out
+}
+
+// fieldSet turns a value into the FieldsV1 set of the fields it sets, the
+// way server-side apply records ownership: objects become "f:name" members,
+// list items with a name, type or ip become "k:{…}" members, leaves are {}.
+func fieldSet(v any) map[string]any {
+	var generic map[string]any
+	if err := json.Unmarshal(mustMarshal(v), &generic); err != nil {
+		panic(fmt.Sprintf("workload: fieldSet: %v", err))
+	}
+	return objectSet(generic, false)
+}
+
+func objectSet(m map[string]any, withDot bool) map[string]any {
+	out := map[string]any{}
+	if withDot {
+		out["."] = empty()
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		out["f:"+k] = valueSet(m[k])
+	}
+	return out
+}
+
+func valueSet(v any) map[string]any {
+	switch v := v.(type) {
+	case map[string]any:
+		return objectSet(v, true)
+	case []any:
+		out := map[string]any{}
+		for _, item := range v {
+			m, ok := item.(map[string]any)
+			if !ok {
+				return empty() // a list of scalars is owned as a whole
+			}
+			out[itemKey(m)] = objectSet(m, true)
+		}
+		return out
+	}
+	return empty()
+}
+
+func itemKey(m map[string]any) string {
+	for _, k := range []string{"name", "type", "ip", "key", "containerPort"} {
+		if v, ok := m[k]; ok {
+			return "k:" + string(mustMarshal(map[string]any{k: v}))
+		}
+	}
+	return "i:" + string(mustMarshal(m))
+}
