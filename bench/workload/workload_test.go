@@ -68,8 +68,8 @@ func TestPagesCarryContinueTokens(t *testing.T) {
 	var seen int
 	for n, page := range pages {
 		var l struct {
-			Kind     string          `json:"kind"`
-			Metadata meta.ListMeta   `json:"metadata"`
+			Kind     string           `json:"kind"`
+			Metadata meta.ListMeta    `json:"metadata"`
 			Items    []jsontext.Value `json:"items"`
 		}
 		require.NoError(t, json.Unmarshal(page, &l))
