@@ -26,8 +26,9 @@ const (
 type Client struct {
 	base      *url.URL // scheme, host and an optional path prefix
 	http      *http.Client
-	tlsConfig *tls.Config // nil for plain http; shared with websocket dials
-	token     *tokenSource
+	tlsConfig *tls.Config   // nil for plain http; shared with websocket dials
+	token     *tokenSource  // nil without a token or token file
+	exec      *execPlugin   // nil without a credential plugin
 	limiter   *rate.Limiter // nil when the limit is off
 	userAgent string
 	timeout   time.Duration
@@ -78,7 +79,13 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 	if c.token, err = newTokenSource(cfg.BearerToken, cfg.BearerTokenFile, c.log); err != nil {
 		return nil, err
 	}
-	if base.Scheme == "http" && c.token != nil && !cfg.AllowInsecureBearerToken && !isLoopback(base.Hostname()) {
+	if cfg.Exec != nil {
+		if c.exec, err = newExecPlugin(*cfg.Exec); err != nil {
+			return nil, err
+		}
+	}
+	hasToken := c.token != nil || c.exec != nil
+	if base.Scheme == "http" && hasToken && !cfg.AllowInsecureBearerToken && !isLoopback(base.Hostname()) {
 		return nil, fmt.Errorf("apiclient: refusing to send a bearer token over plain http to %s "+
 			"(use https, or set AllowInsecureBearerToken)", base.Host)
 	}
@@ -87,6 +94,9 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 	if base.Scheme == "https" {
 		if c.tlsConfig, err = buildTLS(&cfg.TLS); err != nil {
 			return nil, err
+		}
+		if c.exec != nil && len(c.tlsConfig.Certificates) == 0 {
+			c.tlsConfig.GetClientCertificate = c.exec.clientCertificate
 		}
 	}
 	if rt == nil {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -255,4 +256,20 @@ func TestRateLimitAppliesToEveryRequest(t *testing.T) {
 	defer cancel()
 	_, err = apiclient.Get[pod](ctx, c, podsRef, "x")
 	require.ErrorContains(t, err, "rate limiter", "the next token is 1000 s away, past the deadline")
+}
+
+func TestExecPluginClientCertificate(t *testing.T) {
+	clientCert, certPEM, keyPEM := selfSigned(t)
+	srv := tlsServer(t, clientCert)
+	dir := t.TempDir()
+	cred, err := json.Marshal(map[string]any{"apiVersion": "client.authentication.k8s.io/v1beta1", "kind": "ExecCredential",
+		"status": map[string]string{"clientCertificateData": string(certPEM), "clientKeyData": string(keyPEM)}})
+	require.NoError(t, err)
+	credFile := filepath.Join(dir, "cred.json")
+	require.NoError(t, os.WriteFile(credFile, cred, 0o600))
+	c, _ := newClient(t, &apiclient.Config{Host: srv.URL, TLS: apiclient.TLSConfig{Insecure: true},
+		Exec: &apiclient.ExecConfig{Command: "/bin/cat", Args: []string{credFile}, APIVersion: "client.authentication.k8s.io/v1beta1"}})
+	p, err := apiclient.Get[pod](context.Background(), c, podsRef, "x")
+	require.NoError(t, err)
+	require.Equal(t, "x", p.Name)
 }

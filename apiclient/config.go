@@ -21,6 +21,9 @@ type Config struct {
 	// BearerTokenFile is read for the token instead of BearerToken, and read
 	// again when the file changes (projected service-account tokens rotate).
 	BearerTokenFile string
+	// Exec runs a credential plugin for a token and/or client certificate
+	// when neither BearerToken nor BearerTokenFile is set. nil means none.
+	Exec *ExecConfig
 	// TLS configures server verification and client certificates.
 	TLS TLSConfig
 	// QPS and Burst limit the client's request rate, as client-go's do.
@@ -68,9 +71,14 @@ func (c *Config) String() string {
 	if c == nil {
 		return "<nil>"
 	}
-	return fmt.Sprintf("apiclient.Config{Host:%q, BearerToken:%s, BearerTokenFile:%q, TLS:%s, "+
+	exec := "nil"
+	if c.Exec != nil {
+		// Only the command: arguments and environment may hold secrets.
+		exec = fmt.Sprintf("{Command:%q, APIVersion:%q}", c.Exec.Command, c.Exec.APIVersion)
+	}
+	return fmt.Sprintf("apiclient.Config{Host:%q, BearerToken:%s, BearerTokenFile:%q, Exec:%s, TLS:%s, "+
 		"QPS:%g, Burst:%d, Timeout:%s, UserAgent:%q, AllowInsecureBearerToken:%t, Namespace:%q, Source:%q}",
-		c.Host, tokenShown(c.BearerToken), c.BearerTokenFile, c.TLS.String(),
+		c.Host, tokenShown(c.BearerToken), c.BearerTokenFile, exec, c.TLS.String(),
 		c.QPS, c.Burst, c.Timeout, c.UserAgent, c.AllowInsecureBearerToken, c.Namespace, c.Source)
 }
 

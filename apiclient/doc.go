@@ -39,6 +39,8 @@
 //     Config.AllowInsecureBearerToken, and never appears in an error, a log
 //     line, or a printed Config.
 //  7. A token file is read again when its modification time or size
-//     changes, so rotated service-account tokens are picked up.
+//     changes, so rotated service-account tokens are picked up. A credential
+//     plugin (kubeconfig exec) runs once per credential: again 30 s before
+//     its expiry, or after the server answers 401.
 //  8. A Client keeps no global state; it is safe for concurrent use.
 package apiclient

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -51,8 +52,11 @@ type userInfo struct {
 }
 
 type execConfig struct {
-	Command    string `yaml:"command"`
-	APIVersion string `yaml:"apiVersion"`
+	Command     string       `yaml:"command"`
+	Args        []string     `yaml:"args"`
+	Env         []ExecEnvVar `yaml:"env"`
+	APIVersion  string       `yaml:"apiVersion"`
+	InstallHint string       `yaml:"installHint"`
 }
 
 type authProvider struct {
@@ -228,9 +232,9 @@ func applyUser(cfg *Config, name string, u source[userInfo]) error {
 	field := fmt.Sprintf("users[%q].user", name)
 	switch {
 	case u.v.Exec != nil:
-		return &KubeconfigError{File: u.file, Field: field + ".exec", Err: fmt.Errorf(
-			"credential plugin %q (%s) is not supported by zerokube; use a token, a token file or a client certificate",
-			u.v.Exec.Command, u.v.Exec.APIVersion)}
+		if err := applyExec(cfg, u.file, field+".exec", u.v.Exec); err != nil {
+			return err
+		}
 	case u.v.AuthProvider != nil:
 		return &KubeconfigError{File: u.file, Field: field + ".auth-provider",
 			Err: fmt.Errorf("auth provider %q is not supported by zerokube", u.v.AuthProvider.Name)}
@@ -255,6 +259,25 @@ func applyUser(cfg *Config, name string, u source[userInfo]) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// applyExec sets up a credential plugin. A command given as a relative path
+// with a separator ("./bin/login") is resolved against the kubeconfig's
+// folder, as kubectl does; a bare name is looked up in PATH when it runs.
+func applyExec(cfg *Config, file, field string, e *execConfig) error {
+	if e.Command == "" {
+		return &KubeconfigError{File: file, Field: field + ".command", Err: errors.New("missing")}
+	}
+	if e.APIVersion != execV1 && e.APIVersion != execV1beta1 {
+		return &KubeconfigError{File: file, Field: field + ".apiVersion", Err: fmt.Errorf(
+			"credential plugin %q: apiVersion %q is not supported (want %s or %s)", e.Command, e.APIVersion, execV1, execV1beta1)}
+	}
+	cmd := e.Command
+	if strings.ContainsRune(cmd, filepath.Separator) {
+		cmd = resolvePath(file, cmd)
+	}
+	cfg.Exec = &ExecConfig{Command: cmd, Args: e.Args, Env: e.Env, APIVersion: e.APIVersion, InstallHint: e.InstallHint}
 	return nil
 }
 

@@ -108,8 +108,11 @@ func TestKubeconfigErrorsNameFileAndField(t *testing.T) {
 		{"missing key file", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]\n" +
 			"users: [{name: u, user: {client-key: nokey.pem}}]", "", `users["u"].user.client-key`, "nokey.pem"},
 		{"exec plugin", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]\n" +
-			"users: [{name: u, user: {exec: {command: aws-iam-authenticator, apiVersion: client.authentication.k8s.io/v1}}}]",
-			"", `users["u"].user.exec`, `"aws-iam-authenticator" (client.authentication.k8s.io/v1) is not supported`},
+			"users: [{name: u, user: {exec: {command: aws-iam-authenticator, apiVersion: client.authentication.k8s.io/v1alpha1}}}]",
+			"", `users["u"].user.exec.apiVersion`, `credential plugin "aws-iam-authenticator": apiVersion "client.authentication.k8s.io/v1alpha1" is not supported`},
+		{"exec without command", "current-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: https://x}}]\n" +
+			"users: [{name: u, user: {exec: {apiVersion: client.authentication.k8s.io/v1}}}]",
+			"", `users["u"].user.exec.command`, "missing"},
 		{"bad server", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: 'ftp://x'}}]",
 			"", `clusters["k"].cluster.server`, "scheme"},
 		{"malformed yaml", "clusters: [", "", "", "yaml"},

@@ -65,7 +65,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
-	if err := c.setHeaders(req.Header); err != nil {
+	if err := c.setHeaders(ctx, req.Header); err != nil {
 		return nil, err
 	}
 	for k, v := range r.header {
@@ -82,21 +82,35 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusUnauthorized && c.exec != nil {
+			c.exec.invalidate() // the next request runs the plugin again
+		}
 		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, statusError(resp))
 	}
 	return resp, nil
 }
 
 // setHeaders adds the headers every request carries: user agent, JSON
-// accept, and the bearer token.
-func (c *Client) setHeaders(h http.Header) error {
+// accept, and the bearer token (from the config, its file, or the plugin).
+func (c *Client) setHeaders(ctx context.Context, h http.Header) error {
 	h.Set("User-Agent", c.userAgent)
 	h.Set("Accept", "application/json")
-	if c.token != nil {
-		tok, err := c.token.get()
+	var tok string
+	switch {
+	case c.token != nil:
+		t, err := c.token.get()
 		if err != nil {
 			return err
 		}
+		tok = t
+	case c.exec != nil:
+		cred, err := c.exec.get(ctx)
+		if err != nil {
+			return err
+		}
+		tok = cred.token
+	}
+	if tok != "" {
 		h.Set("Authorization", "Bearer "+tok)
 	}
 	return nil

@@ -107,7 +107,7 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 		u.Scheme = "wss"
 	}
 	h := http.Header{}
-	if err := c.setHeaders(h); err != nil {
+	if err := c.setHeaders(ctx, h); err != nil {
 		return nil, err
 	}
 	h.Set("Origin", origin.String())

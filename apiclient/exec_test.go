@@ -1,0 +1,144 @@
+package apiclient
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// plugin writes a credential plugin script that counts its runs in a file
+// next to it and prints the ExecCredential body (with $N, the run number).
+func plugin(t *testing.T, status string) (dir, countFile string) {
+	t.Helper()
+	dir = t.TempDir()
+	countFile = filepath.Join(dir, "runs")
+	script := `#!/bin/sh
+[ -n "$KUBERNETES_EXEC_INFO" ] || { echo "no exec info" >&2; exit 3; }
+echo run >> "$COUNT_FILE"
+N=$(wc -l < "$COUNT_FILE" | tr -d ' ')
+cat <<EOF
+{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential","status":` + status + `}
+EOF
+`
+	writeFile(t, dir, "bin/plugin.sh", script)
+	require.NoError(t, os.Chmod(filepath.Join(dir, "bin/plugin.sh"), 0o700))
+	return dir, countFile
+}
+
+func runs(t *testing.T, countFile string) int {
+	b, err := os.ReadFile(countFile)
+	require.NoError(t, err)
+	return strings.Count(string(b), "run")
+}
+
+func TestKubeconfigExecPluginRelativeCommand(t *testing.T) {
+	dir, _ := plugin(t, `{"token":"x"}`)
+	p := writeFile(t, dir, "config", `current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: https://x}}]
+users: [{name: u, user: {exec: {command: ./bin/plugin.sh, args: [a, b], env: [{name: K, value: V}], apiVersion: client.authentication.k8s.io/v1, installHint: "install it"}}}]
+`)
+	cfg, err := LoadKubeconfig(p, "")
+	require.NoError(t, err)
+	require.Equal(t, &ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), Args: []string{"a", "b"},
+		Env: []ExecEnvVar{{"K", "V"}}, APIVersion: execV1, InstallHint: "install it"}, cfg.Exec)
+}
+
+func TestExecPluginTokenIsCachedAndRenewedAfter401(t *testing.T) {
+	dir, count := plugin(t, `{"token":"tok-$N"}`)
+	var reject atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if reject.Swap(false) {
+			w.WriteHeader(401)
+			return
+		}
+		_, _ = w.Write([]byte(`{"metadata":{"name":"` + strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ") + `"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := NewWithOptions(&Config{Host: srv.URL, QPS: -1, Exec: &ExecConfig{
+		Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1, Env: []ExecEnvVar{{"COUNT_FILE", count}},
+	}}, Options{Retry: RetryOptions{MaxAttempts: 1}})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	ref := Ref{GVR: GVR{Version: "v1", Resource: "pods"}}
+	get := func() (string, error) {
+		p, err := Get[meta.Raw](context.Background(), c, ref, "x")
+		if err != nil {
+			return "", err
+		}
+		return p.Name, nil
+	}
+	for range 3 {
+		name, err := get()
+		require.NoError(t, err)
+		require.Equal(t, "tok-1", name)
+	}
+	require.Equal(t, 1, runs(t, count), "one run serves every request while the token is valid")
+	reject.Store(true)
+	_, err = get()
+	require.True(t, meta.IsUnauthorized(err), "%v", err)
+	name, err := get()
+	require.NoError(t, err)
+	require.Equal(t, "tok-2", name)
+}
+
+func TestExecPluginRenewsBeforeExpiry(t *testing.T) {
+	dir, count := plugin(t, `{"token":"tok-$N","expirationTimestamp":"2030-01-01T00:00:00Z"}`)
+	p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1,
+		Env: []ExecEnvVar{{"COUNT_FILE", count}}})
+	require.NoError(t, err)
+	expiry := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	p.now = func() time.Time { return expiry.Add(-time.Hour) }
+	c, err := p.get(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, "tok-1", c.token)
+	require.Equal(t, expiry, c.expiry.UTC())
+	c, _ = p.get(context.Background())
+	require.Equal(t, "tok-1", c.token)
+	p.now = func() time.Time { return expiry.Add(-10 * time.Second) }
+	c, err = p.get(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, "tok-2", c.token, "renewed inside the refresh margin")
+}
+
+func TestExecPluginErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, status, want string
+	}{
+		{"no credential", `{}`, "no token and no client certificate"},
+		{"no status", `null`, "no token and no client certificate"},
+		{"cert without key", `{"clientCertificateData":"x"}`, "only one of"},
+		{"bad cert", `{"clientCertificateData":"x","clientKeyData":"y"}`, "client certificate"},
+		{"not json", `{`, "not an ExecCredential"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, count := plugin(t, tc.status)
+			p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1,
+				Env: []ExecEnvVar{{"COUNT_FILE", count}}})
+			require.NoError(t, err)
+			_, err = p.get(context.Background())
+			require.ErrorContains(t, err, tc.want)
+			require.ErrorContains(t, err, "plugin.sh")
+		})
+	}
+	p, err := newExecPlugin(ExecConfig{Command: "zerokube-no-such-plugin", APIVersion: execV1, InstallHint: "brew install it"})
+	require.NoError(t, err)
+	_, err = p.get(context.Background())
+	require.ErrorContains(t, err, "brew install it")
+	p, err = newExecPlugin(ExecConfig{Command: "/bin/sh", Args: []string{"-c", "echo broken >&2; exit 2"}, APIVersion: execV1})
+	require.NoError(t, err)
+	_, err = p.get(context.Background())
+	require.ErrorContains(t, err, `exit status 2 (stderr: "broken")`)
+	_, err = newExecPlugin(ExecConfig{Command: "x", APIVersion: "v9"})
+	require.ErrorContains(t, err, "not supported")
+}
