@@ -1,0 +1,296 @@
+package fifo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// DefaultBatchSize is InOrder's batch size when InOrderOptions.BatchSize is 0.
+const DefaultBatchSize = 100
+
+// InOrderOptions configures NewInOrder.
+type InOrderOptions[T any] struct {
+	// Key names an object. Required.
+	Key func(T) string
+	// KnownObjects is the consumer's store, used by Replace to report
+	// vanished objects and by Resync. Nil: Replace only sees what is still
+	// queued, Resync does nothing.
+	KnownObjects KnownObjects[T]
+	// BatchSize caps the deltas one Pop hands to process. Default
+	// DefaultBatchSize; 1 gives one delta per Pop.
+	BatchSize int
+}
+
+// item is a queued delta with its key, computed once on the way in.
+type item[T any] struct {
+	key string
+	d   Delta[T]
+}
+
+// InOrder is a queue that keeps every delta in arrival order and merges
+// nothing (client-go's RealFIFO). See the package documentation for its
+// invariants. Safe for concurrent use.
+type InOrder[T any] struct {
+	key   func(T) string
+	known KnownObjects[T] // may be nil
+	batch int
+	sig   signal
+
+	mu    sync.Mutex // guards every field below
+	queue ring[item[T]]
+	// The batch a Pop is processing outside the lock: inflight[i] is the key
+	// of buf[i]. Replace and Resync treat these keys as pending. buf is
+	// reused by every Pop, so a Pop costs no allocation.
+	buf         []Delta[T]
+	inflight    []string
+	busy        bool
+	populated   bool
+	initialLeft int // deltas of the first Replace not yet processed
+	closed      bool
+}
+
+var _ Queue[int] = (*InOrder[int])(nil)
+
+// NewInOrder returns an empty InOrder queue. It panics if opts.Key is nil or
+// opts.BatchSize is negative.
+func NewInOrder[T any](opts InOrderOptions[T]) *InOrder[T] {
+	if opts.Key == nil {
+		panic("fifo: InOrderOptions.Key is required")
+	}
+	if opts.BatchSize < 0 {
+		panic("fifo: InOrderOptions.BatchSize must not be negative")
+	}
+	if opts.BatchSize == 0 {
+		opts.BatchSize = DefaultBatchSize
+	}
+	return &InOrder[T]{
+		key:   opts.Key,
+		known: opts.KnownObjects,
+		batch: opts.BatchSize,
+		sig:   newSignal(),
+	}
+}
+
+// Add queues an Added delta.
+func (q *InOrder[T]) Add(obj T) error { return q.write(Added, obj) }
+
+// Update queues an Updated delta.
+func (q *InOrder[T]) Update(obj T) error { return q.write(Updated, obj) }
+
+// Delete queues a Deleted delta. Unlike DeltaFIFO it never drops one: in
+// arrival order the consumer can tell for itself whether it holds the object.
+func (q *InOrder[T]) Delete(obj T) error { return q.write(Deleted, obj) }
+
+func (q *InOrder[T]) write(t DeltaType, obj T) error {
+	k := q.key(obj)
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return ErrClosed
+	}
+	q.populated = true
+	q.pushLocked(k, Delta[T]{Type: t, Object: obj})
+	return nil
+}
+
+func (q *InOrder[T]) pushLocked(k string, d Delta[T]) {
+	q.queue.push(item[T]{key: k, d: d})
+	q.sig.notify()
+}
+
+// pendingLocked returns, for every key with in-flight or queued deltas, the
+// newest of them, plus the keys in order of first appearance (so Replace
+// emits its deletions in a reproducible order). q.mu held.
+func (q *InOrder[T]) pendingLocked() (map[string]Delta[T], []string) {
+	newest := make(map[string]Delta[T])
+	var order []string
+	note := func(k string, d Delta[T]) {
+		if _, ok := newest[k]; !ok {
+			order = append(order, k)
+		}
+		newest[k] = d
+	}
+	if q.busy {
+		for i, k := range q.inflight {
+			note(k, q.buf[i])
+		}
+	}
+	for i := 0; i < q.queue.len(); i++ {
+		it := q.queue.at(i)
+		note(it.key, it.d)
+	}
+	return newest, order
+}
+
+// Replace appends Replaced for every listed object, then a
+// FinalStateUnknown Deleted for each unlisted key the consumer will hold once
+// it has applied everything before: keys whose newest in-flight or queued
+// delta is not a deletion (with that delta's object), then keys of
+// KnownObjects with nothing pending (with the stored object). The first
+// Replace on a queue nobody wrote to before fixes the initial population:
+// everything queued at its end. resourceVersion is not used by this queue.
+func (q *InOrder[T]) Replace(list []T, resourceVersion string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return ErrClosed
+	}
+	pending, order := q.pendingLocked()
+	listed := make(map[string]struct{}, len(list))
+	for _, obj := range list {
+		k := q.key(obj)
+		listed[k] = struct{}{}
+		q.pushLocked(k, Delta[T]{Type: Replaced, Object: obj})
+	}
+	for _, k := range order {
+		if _, ok := listed[k]; ok || pending[k].Type == Deleted {
+			continue
+		}
+		q.pushLocked(k, Delta[T]{Type: Deleted, Object: pending[k].Object, FinalStateUnknown: true})
+	}
+	if q.known != nil {
+		for _, k := range q.known.ListKeys() {
+			_, isPending := pending[k]
+			if _, ok := listed[k]; ok || isPending {
+				continue
+			}
+			if obj, ok := q.known.GetByKey(k); ok {
+				q.pushLocked(k, Delta[T]{Type: Deleted, Object: obj, FinalStateUnknown: true})
+			}
+		}
+	}
+	if !q.populated {
+		q.populated = true
+		q.initialLeft = q.queue.len()
+	}
+	return nil
+}
+
+// Resync appends a Sync delta, carrying the stored object, for every key of
+// KnownObjects with no in-flight or queued delta (for those, the stored
+// object is about to change, and a Sync of it would be stale).
+func (q *InOrder[T]) Resync() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return ErrClosed
+	}
+	if q.known == nil {
+		return nil
+	}
+	pending, _ := q.pendingLocked()
+	for _, k := range q.known.ListKeys() {
+		if _, ok := pending[k]; ok {
+			continue
+		}
+		if obj, ok := q.known.GetByKey(k); ok {
+			q.pushLocked(k, Delta[T]{Type: Sync, Object: obj})
+		}
+	}
+	return nil
+}
+
+// Pop waits for deltas and hands process the oldest ones, up to the batch
+// size, in arrival order. A batch never mixes deltas of the first Replace's
+// initial population with later ones, so isInInitialList is exact for every
+// delta in it. process must not keep or modify the slice after it returns:
+// the next Pop reuses it. process runs without the queue lock; concurrent
+// Pops take turns.
+//
+// If process returns an error wrapping ErrRequeue, the whole batch goes back
+// to the head of the queue, in order, so it is delivered again before
+// anything newer. Any other error drops the batch. Either way Pop returns
+// process's error, wrapped.
+func (q *InOrder[T]) Pop(ctx context.Context, process func(deltas []Delta[T], isInInitialList bool) error) (err error) {
+	if err := q.sig.acquire(ctx); err != nil {
+		return err
+	}
+	defer q.sig.release()
+	if err := q.waitLocked(ctx); err != nil {
+		return err
+	}
+	n := min(q.batch, q.queue.len())
+	initial := q.initialLeft > 0
+	if initial {
+		n = min(n, q.initialLeft)
+	}
+	q.buf, q.inflight = q.buf[:0], q.inflight[:0]
+	for range n {
+		it := q.queue.pop()
+		q.buf = append(q.buf, it.d)
+		q.inflight = append(q.inflight, it.key)
+	}
+	q.busy = true
+	batch := q.buf
+	q.mu.Unlock()
+
+	defer q.finish(n, initial, &err)
+	return process(batch, initial)
+}
+
+// waitLocked returns with q.mu held and the queue non-empty, or with an
+// error and q.mu not held.
+func (q *InOrder[T]) waitLocked(ctx context.Context) error {
+	for {
+		q.mu.Lock()
+		if q.closed {
+			q.mu.Unlock()
+			return ErrClosed
+		}
+		if q.queue.len() > 0 {
+			return nil
+		}
+		q.mu.Unlock()
+		if err := q.sig.wait(ctx); err != nil {
+			return err
+		}
+	}
+}
+
+func (q *InOrder[T]) finish(n int, initial bool, errp *error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.busy = false
+	err := *errp
+	requeue := err != nil && errors.Is(err, ErrRequeue) && !q.closed
+	if requeue {
+		for i := n - 1; i >= 0; i-- {
+			q.queue.pushFront(item[T]{key: q.inflight[i], d: q.buf[i]})
+		}
+		q.sig.notify()
+	} else if initial {
+		// A requeued initial batch is still initial; anything else is done.
+		q.initialLeft -= n
+	}
+	clear(q.buf) // drop references to the objects
+	if err != nil {
+		*errp = fmt.Errorf("fifo: processing a batch of %d: %w", n, err)
+	}
+}
+
+// HasSynced reports whether every delta of the first Replace has been
+// processed; true at once after an empty first Replace, and true as soon as
+// anything was written if an Add/Update/Delete came before any Replace.
+func (q *InOrder[T]) HasSynced() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.populated && q.initialLeft == 0
+}
+
+// Len returns the number of queued deltas.
+func (q *InOrder[T]) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queue.len()
+}
+
+// Close makes blocked and later Pops return ErrClosed, even if deltas
+// remain queued, and later writes return ErrClosed. Idempotent.
+func (q *InOrder[T]) Close() {
+	q.mu.Lock()
+	q.closed = true
+	q.mu.Unlock()
+	q.sig.close()
+}
