@@ -28,7 +28,7 @@ type ObjectMeta struct {
 	Namespace                  string            `json:"namespace,omitempty"`
 	UID                        string            `json:"uid,omitempty"`
 	ResourceVersion            string            `json:"resourceVersion,omitempty"`
-	Generation                 int64             `json:"generation,omitempty"`
+	Generation                 int64             `json:"generation,omitzero"`
 	CreationTimestamp          time.Time         `json:"creationTimestamp,omitzero"`
 	DeletionTimestamp          *time.Time        `json:"deletionTimestamp,omitempty"`
 	DeletionGracePeriodSeconds *int64            `json:"deletionGracePeriodSeconds,omitempty"`

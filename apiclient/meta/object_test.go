@@ -76,3 +76,12 @@ func TestStatusErrorHelpers(t *testing.T) {
 	require.True(t, ok)
 	require.Equal(t, "1s", d.String())
 }
+
+func TestZeroNumbersAreOmittedWhenEncoding(t *testing.T) {
+	out, err := json.Marshal(&slimPod{ObjectMeta: meta.ObjectMeta{Name: "a"}})
+	require.NoError(t, err)
+	require.NotContains(t, string(out), "generation")
+	out, err = json.Marshal(meta.Status{Message: "m"})
+	require.NoError(t, err)
+	require.NotContains(t, string(out), "code")
+}

@@ -16,7 +16,7 @@ type Status struct {
 	Message  string         `json:"message,omitempty"`
 	Reason   StatusReason   `json:"reason,omitempty"`
 	Details  *StatusDetails `json:"details,omitempty"`
-	Code     int32          `json:"code,omitempty"`
+	Code     int32          `json:"code,omitzero"`
 }
 
 // StatusDetails carries what the server knows about the failed object.
@@ -26,7 +26,7 @@ type StatusDetails struct {
 	Kind              string        `json:"kind,omitempty"`
 	UID               string        `json:"uid,omitempty"`
 	Causes            []StatusCause `json:"causes,omitempty"`
-	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitempty"`
+	RetryAfterSeconds int32         `json:"retryAfterSeconds,omitzero"`
 }
 
 // StatusCause is one reason behind a failure.
