@@ -33,6 +33,13 @@ type Options struct {
 	// TooLargeWait is how long a read at a future resourceVersion waits for
 	// the server to reach it before a 504 ResourceVersionTooLarge. Default 3 s.
 	TooLargeWait time.Duration
+	// GzipWatchList compresses watch-list streams (sendInitialEvents=true)
+	// for clients that send Accept-Encoding: gzip, one gzip member per event
+	// as newer kube-apiservers do. Off by default: Go's gzip.Reader (used by
+	// net/http's transparent decompression, hence kubectl and client-go)
+	// returns a member's last bytes only once the next member's header has
+	// arrived, so the latest event would wait for the next one.
+	GzipWatchList bool
 	// Logger receives request errors and every injected fault. Nil means
 	// slog.Default().
 	Logger *slog.Logger

@@ -121,7 +121,7 @@ func (s *Server) Start(ctx context.Context) error {
 		case <-s.baseCtx.Done():
 		}
 	}()
-	s.log.Info("fakeapiserver: serving", "url", s.url)
+	s.log.Debug("fakeapiserver: serving", "url", s.url)
 	return nil
 }
 

@@ -97,7 +97,7 @@ func asTooOld(err error, out *errWatchTooOld) bool {
 }
 
 func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool) sink {
-	gz := watchList && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
+	gz := watchList && s.opts.GzipWatchList && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	if gz {
