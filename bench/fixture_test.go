@@ -1,0 +1,143 @@
+package bench_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench/workload"
+)
+
+// pageSize is the informer's default LIST page size.
+const pageSize = 500
+
+var podsRef = apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}}
+
+// full reports whether the large variants should run (ZEROKUBE_BENCH_FULL=1).
+func full() bool { return os.Getenv("ZEROKUBE_BENCH_FULL") == "1" }
+
+// podCounts are the workload sizes: 1k and the article's 5k; 50k when full.
+func podCounts() []int {
+	if full() {
+		return []int{1000, 5000, 50000}
+	}
+	return []int{1000, 5000}
+}
+
+// fixture is a pod workload encoded once: its list items and its list
+// replies, paginated as the informer asks for them and unpaginated.
+type fixture struct {
+	n, podSize int
+	items      [][]byte // list items, no kind/apiVersion
+	pages      [][]byte // PodList replies of pageSize items
+	whole      []byte   // one unpaginated PodList reply
+	itemBytes  int64    // total JSON of the items
+}
+
+func (f *fixture) pageBytes() int64 {
+	var n int64
+	for _, p := range f.pages {
+		n += int64(len(p))
+	}
+	return n
+}
+
+// fixtures memoizes generated workloads: a benchmark function runs several
+// times (b.N grows), and generating 5,000 pods takes about a second.
+var fixtures = struct {
+	sync.Mutex
+	m map[[2]int]*fixture
+}{m: map[[2]int]*fixture{}}
+
+func podFixture(tb testing.TB, n, podSize int) *fixture {
+	tb.Helper()
+	fixtures.Lock()
+	defer fixtures.Unlock()
+	key := [2]int{n, podSize}
+	if f := fixtures.m[key]; f != nil {
+		return f
+	}
+	items := workload.Config{PodSize: podSize, ReplicaSets: min(n, 1000)}.Generate(n).Pods
+	f := &fixture{n: n, podSize: podSize, items: items}
+	f.pages = workload.Pages("PodList", "v1", "100000", items, pageSize)
+	f.whole = workload.AppendList(nil, "PodList", "v1", meta.ListMeta{ResourceVersion: "100000"}, items)
+	for _, it := range items {
+		f.itemBytes += int64(len(it))
+	}
+	fixtures.m[key] = f
+	return f
+}
+
+// pagesTransport answers every request with a page of a pre-encoded list,
+// chosen by the continue token, without any network: what remains is the
+// client's cost.
+type pagesTransport struct {
+	pages [][]byte
+}
+
+func (t pagesTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	page := 0
+	if tok := r.URL.Query().Get("continue"); tok != "" {
+		start, err := workload.PageIndex(tok)
+		if err != nil {
+			return nil, err
+		}
+		page = start / pageSize
+	}
+	if page >= len(t.pages) {
+		return nil, fmt.Errorf("bench: no page %d", page)
+	}
+	body := t.pages[page]
+	return &http.Response{
+		StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header:        http.Header{"Content-Type": {"application/json"}},
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)), Request: r,
+	}, nil
+}
+
+// memClient is an apiclient.Client whose transport serves pages.
+func memClient(tb testing.TB, pages [][]byte) *apiclient.Client {
+	tb.Helper()
+	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: "http://127.0.0.1:1", QPS: -1},
+		apiclient.Options{Transport: pagesTransport{pages: pages}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// floor is the decode floor of bodies: the fastest of a few passes of
+// jsontext validation over the same bytes. Every speed benchmark divides its
+// time by it, measured in the same run.
+func floor(tb testing.TB, bodies [][]byte) time.Duration {
+	tb.Helper()
+	best := time.Duration(1<<63 - 1)
+	for range 3 {
+		start := time.Now()
+		for _, body := range bodies {
+			if !jsontext.Value(body).IsValid() {
+				tb.Fatal("bench: invalid JSON in the fixture")
+			}
+		}
+		best = min(best, time.Since(start))
+	}
+	return best
+}
+
+// reportRate reports objects/s and the multiple of the floor for a
+// benchmark that handled objs objects per iteration.
+func reportRate(b *testing.B, iters, objs int, fl time.Duration) {
+	perOp := b.Elapsed() / time.Duration(max(iters, 1))
+	b.ReportMetric(float64(objs)/perOp.Seconds(), "objects/s")
+	b.ReportMetric(float64(perOp)/float64(fl), "x-floor")
+}
