@@ -14,7 +14,7 @@ import (
 )
 
 func TestPodsAreDeterministicAndIndependent(t *testing.T) {
-	c := workload.Config{Seed: 7}
+	c := workload.Config{Seed: 7, ReplicaSets: 10}
 	d := c.Generate(50)
 	require.Equal(t, d.Pods, c.Generate(50).Pods, "same seed, same bytes")
 	require.Equal(t, d.Pods[42], c.PodJSON(42), "a pod does not depend on the others")
@@ -33,7 +33,7 @@ func TestPodSizes(t *testing.T) {
 		{size: 20 << 10, min: 19000, max: 22000, hasMF: true},
 	} {
 		t.Run(fmt.Sprint(tc.size), func(t *testing.T) {
-			d := workload.Config{PodSize: tc.size}.Generate(20)
+			d := workload.Config{PodSize: tc.size, ReplicaSets: 5}.Generate(20)
 			mean := int(d.PodBytes()) / len(d.Pods)
 			require.GreaterOrEqual(t, mean, tc.min)
 			require.LessOrEqual(t, mean, tc.max)
@@ -47,7 +47,7 @@ func TestPodSizes(t *testing.T) {
 // The full Pod type must hold every field the generator writes, or the
 // "full struct" benchmarks would silently skip part of the JSON.
 func TestFullTypesRoundTrip(t *testing.T) {
-	c := workload.Config{}
+	c := workload.Config{ReplicaSets: 3}
 	d := c.Generate(3)
 	check := func(b []byte, v any) {
 		t.Helper()
@@ -62,7 +62,7 @@ func TestFullTypesRoundTrip(t *testing.T) {
 }
 
 func TestPagesCarryContinueTokens(t *testing.T) {
-	items := workload.Config{PodSize: workload.SmallPodSize}.Generate(25).Pods
+	items := workload.Config{PodSize: workload.SmallPodSize, ReplicaSets: 5}.Generate(25).Pods
 	pages := workload.Pages("PodList", "v1", "123", items, 10)
 	require.Len(t, pages, 3)
 	var seen int
@@ -122,12 +122,12 @@ func TestWithTypeMeta(t *testing.T) {
 }
 
 func Example() {
-	c := workload.Config{Seed: 1, PodSize: workload.ArticlePodSize}
+	c := workload.Config{Seed: 1, PodSize: workload.ArticlePodSize, ReplicaSets: 2}
 	d := c.Generate(3)
 	var p workload.Pod
 	if err := json.Unmarshal(d.Pods[0], &p); err != nil {
 		panic(err)
 	}
 	fmt.Println(p.Namespace, p.Name, p.Status.Phase, len(d.Deployments), len(d.ReplicaSets))
-	// Output: team-00 checkout-000-r2f5tx85xh-vdzbx Running 1000 1000
+	// Output: team-00 checkout-000-r2f5tx85xh-vdzbx Running 2 2
 }
