@@ -160,7 +160,8 @@ func (m *model) drainAndCheck() {
 func TestModel(t *testing.T) {
 	for _, k := range kinds() {
 		t.Run(k.name, func(t *testing.T) {
-			for seed := range uint64(150) {
+			t.Parallel()
+			for seed := range uint64(120) {
 				st := newStore()
 				m := &model{
 					t: t, rng: rand.New(rand.NewPCG(seed, 7)), st: st,
