@@ -1,0 +1,70 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"testing"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench"
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/cache"
+)
+
+// BenchmarkRetained measures what a cache of the workload costs: heap bytes
+// still reachable after GC per cached object, in a cache.Store with the
+// namespace index (as the informer keeps it), after a paginated LIST from
+// memory. "nomf" variants drop managedFields as they arrive (what
+// Options.Transform is for). It also reports the peak heap during the list
+// as a multiple of the final retained heap.
+func BenchmarkRetained(b *testing.B) {
+	for _, n := range podCounts() {
+		f := podFixture(b, n, workload.ArticlePodSize)
+		name := fmt.Sprintf("pods=%d", n)
+		b.Run(name+"/type=raw", func(b *testing.B) { retainedBench[meta.Raw](b, f, false) })
+		b.Run(name+"/type=slim", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, false) })
+		b.Run(name+"/type=slim-nomf", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, true) })
+		b.Run(name+"/type=full", func(b *testing.B) { retainedBench[workload.Pod](b, f, false) })
+		b.Run(name+"/type=full-nomf", func(b *testing.B) { retainedBench[workload.Pod](b, f, true) })
+	}
+}
+
+func retainedBench[T any, P meta.PtrObject[T]](b *testing.B, f *fixture, dropMF bool) {
+	c := memClient(b, f.pages)
+	defer c.CloseIdleConnections()
+	ctx := context.Background()
+	var retained, peak uint64
+	iters := 0
+	for b.Loop() {
+		base := bench.HeapAfterGC()
+		ph := bench.StartPeakHeap(0)
+		store := cache.New(func(p P) string { return meta.Key(p) }, cache.Indexers[P]{
+			cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string { return p.GetObjectMeta().Namespace }),
+		})
+		_, err := apiclient.ListAll[T, P](ctx, c, podsRef, apiclient.ListOptions{Limit: pageSize}, nil, func(p P) error {
+			if dropMF {
+				p.GetObjectMeta().ManagedFields = nil
+			}
+			store.Add(p)
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		pk := ph.Stop()
+		after := bench.HeapAfterGC()
+		if store.Len() != f.n {
+			b.Fatalf("cached %d objects, want %d", store.Len(), f.n)
+		}
+		runtime.KeepAlive(store)
+		retained += after - min(base, after)
+		peak += pk - min(base, pk)
+		iters++
+	}
+	perObj := float64(retained) / float64(iters) / float64(f.n)
+	b.ReportMetric(perObj, "B/obj")
+	b.ReportMetric(perObj/(float64(f.itemBytes)/float64(f.n)), "x-json")
+	b.ReportMetric(float64(peak)/float64(max(retained, 1)), "peak-x-final")
+}
