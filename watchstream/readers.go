@@ -1,6 +1,7 @@
 package watchstream
 
 import (
+	"bufio"
 	"compress/gzip"
 	"errors"
 	"fmt"
@@ -61,17 +62,43 @@ func (l *limitReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// newGzipReader reads a gzip stream of any number of members. gzip.Reader
-// returns each member's data as soon as it is inflated, before it looks for
-// the next member's header, so events flushed as separate members arrive
-// one by one.
-func newGzipReader(r io.Reader) (*gzip.Reader, error) {
-	zr, err := gzip.NewReader(r)
-	if err != nil {
-		return nil, fmt.Errorf("watchstream: gzip header: %w", err)
+// gzipMembers inflates a gzip stream of any number of members, returning
+// each member's last bytes before it looks for the next member. The
+// standard multistream mode reads the next header in the same Read that
+// returns the previous member's tail, so with one member per event the end
+// of each event would wait for the next one.
+type gzipMembers struct {
+	br     *bufio.Reader // a ByteReader, so gzip reads no further than a member
+	zr     gzip.Reader
+	inside bool // a member's header was read and its end not reached
+}
+
+func newGzipMembers(r io.Reader) *gzipMembers {
+	return &gzipMembers{br: bufio.NewReader(r)}
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	for {
+		if !g.inside {
+			if err := g.zr.Reset(g.br); err != nil {
+				if err == io.EOF {
+					return 0, io.EOF // a clean end between members
+				}
+				return 0, fmt.Errorf("watchstream: gzip header: %w", err)
+			}
+			g.zr.Multistream(false)
+			g.inside = true
+		}
+		n, err := g.zr.Read(p)
+		if err == io.EOF {
+			g.inside = false
+			if n == 0 {
+				continue
+			}
+			return n, nil
+		}
+		return n, err
 	}
-	zr.Multistream(true)
-	return zr, nil
 }
 
 // watchdog calls fire once no kick came for d.

@@ -191,18 +191,13 @@ func (s *Stream[T, P]) decodeError(offset int64, err error) *DecodeError {
 	return &DecodeError{Event: s.events, Offset: offset, Err: err}
 }
 
-// initChunked builds the decoder on first use. With gzip this reads the
-// first member's header, which is why New does not do it.
+// initChunked builds the decoder on first use.
 func (s *Stream[T, P]) initChunked() error {
 	var r io.Reader = s.wire
 	switch strings.ToLower(s.opts.ContentEncoding) {
 	case "", "identity":
 	case "gzip":
-		zr, err := newGzipReader(s.wire)
-		if err != nil {
-			return err
-		}
-		r = zr
+		r = newGzipMembers(s.wire)
 	default:
 		return fmt.Errorf("watchstream: unsupported content encoding %q", s.opts.ContentEncoding)
 	}

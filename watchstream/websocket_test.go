@@ -1,0 +1,150 @@
+package watchstream_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
+)
+
+// wsServer serves one websocket per connection, running script on it, and
+// returns a connected client.
+func wsServer(t *testing.T, script func(conn *websocket.Conn)) *websocket.Conn {
+	t.Helper()
+	up := websocket.Upgrader{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, err := up.Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		script(conn)
+	}))
+	t.Cleanup(srv.Close)
+	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = conn.Close() })
+	return conn
+}
+
+// closeWith sends a close frame and waits for the client's reply (or its
+// disconnect), as a well-behaved server does.
+func closeWith(conn *websocket.Conn, code int, reason string) {
+	_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason))
+	for {
+		if _, _, err := conn.ReadMessage(); err != nil {
+			return
+		}
+	}
+}
+
+func sendAll(conn *websocket.Conn, msgs ...string) {
+	for _, m := range msgs {
+		_ = watchstream.WriteWebsocketFrame(conn, []byte(m))
+	}
+}
+
+func TestWebsocketOneEventPerMessage(t *testing.T) {
+	conn := wsServer(t, func(conn *websocket.Conn) {
+		sendAll(conn,
+			okEvent,
+			`{"object":{"metadata":{"name":"b","resourceVersion":"2"}},"type":"MODIFIED"}`,
+			`{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"3","annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n")
+		_ = conn.WriteMessage(websocket.BinaryMessage, []byte(okEvent))
+		closeWith(conn, websocket.CloseNormalClosure, "watch timeout")
+	})
+	var c watchstream.Counters
+	s := watchstream.NewWebsocket[testPod](context.Background(), conn, watchstream.Options{Metrics: &c})
+	evs, err := drain(s)
+	require.ErrorIs(t, err, io.EOF, "a normal closure is a clean end")
+	var gots []got
+	for _, ev := range evs {
+		gots = append(gots, summarize(ev))
+	}
+	require.Equal(t, []got{
+		{meta.Added, "a", "1", "", false},
+		{meta.Modified, "b", "2", "", false},
+		{meta.Bookmark, "", "3", "", true},
+		{meta.Added, "a", "1", "", false},
+	}, gots)
+	require.Equal(t, int64(4), c.Events.Load())
+	require.Positive(t, c.Bytes.Load())
+}
+
+func TestWebsocketBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		script    func(conn *websocket.Conn)
+		maxSize   int
+		wantEvent int64
+		wantMsg   string
+	}{
+		{"close with a reason", func(c *websocket.Conn) {
+			sendAll(c, okEvent)
+			closeWith(c, websocket.CloseInternalServerErr, "etcd is gone")
+		}, 0, 2, "websocket closed by peer: websocket: close 1011 (internal server error): etcd is gone"},
+		{"two events in a message", func(c *websocket.Conn) { sendAll(c, okEvent+okEvent) }, 0, 1, "more than one event"},
+		{"empty message", func(c *websocket.Conn) { sendAll(c, "") }, 0, 1, "empty websocket message"},
+		{"truncated event", func(c *websocket.Conn) { sendAll(c, okEvent, okEvent[:30]) }, 0, 2, "truncated event"},
+		{"unknown type", func(c *websocket.Conn) { sendAll(c, `{"type":"X","object":{}}`) }, 0, 1, `unknown event type "X"`},
+		{"object does not decode", func(c *websocket.Conn) { sendAll(c, `{"type":"ADDED","object":{"metadata":{"labels":[1]}}}`) }, 0, 1, "does not decode into"},
+		{"too large", func(c *websocket.Conn) { sendAll(c, okEvent, strings.Repeat(" ", 200)+okEvent) }, 100, 2, "larger than MaxEventSize (100 bytes)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn := wsServer(t, tc.script)
+			s := watchstream.NewWebsocket[testPod](context.Background(), conn, watchstream.Options{MaxEventSize: tc.maxSize})
+			defer s.Stop()
+			_, err := drain(s)
+			var de *watchstream.DecodeError
+			require.ErrorAs(t, err, &de)
+			require.Equal(t, tc.wantEvent, de.Event, "%v", err)
+			require.ErrorContains(t, err, tc.wantMsg)
+		})
+	}
+}
+
+func TestWebsocketErrorEvent(t *testing.T) {
+	conn := wsServer(t, func(c *websocket.Conn) {
+		sendAll(c, `{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old"}}`)
+		closeWith(c, websocket.CloseNormalClosure, "")
+	})
+	s := watchstream.NewWebsocket[testPod](context.Background(), conn, watchstream.Options{})
+	_, err := s.Next()
+	require.True(t, meta.IsResourceExpired(err), "%v", err)
+}
+
+func TestWebsocketStopAndIdleOnASilentPeer(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts watchstream.Options
+		stop bool
+		want error
+	}{
+		{"stop", watchstream.Options{}, true, io.EOF},
+		{"idle", watchstream.Options{IdleTimeout: 50 * time.Millisecond}, false, watchstream.ErrIdleTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn := wsServer(t, func(c *websocket.Conn) {
+				sendAll(c, okEvent)
+				_, _, _ = c.ReadMessage() // silent until the client closes
+			})
+			s := watchstream.NewWebsocket[testPod](context.Background(), conn, tc.opts)
+			_, err := s.Next()
+			require.NoError(t, err)
+			done := nextAsync(s)
+			if tc.stop {
+				s.Stop()
+			}
+			require.ErrorIs(t, waitErr(t, done), tc.want)
+		})
+	}
+}
