@@ -1,0 +1,166 @@
+package fakeapiserver_test
+
+import (
+	"context"
+	"encoding/base64"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/fakeapiserver"
+)
+
+func TestFailNextAnswersInjectedStatuses(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	u := srv.URL() + "/api/v1/pods"
+	for _, tc := range []struct {
+		code   int
+		reason string
+		retry  string
+	}{
+		{500, "InternalError", ""}, {503, "ServiceUnavailable", ""}, {429, "TooManyRequests", "2"}, {504, "Timeout", "2"},
+	} {
+		t.Run(strconv.Itoa(tc.code), func(t *testing.T) {
+			srv.FailNext(fakeapiserver.Failure{Count: 2, Code: tc.code, Verb: "list", RetryAfter: 2 * time.Second})
+			for range 2 {
+				resp, err := http.Get(u)
+				require.NoError(t, err)
+				resp.Body.Close()
+				require.Equal(t, tc.code, resp.StatusCode)
+				require.Equal(t, tc.retry, resp.Header.Get("Retry-After"))
+			}
+			code, _ := get(t, u)
+			require.Equal(t, 200, code, "only the next two fail")
+		})
+	}
+	code, st := call(t, "POST", srv.URL()+"/fake/fail?code=504&path=/pods", "", "")
+	require.Equal(t, 200, code, st)
+	code, st = get(t, u)
+	require.Equal(t, 504, code)
+	require.Equal(t, "ResourceVersionTooLarge", st["details"].(map[string]any)["causes"].([]any)[0].(map[string]any)["reason"])
+	require.Equal(t, int64(9), srv.Stats().Faults[fakeapiserver.FaultFail])
+}
+
+func TestDropWatchesEndsStreamsCleanly(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+strconv.FormatInt(srv.ResourceVersion(), 10), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
+	defer cancel()
+	require.NoError(t, srv.AwaitWatchers(ctx, 1))
+	code, _ := call(t, "POST", srv.URL()+"/fake/drop-watches", "", "")
+	require.Equal(t, 200, code)
+	_, more := w.next()
+	require.False(t, more)
+	require.NoError(t, w.sc.Err(), "a clean end, not a broken connection")
+	require.Equal(t, int64(1), srv.Stats().Faults[fakeapiserver.FaultDropWatches])
+}
+
+func TestCutWatchTruncatesTheNextEvent(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	resp, err := http.Get(srv.URL() + "/api/v1/pods?watch=1&resourceVersion=" + strconv.FormatInt(srv.ResourceVersion(), 10))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
+	defer cancel()
+	require.NoError(t, srv.AwaitWatchers(ctx, 1))
+	require.Equal(t, 1, srv.CutWatches())
+	mustCreate(t, srv, podsGVR, pod("a", nil))
+	b, err := io.ReadAll(resp.Body)
+	require.Error(t, err, "the connection drops without the final chunk")
+	require.True(t, strings.HasPrefix(string(b), `{"type":"ADDED"`))
+	require.False(t, strings.HasSuffix(string(b), "\n"), "the event is cut in half")
+}
+
+func TestInjectMalformedEventThenStreamGoesOn(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+strconv.FormatInt(srv.ResourceVersion(), 10), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
+	defer cancel()
+	require.NoError(t, srv.AwaitWatchers(ctx, 1))
+	require.Equal(t, 1, srv.InjectMalformedEvent())
+	require.True(t, w.sc.Scan())
+	require.Equal(t, strings.TrimSpace(fakeapiserver.MalformedFrame), w.sc.Text())
+	mustCreate(t, srv, podsGVR, pod("a", nil))
+	require.Equal(t, "a", nameOf(w.mustNext()))
+}
+
+func TestStalledWatchKeepsItsConnectionUntilRestart(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	mustCreate(t, srv, podsGVR, pod("a", nil))
+	resp, err := http.Get(srv.URL() + "/api/v1/pods?watch=1&resourceVersion=" + strconv.FormatInt(srv.ResourceVersion(), 10))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
+	defer cancel()
+	require.NoError(t, srv.AwaitWatchers(ctx, 1))
+	require.Equal(t, 1, srv.StallWatches())
+	mustCreate(t, srv, podsGVR, pod("b", nil))
+	read := make(chan error, 1)
+	go func() {
+		_, err := resp.Body.Read(make([]byte, 1))
+		read <- err
+	}()
+	select {
+	case err := <-read:
+		t.Fatalf("a stalled stream delivered data or closed: %v", err)
+	case <-time.After(100 * time.Millisecond): // a negative check: nothing arrives
+	}
+	srv.Restart()
+	require.Error(t, <-read, "restart drops the connection")
+	obj, err := srv.Get(podsGVR, "default", "b")
+	require.NoError(t, err, "state survives a restart")
+	require.Equal(t, "b", obj.Name)
+	f := srv.Stats().Faults
+	require.Equal(t, int64(1), f[fakeapiserver.FaultStall])
+	require.Equal(t, int64(1), f[fakeapiserver.FaultRestart])
+}
+
+func TestLatencyDelaysRequests(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv.SetLatency(50 * time.Millisecond)
+	start := time.Now()
+	code, _ := get(t, srv.URL()+"/api/v1/pods")
+	require.Equal(t, 200, code)
+	require.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
+	srv.SetLatency(0)
+	require.Equal(t, int64(1), srv.Stats().Faults[fakeapiserver.FaultLatency])
+}
+
+func TestBearerTokensAuthenticateAndAuthorize(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
+		{Value: "admin"}, {Value: "cm-only", Resources: []string{"configmaps"}}}})
+	do := func(token, path string) int {
+		req, err := http.NewRequest("GET", srv.URL()+path, nil)
+		require.NoError(t, err)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		require.NoError(t, err)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	require.Equal(t, 401, do("", "/api/v1/pods"))
+	require.Equal(t, 401, do("wrong", "/api/v1/pods"))
+	require.Equal(t, 200, do("admin", "/api/v1/pods"))
+	require.Equal(t, 403, do("cm-only", "/api/v1/pods"))
+	require.Equal(t, 200, do("cm-only", "/api/v1/configmaps"))
+	require.Equal(t, 200, do("cm-only", "/api"))
+
+	proto := "base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte("admin"))
+	d := websocket.Dialer{Subprotocols: []string{"base64.binary.k8s.io", proto}}
+	conn, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL(), "http")+"/api/v1/pods?watch=1&timeoutSeconds=1",
+		http.Header{"Origin": {srv.URL()}})
+	require.NoError(t, err)
+	require.Equal(t, "base64.binary.k8s.io", resp.Header.Get("Sec-WebSocket-Protocol"))
+	conn.Close()
+	require.Equal(t, cfgToken(srv), "admin")
+}
+
+func cfgToken(srv *fakeapiserver.Server) string { return srv.ClientConfig().BearerToken }
