@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -296,3 +298,116 @@ func (f *scriptLW) watchCount() int {
 	defer f.mu.Unlock()
 	return len(f.watchRq)
 }
+
+// chanWatch delivers events sent on ch until Stop.
+type chanWatch struct {
+	ch      <-chan Event[*pod]
+	stopped chan struct{}
+	once    sync.Once
+}
+
+func (w *chanWatch) Next() (Event[*pod], error) {
+	select {
+	case e := <-w.ch:
+		return e, nil
+	case <-w.stopped:
+		return Event[*pod]{}, errStopped
+	}
+}
+
+func (w *chanWatch) Stop() { w.once.Do(func() { close(w.stopped) }) }
+
+// liveLW lists from a fixed reply, then watches from a channel the test feeds.
+type liveLW struct {
+	scriptLW
+	events chan Event[*pod]
+}
+
+func newLiveLW(items []*pod, rv string) *liveLW {
+	return &liveLW{scriptLW: scriptLW{lists: []listReply{{items: items, lm: meta.ListMeta{ResourceVersion: rv}}}},
+		events: make(chan Event[*pod])}
+}
+
+func (f *liveLW) Watch(ctx context.Context, opts WatchOptions) (Watch[*pod], error) {
+	f.mu.Lock()
+	f.watchRq = append(f.watchRq, opts)
+	f.mu.Unlock()
+	return &chanWatch{ch: f.events, stopped: make(chan struct{})}, nil
+}
+
+// viewHandler applies its notifications to a map, as a handler's view of the
+// world, and records them.
+type viewHandler struct {
+	mu    sync.Mutex
+	view  map[string]string // key → rv
+	log   []string
+	block chan struct{} // when set, every call waits on it
+}
+
+func newView() *viewHandler { return &viewHandler{view: map[string]string{}} }
+
+func (h *viewHandler) wait() {
+	if h.block != nil {
+		<-h.block
+	}
+}
+
+func (h *viewHandler) OnAdd(p *pod, initial bool) {
+	h.wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.view[meta.Key(p)] = p.ResourceVersion
+	h.log = append(h.log, fmt.Sprintf("add %s@%s initial=%t", p.Name, p.ResourceVersion, initial))
+}
+
+func (h *viewHandler) OnUpdate(old, p *pod) {
+	h.wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.view[meta.Key(p)] = p.ResourceVersion
+	h.log = append(h.log, fmt.Sprintf("update %s@%s->%s", p.Name, old.ResourceVersion, p.ResourceVersion))
+}
+
+func (h *viewHandler) OnDelete(p *pod, unknown bool) {
+	h.wait()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.view, meta.Key(p))
+	h.log = append(h.log, fmt.Sprintf("delete %s unknown=%t", p.Name, unknown))
+}
+
+func (h *viewHandler) lines() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.log)
+}
+
+func (h *viewHandler) snapshot() map[string]string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return maps.Clone(h.view)
+}
+
+// startInformer runs inf until the test ends.
+func startInformer[T any, P meta.PtrObject[T]](t testing.TB, inf *Informer[T, P]) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+type countMetrics struct {
+	NopMetrics
+	coalesced, panics atomic.Int64
+}
+
+func (m *countMetrics) Coalesced(string)    { m.coalesced.Add(1) }
+func (m *countMetrics) HandlerPanic(string) { m.panics.Add(1) }

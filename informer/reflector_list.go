@@ -198,6 +198,8 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		}
 	})
 	defer t.Stop()
+	unhook := context.AfterFunc(ctx, s.w.Stop)
+	defer unhook()
 	var items []P
 	index := map[string]int{}
 	for n := 1; ; n++ {

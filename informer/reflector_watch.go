@@ -53,6 +53,8 @@ func (r *reflector[P]) watchFailed(ctx context.Context, err error, rv string) st
 // (ERROR event, broken stream) → as for opening a watch.
 func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	defer s.w.Stop()
+	// Watches end with ctx whatever the ListerWatcher does with it.
+	defer context.AfterFunc(ctx, s.w.Stop)()
 	var idled atomic.Bool
 	alive := func() {}
 	if r.cfg.idleTimeout > 0 {

@@ -1,0 +1,88 @@
+package informer
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Handler receives an informer's notifications, one at a time, on its own
+// goroutine. Objects are shared with the cache and other handlers: never
+// modify them.
+type Handler[P any] interface {
+	// OnAdd: obj is new to this handler. isInInitialList is true for objects
+	// of the initial list (and of the replay a late handler gets).
+	OnAdd(obj P, isInInitialList bool)
+	// OnUpdate: obj changed from old to new; on a resync old == new.
+	OnUpdate(old, new P)
+	// OnDelete: obj is gone. finalStateUnknown means the delete was not
+	// observed (it was inferred by a relist) and obj is the last state known.
+	OnDelete(obj P, finalStateUnknown bool)
+}
+
+// HandlerFuncs adapts functions to Handler; nil functions are skipped.
+type HandlerFuncs[P any] struct {
+	AddFunc    func(obj P, isInInitialList bool)
+	UpdateFunc func(old, new P)
+	DeleteFunc func(obj P, finalStateUnknown bool)
+}
+
+func (f HandlerFuncs[P]) OnAdd(obj P, initial bool) {
+	if f.AddFunc != nil {
+		f.AddFunc(obj, initial)
+	}
+}
+
+func (f HandlerFuncs[P]) OnUpdate(old, new P) {
+	if f.UpdateFunc != nil {
+		f.UpdateFunc(old, new)
+	}
+}
+
+func (f HandlerFuncs[P]) OnDelete(obj P, finalStateUnknown bool) {
+	if f.DeleteFunc != nil {
+		f.DeleteFunc(obj, finalStateUnknown)
+	}
+}
+
+// DefaultHandlerQueue is a handler queue's default capacity.
+const DefaultHandlerQueue = 1024
+
+// HandlerOptions configure one handler. The zero value means the defaults.
+type HandlerOptions struct {
+	// Name appears in logs, metrics and traces; default "handler-<n>".
+	Name string
+	// ResyncPeriod overrides the informer's ResyncPeriod for this handler;
+	// negative: never resync.
+	ResyncPeriod time.Duration
+	// QueueCapacity bounds the handler's queue; default DefaultHandlerQueue.
+	// When the queue is full, a new notification for an object that already
+	// has one pending is merged into it (add+update → add of the new state,
+	// update+update → update from the first old to the last new, update+
+	// delete → delete, add+delete → nothing), so the final state of every
+	// object is always delivered; merges are counted (Metrics.Coalesced).
+	// A notification that cannot merge is queued anyway, so the queue holds
+	// at most max(QueueCapacity, about one entry per object) entries.
+	QueueCapacity int
+	// Unbounded never merges: every notification is delivered, as client-go
+	// does, and the queue grows as needed.
+	Unbounded bool
+}
+
+// Registration is the handle AddHandler returns.
+type Registration struct {
+	name     string
+	synced   *atomic.Bool
+	informer func() bool
+	remove   func()
+}
+
+// Name is the handler's name.
+func (r *Registration) Name() string { return r.name }
+
+// HasSynced reports whether the informer has synced and this handler has
+// been called for every object of the initial list (or of its replay).
+func (r *Registration) HasSynced() bool { return r.informer() && r.synced.Load() }
+
+// Remove stops deliveries to the handler. Notifications still queued are
+// dropped; a call in progress completes. Idempotent.
+func (r *Registration) Remove() { r.remove() }

@@ -1,0 +1,173 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/fifo"
+)
+
+// ErrAlreadyStarted is returned by a second Run.
+var ErrAlreadyStarted = errors.New("informer: Run called twice")
+
+// ErrStopped is returned by WaitForSync when Run ended before the sync.
+var ErrStopped = errors.New("informer: stopped before it synced")
+
+// Informer keeps an indexed cache of one resource in step with the server
+// and notifies any number of handlers. Create it with [New] or
+// [NewForResource], add handlers, then Run. All methods are safe for
+// concurrent use.
+type Informer[T any, P meta.PtrObject[T]] struct {
+	opts  Options[P]
+	store *cache.Store[P]
+	queue fifo.Queue[P]
+	refl  *reflector[P]
+	proc  *processor[P]
+
+	synced     chan struct{} // closed once the initial list is in the store
+	syncedFlag atomic.Bool
+	failure    atomic.Pointer[SyncError] // the last failure before the sync
+	fatal      chan struct{}             // closed when fail-fast stopped Run
+	fatalErr   error                     // set before fatal is closed
+	done       chan struct{}             // closed when Run returns
+	started    atomic.Bool
+}
+
+// New returns an informer over lw. It does nothing until Run.
+func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Informer[T, P] {
+	opts = opts.withDefaults()
+	indexers := cache.Indexers[P]{cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string {
+		return p.GetObjectMeta().Namespace
+	})}
+	for name, fn := range opts.Indexers {
+		indexers[name] = fn
+	}
+	key := func(p P) string { return meta.Key(p) }
+	i := &Informer[T, P]{
+		opts: opts, store: cache.New(key, indexers), proc: newProcessor(opts),
+		synced: make(chan struct{}), fatal: make(chan struct{}), done: make(chan struct{}),
+	}
+	switch opts.Queue {
+	case QueueDeltaFIFO:
+		i.queue = fifo.NewDelta(fifo.DeltaOptions[P]{Key: key, KnownObjects: i.store})
+	case QueueInOrder:
+		i.queue = fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: i.store})
+	}
+	cfg := defaultReflectorConfig(opts)
+	cfg.onListed = i.checkSynced
+	cfg.onFailure = i.syncFailed
+	i.refl = newReflector(lw, i.queue, cfg)
+	return i
+}
+
+// Run syncs and keeps syncing until ctx ends, then stops every goroutine it
+// started and returns nil; with Options.FailFast it returns the *SyncError
+// that stopped it. Run may be called once.
+func (i *Informer[T, P]) Run(ctx context.Context) error {
+	if !i.started.CompareAndSwap(false, true) {
+		return ErrAlreadyStarted
+	}
+	defer close(i.done)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	i.proc.start(ctx, &wg)
+	wg.Add(2)
+	go func() { defer wg.Done(); i.processLoop(ctx) }()
+	go func() { defer wg.Done(); i.resyncLoop(ctx) }()
+	err := i.refl.run(ctx)
+	if err != nil {
+		i.fatalErr = err
+		close(i.fatal)
+	}
+	cancel()
+	i.proc.stop()
+	i.queue.Close()
+	wg.Wait()
+	return err
+}
+
+// AddHandler registers h. Objects already cached are replayed to it as
+// adds (isInInitialList true), so a late handler starts from the same state
+// as the others. Handlers may be added before or during Run.
+func (i *Informer[T, P]) AddHandler(h Handler[P], opts HandlerOptions) (*Registration, error) {
+	l, err := i.proc.add(h, opts, i.store.List)
+	if err != nil {
+		return nil, err
+	}
+	return &Registration{name: l.name, synced: &l.synced, informer: i.HasSynced,
+		remove: func() { i.proc.remove(l) }}, nil
+}
+
+// HasSynced reports whether the initial list has been applied to the cache.
+func (i *Informer[T, P]) HasSynced() bool { return i.syncedFlag.Load() }
+
+// WaitForSync blocks until the initial list is in the cache (nil), or ctx
+// ends: then the error wraps context.Cause(ctx) and, when there was one,
+// the *SyncError saying why the sync has not completed (errors.As finds it).
+// With FailFast it returns the SyncError as soon as Run stops on it.
+func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
+	select {
+	case <-i.synced:
+		return nil
+	case <-i.fatal:
+		return fmt.Errorf("informer %s: %w", i.opts.Name, i.fatalErr)
+	case <-i.done:
+		if i.HasSynced() {
+			return nil
+		}
+		return fmt.Errorf("informer %s: %w", i.opts.Name, ErrStopped)
+	case <-ctx.Done():
+		if f := i.failure.Load(); f != nil {
+			return fmt.Errorf("informer %s: not synced: %w: %w", i.opts.Name, context.Cause(ctx), f)
+		}
+		return fmt.Errorf("informer %s: not synced: %w", i.opts.Name, context.Cause(ctx))
+	}
+}
+
+// SyncError returns why the initial sync is failing, nil once synced or
+// before any failure.
+func (i *Informer[T, P]) SyncError() *SyncError {
+	if i.HasSynced() {
+		return nil
+	}
+	return i.failure.Load()
+}
+
+// LastSyncResourceVersion is the resourceVersion of the last list, event or
+// bookmark the reflector queued.
+func (i *Informer[T, P]) LastSyncResourceVersion() string { return i.refl.lastSyncResourceVersion() }
+
+// Lister returns a typed read-only view of the cache.
+func (i *Informer[T, P]) Lister() Lister[P] { return Lister[P]{r: i.store} }
+
+// Store returns the cache for direct reads (indexes, keys).
+func (i *Informer[T, P]) Store() cache.Reader[P] { return i.store }
+
+func (i *Informer[T, P]) syncFailed(e *SyncError) {
+	i.failure.Store(e)
+}
+
+// checkSynced marks the informer synced once the queue says everything of
+// the first list has been processed. Called after every pop and after every
+// Replace (an empty first list is synced without any pop).
+func (i *Informer[T, P]) checkSynced() {
+	if i.syncedFlag.Load() || !i.queue.HasSynced() {
+		return
+	}
+	i.proc.mu.Lock()
+	defer i.proc.mu.Unlock()
+	if i.syncedFlag.Load() {
+		return
+	}
+	i.proc.markSyncedLocked(i.opts.Clock.Now())
+	i.syncedFlag.Store(true)
+	close(i.synced)
+	if i.opts.Trace != nil {
+		i.opts.Trace(TraceEvent{Stage: StageSynced, Items: i.store.Len(), ResourceVersion: i.LastSyncResourceVersion()})
+	}
+}

@@ -1,0 +1,209 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+type notifKind uint8
+
+const (
+	notifAdd notifKind = iota + 1
+	notifUpdate
+	notifDelete
+	notifSynced // marker: everything of the initial list is before it
+)
+
+// notification is one pending call of a handler. dead entries were merged
+// away and are skipped.
+type notification[P any] struct {
+	kind   notifKind
+	key    string
+	obj    P
+	old    P    // notifUpdate only
+	flag   bool // isInInitialList for add, finalStateUnknown for delete
+	queued time.Time
+	dead   bool
+}
+
+// merge folds n into the pending p for the same key, keeping the final
+// state; false when the two cannot be one call (delete then add).
+func (p *notification[P]) merge(n *notification[P]) bool {
+	switch {
+	case p.kind == notifAdd && n.kind == notifUpdate:
+		p.obj = n.obj
+	case p.kind == notifAdd && n.kind == notifDelete:
+		p.dead = true
+	case p.kind == notifUpdate && n.kind == notifUpdate:
+		p.obj = n.obj
+	case p.kind == notifUpdate && n.kind == notifDelete:
+		p.kind, p.obj, p.flag = notifDelete, n.obj, n.flag
+		var zero P
+		p.old = zero
+	default:
+		return false
+	}
+	return true
+}
+
+// listener is one handler with its queue and goroutine.
+type listener[P meta.Object] struct {
+	name     string
+	h        Handler[P]
+	capacity int // 0: unbounded
+	resync   time.Duration
+	metrics  Metrics
+	log      *slog.Logger
+	clock    Clock
+	trace    func(TraceEvent)
+
+	synced  atomic.Bool
+	removed chan struct{}
+	once    sync.Once
+	wake    chan struct{} // cap 1
+
+	mu      sync.Mutex // guards the fields below
+	q       []*notification[P]
+	head    int
+	live    int
+	pending map[string]*notification[P] // last queued notification per key
+
+	// nextResync is guarded by the processor's mutex.
+	nextResync time.Time
+	syncing    bool
+}
+
+func (l *listener[P]) push(n *notification[P]) {
+	l.mu.Lock()
+	if l.capacity > 0 && l.live >= l.capacity && n.key != "" {
+		if p := l.pending[n.key]; p != nil && p.merge(n) {
+			if p.dead {
+				delete(l.pending, n.key)
+				l.live--
+			}
+			l.mu.Unlock()
+			l.metrics.Coalesced(l.name)
+			return
+		}
+	}
+	l.q = append(l.q, n)
+	l.live++
+	if n.key != "" {
+		l.pending[n.key] = n
+	}
+	depth := l.live
+	l.mu.Unlock()
+	l.metrics.HandlerQueueDepth(l.name, depth)
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pop returns the next live notification, or nil when there is none.
+func (l *listener[P]) pop() *notification[P] {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.head < len(l.q) {
+		n := l.q[l.head]
+		l.q[l.head] = nil
+		l.head++
+		if n.dead {
+			continue
+		}
+		if l.pending[n.key] == n {
+			delete(l.pending, n.key)
+		}
+		l.live--
+		l.compact()
+		return n
+	}
+	return nil
+}
+
+// compact drops the consumed prefix once it is most of the slice, so the
+// queue's memory follows its length.
+func (l *listener[P]) compact() {
+	if l.head == len(l.q) {
+		l.q, l.head = l.q[:0], 0
+		return
+	}
+	if l.head > 64 && l.head > len(l.q)/2 {
+		l.q = append(l.q[:0], l.q[l.head:]...)
+		l.head = 0
+	}
+}
+
+// run calls the handler until ctx ends or the handler is removed.
+func (l *listener[P]) run(ctx context.Context) {
+	for {
+		n := l.pop()
+		if n == nil {
+			select {
+			case <-ctx.Done():
+				return
+			case <-l.removed:
+				return
+			case <-l.wake:
+				continue
+			}
+		}
+		select {
+		case <-l.removed:
+			return
+		default:
+		}
+		l.call(n)
+	}
+}
+
+// call runs the handler for n, recovering a panic so one bad handler never
+// takes the informer down.
+func (l *listener[P]) call(n *notification[P]) {
+	if n.kind == notifSynced {
+		l.synced.Store(true)
+		return
+	}
+	start := l.clock.Now()
+	defer func() {
+		took := l.clock.Now().Sub(start)
+		if v := recover(); v != nil {
+			l.metrics.HandlerPanic(l.name)
+			l.log.Error("informer: handler panicked", "handler", l.name, "key", n.key, "panic", fmt.Sprint(v))
+		}
+		l.metrics.HandlerCall(l.name, start.Sub(n.queued), took)
+		if l.trace != nil {
+			l.trace(TraceEvent{Stage: StageHandlerCalled, Handler: l.name, Op: n.op(), Key: n.key, Duration: took})
+		}
+	}()
+	switch n.kind {
+	case notifAdd:
+		l.h.OnAdd(n.obj, n.flag)
+	case notifUpdate:
+		l.h.OnUpdate(n.old, n.obj)
+	case notifDelete:
+		l.h.OnDelete(n.obj, n.flag)
+	case notifSynced:
+	}
+}
+
+func (n *notification[P]) op() string {
+	switch n.kind {
+	case notifAdd:
+		return "add"
+	case notifUpdate:
+		return "update"
+	case notifDelete:
+		return "delete"
+	case notifSynced:
+	}
+	return "synced"
+}
+
+func (l *listener[P]) stop() { l.once.Do(func() { close(l.removed) }) }
