@@ -1,15 +1,42 @@
-// Package watchstream turns the bytes of a Kubernetes watch into typed events,
-// and writes events in the same framing for servers.
+// Package watchstream turns the bytes of a Kubernetes watch into typed
+// events, and writes events in the same framing for servers.
 //
 // It sits between the connection and the reflector:
 //
 //	apiclient ──body / websocket──▶ watchstream ──Event[P]──▶ informer.Reflector
 //
 // apiclient opens the connection; this package only frames and decodes. It
-// never retries or relists: what to do after an error is the informer's policy.
+// never retries or relists: what to do after an error is the informer's
+// policy, and every error says enough to choose.
 //
-// Server side, [Encoder] and [AppendFrame] write the chunked framing
-// (`{"type":…,"object":…}` and a newline per event), flushing per event and
-// optionally gzipping one member per event; [WriteWebsocketFrame] sends a
-// frame as one websocket text message.
+// Two framings are read. [New] reads the chunked HTTP body: a sequence of
+// `{"type":…,"object":…}` values separated by newlines, with no relation
+// between HTTP chunks and events, optionally gzipped one member per flush.
+// [NewWebsocket] reads one event per websocket message. Both give a
+// [Stream], whose [Stream.Next] (or [Stream.All]) yields an [Event] per frame
+// with the object decoded straight into the caller's type: a slim struct of
+// the fields it needs, or [meta.Raw] for everything.
+//
+// Server side, [Encoder] and [AppendFrame] write the chunked framing,
+// flushing per event and optionally gzipping one member per event;
+// [WriteWebsocketFrame] sends a frame as one websocket text message.
+//
+// Invariants:
+//  1. Each object is decoded once, from the stream's buffer into a fresh P:
+//     no intermediate map, no second pass over its bytes (unless "object"
+//     precedes "type" in the envelope, when its bytes are kept until the
+//     type says how to decode them). The Stream keeps no reference to a
+//     delivered object.
+//  2. Every way a stream ends is one of: io.EOF (clean end, a websocket
+//     normal closure, or Stop); a wrapped *meta.StatusError (an ERROR event);
+//     a *DecodeError naming the event number and byte offset (bad input);
+//     ErrIdleTimeout; the context's cause. No event is dropped silently, and
+//     after the first error every Next returns it again.
+//  3. No event makes the decoder hold much more than Options.MaxEventSize
+//     bytes: the reader under the JSON decoder refuses to go further.
+//  4. Stop and context cancellation close the connection, which unblocks a
+//     Next waiting on a silent peer; the stream starts no goroutine of its
+//     own (only timer and context callbacks, which are released at the end).
+//  5. Gzip members are inflated as they arrive: an event flushed in its own
+//     member is delivered before the next member is written.
 package watchstream

@@ -24,6 +24,11 @@ func (s *Stream[T, P]) nextMessage() (Event[P], error) {
 	if s.dog != nil {
 		s.dog.kick() // the frame header arrived
 	}
+	return s.decodeMessage(r)
+}
+
+// decodeMessage decodes the event of one message read from r.
+func (s *Stream[T, P]) decodeMessage(r io.Reader) (Event[P], error) {
 	s.events++
 	s.wire.r = r
 	s.lim.allow(s.max)
