@@ -70,10 +70,13 @@ func excerpt(body []byte) string {
 	return s[:cut] + "…"
 }
 
+// mediaType names a reply's media type for an error message. The header is
+// the server's text: it goes through excerpt, so a hostile server can make
+// it neither long nor invalid UTF-8 (net/http passes bytes 0x80-0xff).
 func mediaType(ct string) string {
-	if ct == "" {
+	mt, _, _ := strings.Cut(ct, ";")
+	if mt = excerpt([]byte(mt)); mt == "" {
 		return "no content type"
 	}
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.TrimSpace(mt)
+	return mt
 }

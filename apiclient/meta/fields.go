@@ -78,6 +78,10 @@ func parseFieldTerm(s string, start, end int) (FieldRequirement, error) {
 	if field == "" {
 		return FieldRequirement{}, fail(start, term, "the field name is empty")
 	}
+	if strings.HasSuffix(field, "!") {
+		// "a! =b" would print as "a!=b", which means something else.
+		return FieldRequirement{}, fail(start, term, "the field name ends in '!' (write != without a space)")
+	}
 	value, ok := unescapeFieldValue(term[opAt+opLen:])
 	if !ok {
 		return FieldRequirement{}, fail(start+opAt+opLen, term[opAt+opLen:], "invalid escape in the value (only \\\\, \\, and \\= are allowed)")
