@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // ListerWatcher is the reflector's view of the API server: one LIST page at a
@@ -52,16 +53,9 @@ type Watch[P any] interface {
 	Stop()
 }
 
-// Event is one decoded watch event.
-type Event[P any] struct {
-	Type   meta.EventType
-	Object P
-	// ResourceVersion is the object's metadata.resourceVersion.
-	ResourceVersion string
-	// InitialEventsEnd is set on the BOOKMARK that ends the initial events of
-	// a streaming list (annotation k8s.io/initial-events-end: "true").
-	InitialEventsEnd bool
-}
+// Event is one decoded watch event: watchstream's type, so an apiclient
+// watch stream is a Watch without any copying.
+type Event[P any] = watchstream.Event[P]
 
 // ResourceVersionMatch values.
 const (

@@ -8,7 +8,18 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/watchstream"
 )
+
+// Selectors narrow what a resource ListerWatcher sees, and how it watches.
+type Selectors struct {
+	LabelSelector, FieldSelector string
+	// Websocket watches over a websocket instead of chunked HTTP.
+	Websocket bool
+	// Stream configures the watch decoder (event size limit, gzip, idle
+	// timeout of the connection itself).
+	Stream watchstream.Options
+}
 
 // QueueKind picks the delta queue between the reflector and the processing
 // loop. See doc.go for why InOrder is the default.
@@ -72,6 +83,9 @@ type Options[P meta.Object] struct {
 	// Trace, when set, receives every TraceEvent synchronously on the
 	// goroutine of the stage; it must be quick.
 	Trace func(TraceEvent)
+	// Selectors narrow what NewForResource lists and watches; New ignores
+	// them (there the ListerWatcher decides).
+	Selectors Selectors
 	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
 	Clock Clock
 	Rand  func() float64

@@ -1,0 +1,367 @@
+package informer_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"maps"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/informer"
+)
+
+// configMap is a slim struct: only the fields the tests read.
+type configMap struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Data            map[string]string `json:"data,omitempty"`
+}
+
+var (
+	cmGVR = apiclient.GVR{Version: "v1", Resource: "configmaps"}
+	cmRef = apiclient.Ref{GVR: cmGVR, Namespace: "default"}
+	wait  = 10 * time.Second
+)
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// env is a fake API server with a client for it.
+type env struct {
+	srv    *fakeapiserver.Server
+	client *apiclient.Client
+}
+
+func newEnv(t testing.TB, opts ...fakeapiserver.Options) *env {
+	t.Helper()
+	o := fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 50 * time.Millisecond}
+	if len(opts) > 0 {
+		o = opts[0]
+		o.Logger = quiet()
+	}
+	srv := fakeapiserver.Start(t, o)
+	c, err := apiclient.New(srv.ClientConfig())
+	require.NoError(t, err)
+	return &env{srv: srv, client: c}
+}
+
+func (e *env) put(t testing.TB, name, value string, labels map[string]string) {
+	t.Helper()
+	obj := map[string]any{"metadata": map[string]any{"name": name, "namespace": "default", "labels": labels},
+		"data": map[string]string{"v": value}}
+	if _, err := e.srv.Get(cmGVR, "default", name); err == nil {
+		_, err = e.srv.Update(cmGVR, obj)
+		require.NoError(t, err)
+		return
+	}
+	_, err := e.srv.Create(cmGVR, obj)
+	require.NoError(t, err)
+}
+
+// serverState is name → data["v"] as the server has it.
+func (e *env) serverState(t testing.TB) map[string]string {
+	t.Helper()
+	items, _, err := e.srv.List(cmGVR, "default")
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, r := range items {
+		var cm configMap
+		require.NoError(t, r.DecodeInto(&cm))
+		out[cm.Name] = cm.Data["v"]
+	}
+	return out
+}
+
+func fastOpts() informer.Options[*configMap] {
+	return informer.Options[*configMap]{Logger: quiet(),
+		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
+}
+
+// view is a handler that applies its notifications to a map.
+type view struct {
+	mu      sync.Mutex
+	state   map[string]string
+	deletes map[string]bool // name → finalStateUnknown of its last delete
+	adds    int
+}
+
+func newView() *view { return &view{state: map[string]string{}, deletes: map[string]bool{}} }
+
+func (v *view) OnAdd(cm *configMap, _ bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.state[cm.Name] = cm.Data["v"]
+	v.adds++
+}
+
+func (v *view) OnUpdate(_, cm *configMap) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.state[cm.Name] = cm.Data["v"]
+}
+
+func (v *view) OnDelete(cm *configMap, unknown bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	delete(v.state, cm.Name)
+	v.deletes[cm.Name] = unknown
+}
+
+func (v *view) snapshot() map[string]string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Clone(v.state)
+}
+
+func cacheState(inf *informer.Informer[configMap, *configMap]) map[string]string {
+	out := map[string]string{}
+	for _, cm := range inf.Lister().List(meta.LabelSelector{}) {
+		out[cm.Name] = cm.Data["v"]
+	}
+	return out
+}
+
+func run(t testing.TB, inf interface{ Run(context.Context) error }) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+	})
+}
+
+func synced(t testing.TB, inf interface{ WaitForSync(context.Context) error }) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	require.NoError(t, inf.WaitForSync(ctx))
+}
+
+func converges(t testing.TB, e *env, inf *informer.Informer[configMap, *configMap], views ...*view) {
+	t.Helper()
+	want := e.serverState(t)
+	require.Eventually(t, func() bool {
+		if !maps.Equal(want, cacheState(inf)) {
+			return false
+		}
+		for _, v := range views {
+			if !maps.Equal(want, v.snapshot()) {
+				return false
+			}
+		}
+		return true
+	}, wait, 5*time.Millisecond, "cache and handlers must equal the server")
+}
+
+func TestSyncsNObjectsThenFollowsLiveChanges(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%t", streaming), func(t *testing.T) {
+			e := newEnv(t)
+			for i := range 1200 {
+				e.put(t, fmt.Sprintf("cm-%04d", i), "0", nil)
+			}
+			opts := fastOpts()
+			opts.StreamingList = streaming
+			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			v := newView()
+			_, err := inf.AddHandler(v, informer.HandlerOptions{})
+			require.NoError(t, err)
+			run(t, inf)
+			synced(t, inf)
+			require.Len(t, cacheState(inf), 1200)
+
+			e.put(t, "cm-0001", "1", nil)
+			require.NoError(t, e.srv.Delete(cmGVR, "default", "cm-0002"))
+			e.put(t, "new", "x", nil)
+			converges(t, e, inf, v)
+		})
+	}
+}
+
+func TestDeletesWhileDisconnectedArriveAsTombstones(t *testing.T) {
+	e := newEnv(t)
+	for _, n := range []string{"a", "b", "c"} {
+		e.put(t, n, "0", nil)
+	}
+	inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+	v := newView()
+	_, err := inf.AddHandler(v, informer.HandlerOptions{})
+	require.NoError(t, err)
+	run(t, inf)
+	synced(t, inf)
+	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+
+	// Hold the reflector off the watch while b is deleted and history is
+	// compacted: it must relist and infer the delete.
+	e.srv.FailNext(fakeapiserver.Failure{Count: 3, Code: 503, Verb: "watch"})
+	e.srv.DropWatches()
+	require.NoError(t, e.srv.Delete(cmGVR, "default", "b"))
+	e.put(t, "d", "0", nil)
+	e.srv.Compact(0)
+	converges(t, e, inf, v)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	require.Equal(t, map[string]bool{"b": true}, v.deletes, "the delete was inferred by the relist")
+}
+
+// compactingLW compacts the server's history after the first page of every
+// list, so the continue token of the second page has expired.
+type compactingLW struct {
+	informer.ListerWatcher[*configMap]
+	e     *env
+	mu    sync.Mutex
+	pages []informer.ListOptions
+	once  sync.Once
+}
+
+func (c *compactingLW) List(ctx context.Context, o informer.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+	lm, err := c.ListerWatcher.List(ctx, o, each)
+	c.mu.Lock()
+	c.pages = append(c.pages, o)
+	c.mu.Unlock()
+	if err == nil && lm.Continue != "" {
+		c.once.Do(func() {
+			_, _ = c.e.srv.Create(cmGVR, `{"metadata":{"name":"late","namespace":"default"}}`)
+			c.e.srv.Compact(0)
+		})
+	}
+	return lm, err
+}
+
+func TestGoneMidPaginatedListRestartsTheList(t *testing.T) {
+	e := newEnv(t)
+	for i := range 7 {
+		e.put(t, fmt.Sprintf("cm-%d", i), "0", nil)
+	}
+	// A list at "0" is served whole; a 504 makes the reflector list at "",
+	// which is paginated.
+	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 504, Verb: "list"})
+	lw := &compactingLW{ListerWatcher: informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{}), e: e}
+	opts := fastOpts()
+	opts.PageSize = 3
+	opts.StreamingList = false
+	inf := informer.New[configMap](lw, opts)
+	run(t, inf)
+	synced(t, inf)
+	converges(t, e, inf)
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	var consistentStarts int
+	for _, p := range lw.pages {
+		if p.Continue == "" && p.ResourceVersion == "" {
+			consistentStarts++
+		}
+	}
+	require.Equal(t, 2, consistentStarts, "the list at \"\" restarted after its continue expired: %+v", lw.pages)
+}
+
+func TestStreamingListFallsBackWhenRejected(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 422, Verb: "watch"})
+	opts := fastOpts()
+	opts.StreamingList = true
+	var relists sync.Map
+	opts.Trace = func(ev informer.TraceEvent) {
+		if ev.Stage == informer.StageRelist {
+			relists.Store(ev.Cause, true)
+		}
+	}
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	_, ok := relists.Load(informer.CauseStreamingFallback)
+	require.True(t, ok)
+	converges(t, e, inf)
+}
+
+func TestBookmarksAdvanceTheResourceVersion(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+	run(t, inf)
+	synced(t, inf)
+	// Writes to another resource move the global resourceVersion; only
+	// bookmarks can tell this informer.
+	_, err := e.srv.Create(apiclient.GVR{Version: "v1", Resource: "secrets"},
+		`{"metadata":{"name":"s","namespace":"default"}}`)
+	require.NoError(t, err)
+	want := fmt.Sprint(e.srv.ResourceVersion())
+	require.Eventually(t, func() bool { return inf.LastSyncResourceVersion() == want }, wait, 5*time.Millisecond)
+}
+
+func TestTypedSyncFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		token string
+		ref   apiclient.Ref
+		want  informer.FailureReason
+	}{
+		{"401", "wrong", cmRef, informer.FailureUnauthorized},
+		{"403", "secrets-only", cmRef, informer.FailureForbidden},
+		{"missing resource", "admin", apiclient.Ref{GVR: apiclient.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}}, informer.FailureResourceNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
+				{Value: "admin"}, {Value: "secrets-only", Resources: []string{"secrets"}}}})
+			cfg := srv.ClientConfig()
+			cfg.BearerToken = tc.token
+			c, err := apiclient.New(cfg)
+			require.NoError(t, err)
+			opts := fastOpts()
+			opts.FailFast = true
+			inf := informer.NewForResource[configMap](c, tc.ref, opts)
+			errc := make(chan error, 1)
+			go func() { errc <- inf.Run(t.Context()) }()
+			err = inf.WaitForSync(t.Context())
+			var se *informer.SyncError
+			require.ErrorAs(t, err, &se)
+			require.Equal(t, tc.want, se.Reason)
+			require.ErrorAs(t, <-errc, &se)
+		})
+	}
+}
+
+func TestLabelSelectorNarrowsAndRelabelDeletes(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "web", "0", map[string]string{"app": "web"})
+	e.put(t, "db", "0", map[string]string{"app": "db"})
+	opts := fastOpts()
+	opts.Selectors.LabelSelector = "app=web"
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	v := newView()
+	_, err := inf.AddHandler(v, informer.HandlerOptions{})
+	require.NoError(t, err)
+	run(t, inf)
+	synced(t, inf)
+	require.Equal(t, map[string]string{"web": "0"}, cacheState(inf))
+	e.put(t, "web", "1", map[string]string{"app": "other"})
+	require.Eventually(t, func() bool { return len(cacheState(inf)) == 0 && len(v.snapshot()) == 0 }, wait, 5*time.Millisecond)
+	sel, err := meta.ParseLabelSelector("app=web")
+	require.NoError(t, err)
+	require.Empty(t, inf.Lister().List(sel))
+}
+
+func TestRawObjects(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", map[string]string{"k": "v"})
+	inf := informer.NewForResource[meta.Raw](e.client, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
+	run(t, inf)
+	synced(t, inf)
+	r, ok := inf.Lister().Namespace("default").Get("a")
+	require.True(t, ok)
+	require.Equal(t, "v", r.Labels["k"])
+	var cm configMap
+	require.NoError(t, r.DecodeInto(&cm))
+	require.Equal(t, "0", cm.Data["v"])
+}

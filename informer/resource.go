@@ -1,0 +1,49 @@
+package informer
+
+import (
+	"context"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// NewForResource returns an informer for ref over c, narrowed by
+// opts.Selectors (zero: everything).
+func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
+	if opts.Name == "" {
+		opts.Name = ref.String()
+	}
+	return New[T](NewListerWatcher[T, P](c, ref, opts.Selectors), opts)
+}
+
+// NewListerWatcher lists and watches ref over c.
+func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, sel Selectors) ListerWatcher[P] {
+	return resourceLW[T, P]{c: c, ref: ref, sel: sel}
+}
+
+type resourceLW[T any, P meta.PtrObject[T]] struct {
+	c   *apiclient.Client
+	ref apiclient.Ref
+	sel Selectors
+}
+
+func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
+	return apiclient.List[T, P](ctx, lw.c, lw.ref, apiclient.ListOptions{
+		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
+		Limit: o.Limit, Continue: o.Continue,
+		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
+	}, each)
+}
+
+func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
+	s, err := apiclient.Watch[T, P](ctx, lw.c, lw.ref, apiclient.WatchOptions{
+		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
+		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
+		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
+		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: lw.sel.Stream,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
