@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 
@@ -30,10 +31,10 @@ func summarize(ev watchstream.Event[*testPod]) got {
 // closeRecorder is a body that remembers being closed.
 type closeRecorder struct {
 	io.Reader
-	closed bool
+	closed atomic.Bool
 }
 
-func (c *closeRecorder) Close() error { c.closed = true; return nil }
+func (c *closeRecorder) Close() error { c.closed.Store(true); return nil }
 
 // drain reads a stream to its end and returns the events and the final error.
 func drain[T any, P meta.PtrObject[T]](s *watchstream.Stream[T, P]) ([]watchstream.Event[P], error) {
@@ -109,7 +110,7 @@ func TestChunkedDecodesEveryFraming(t *testing.T) {
 					gots = append(gots, summarize(ev))
 				}
 				require.Equal(t, tc.want, gots, how)
-				require.True(t, body.closed, "%s: body closed at the end", how)
+				require.True(t, body.closed.Load(), "%s: body closed at the end", how)
 				_, err = s.Next()
 				require.ErrorIs(t, err, io.EOF, "%s: the end is sticky", how)
 			}
@@ -198,7 +199,7 @@ func TestErrorEventEndsTheStreamWithAStatusError(t *testing.T) {
 		require.ErrorAs(t, err, &se)
 		require.Equal(t, "too old resource version: 1 (5)", se.Status.Message)
 		require.ErrorContains(t, err, "ERROR event 2")
-		require.True(t, body.closed)
+		require.True(t, body.closed.Load())
 		_, err = s.Next()
 		require.True(t, meta.IsGone(err), "the stream is over")
 	}

@@ -109,19 +109,28 @@ func (s *Stream[T, P]) readObject(dec *jsontext.Decoder, env *envelope[P]) error
 		return nil
 	}
 	env.raw = false
-	return s.decodeObject(env, func(v any) error { return json.UnmarshalDecode(dec, v) })
+	return s.decodeObject(env, dec)
 }
 
 // decodePending decodes the object kept in s.pending.
 func (s *Stream[T, P]) decodePending(env *envelope[P]) error {
-	return s.decodeObject(env, func(v any) error { return json.Unmarshal(s.pending, v, decoderOptions) })
+	return s.decodeObject(env, nil)
+}
+
+// unmarshal decodes the next value of dec into v, or s.pending when dec is
+// nil.
+func (s *Stream[T, P]) unmarshal(dec *jsontext.Decoder, v any) error {
+	if dec == nil {
+		return json.Unmarshal(s.pending, v, decoderOptions)
+	}
+	return json.UnmarshalDecode(dec, v)
 }
 
 // decodeObject decodes into a Status for ERROR events, else into a new P.
-func (s *Stream[T, P]) decodeObject(env *envelope[P], unmarshal func(any) error) error {
+func (s *Stream[T, P]) decodeObject(env *envelope[P], dec *jsontext.Decoder) error {
 	if env.typ == meta.Error {
 		st := new(meta.Status)
-		if err := unmarshal(st); err != nil {
+		if err := s.unmarshal(dec, st); err != nil {
 			return fmt.Errorf("%w: %w", errNotStatus, err)
 		}
 		if st.Kind != "Status" && st.Code == 0 && st.Status == "" {
@@ -131,7 +140,7 @@ func (s *Stream[T, P]) decodeObject(env *envelope[P], unmarshal func(any) error)
 		return nil
 	}
 	obj := P(new(T))
-	if err := unmarshal(obj); err != nil {
+	if err := s.unmarshal(dec, obj); err != nil {
 		return fmt.Errorf("%s object does not decode into %T: %w", env.typ, obj, err)
 	}
 	env.obj = obj

@@ -175,3 +175,33 @@ func TestIdleTimeoutIsResetByEveryRead(t *testing.T) {
 	_, err = s.Next()
 	require.ErrorIs(t, err, io.EOF)
 }
+
+func TestIdleTimeoutIgnoresASlowConsumer(t *testing.T) {
+	const idle = 30 * time.Millisecond
+	body := io.NopCloser(strings.NewReader(strings.Repeat(okEvent, 2)))
+	s := watchstream.New[testPod](context.Background(), body, watchstream.Options{IdleTimeout: idle})
+	_, err := s.Next()
+	require.NoError(t, err)
+	time.Sleep(3 * idle) // the consumer is busy; the data is already there
+	_, err = s.Next()
+	require.NoError(t, err)
+	_, err = s.Next()
+	require.ErrorIs(t, err, io.EOF)
+}
+
+func TestCancelledContextBeforeTheFirstNext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	body := &closeRecorder{Reader: strings.NewReader(okEvent)}
+	s := watchstream.New[testPod](ctx, body, watchstream.Options{})
+	_, err := s.Next()
+	require.ErrorIs(t, err, context.Canceled)
+	require.True(t, body.closed.Load())
+}
+
+func TestNextAfterStopDoesNotReadOn(t *testing.T) {
+	s := watchstream.New[testPod](context.Background(), io.NopCloser(strings.NewReader(okEvent)), watchstream.Options{})
+	s.Stop()
+	_, err := s.Next()
+	require.ErrorIs(t, err, io.EOF)
+}

@@ -19,10 +19,12 @@ type Options struct {
 	// ends the stream with a *DecodeError wrapping ErrEventTooLarge; the
 	// decoder never buffers much more than this. 0 means DefaultMaxEventSize.
 	MaxEventSize int
-	// IdleTimeout ends the stream with ErrIdleTimeout when no byte arrives
-	// for that long (bookmarks count), so a half-open connection cannot hang
-	// a watcher forever. 0 means no timeout; servers send bookmarks about
-	// once a minute, so a few minutes is a sensible value.
+	// IdleTimeout ends the stream with ErrIdleTimeout when a read waits
+	// that long for a byte (bookmarks count), so a half-open connection
+	// cannot hang a watcher forever. The clock runs only while Next waits
+	// on the connection: a slow consumer is not an idle peer. 0 means no
+	// timeout; servers send bookmarks about once a minute, so a few minutes
+	// is a sensible value.
 	IdleTimeout time.Duration
 	// ContentEncoding is the Content-Encoding of a chunked body: "" or
 	// "identity" for plain JSON, "gzip" for a (multi-member) gzip stream,

@@ -14,8 +14,8 @@ import (
 // spent; Stream turns it into a *DecodeError wrapping ErrEventTooLarge.
 var errEventTooLarge = errors.New("event size limit reached")
 
-// wireReader sits right on the connection: every read feeds the idle
-// watchdog and the byte counter.
+// wireReader sits right on the connection: every read is timed by the idle
+// watchdog and counted.
 type wireReader struct {
 	r       io.Reader
 	dog     *watchdog // nil without IdleTimeout
@@ -23,14 +23,13 @@ type wireReader struct {
 }
 
 func (w *wireReader) Read(p []byte) (int, error) {
+	if w.dog != nil {
+		w.dog.arm()
+		defer w.dog.disarm()
+	}
 	n, err := w.r.Read(p)
-	if n > 0 {
-		if w.dog != nil {
-			w.dog.kick()
-		}
-		if w.metrics != nil {
-			w.metrics.BytesRead(n)
-		}
+	if n > 0 && w.metrics != nil {
+		w.metrics.BytesRead(n)
 	}
 	return n, err
 }
@@ -101,19 +100,24 @@ func (g *gzipMembers) Read(p []byte) (int, error) {
 	}
 }
 
-// watchdog calls fire once no kick came for d.
+// watchdog calls fire when one read waits longer than d. It is armed only
+// while a read is pending, so a consumer that is slow to call Next is never
+// mistaken for a silent peer.
 type watchdog struct {
-	mu   sync.Mutex // guards t against a kick after stop
+	mu   sync.Mutex // guards t against an arm after stop
 	d    time.Duration
 	t    *time.Timer
 	done bool
 }
 
 func newWatchdog(d time.Duration, fire func()) *watchdog {
-	return &watchdog{d: d, t: time.AfterFunc(d, fire)}
+	w := &watchdog{d: d, t: time.AfterFunc(d, fire)}
+	w.t.Stop()
+	return w
 }
 
-func (w *watchdog) kick() {
+// arm starts the clock before a read.
+func (w *watchdog) arm() {
 	w.mu.Lock()
 	if !w.done {
 		w.t.Reset(w.d)
@@ -121,6 +125,10 @@ func (w *watchdog) kick() {
 	w.mu.Unlock()
 }
 
+// disarm stops the clock after a read.
+func (w *watchdog) disarm() { w.t.Stop() }
+
+// stop disarms the watchdog for good.
 func (w *watchdog) stop() {
 	w.mu.Lock()
 	w.done = true

@@ -40,6 +40,10 @@ const (
 	reasonIdle            // IdleTimeout passed without a byte
 )
 
+// errClosed stands for the error of a read after the transport was closed;
+// fail replaces it with the reason.
+var errClosed = errors.New("watchstream: stream closed")
+
 // Stream decodes one watch into typed events. Next (or All) must be called
 // from one goroutine at a time; Stop may be called from any goroutine, at any
 // time, any number of times.
@@ -103,6 +107,15 @@ func (s *Stream[T, P]) start(r io.Reader) {
 //   - ctx cancelled: an error wrapping context.Cause(ctx).
 func (s *Stream[T, P]) Next() (Event[P], error) {
 	if s.err != nil {
+		return Event[P]{}, s.err
+	}
+	if s.ctx.Err() != nil {
+		s.shut(reasonCancelled) // the AfterFunc may not have run yet
+	}
+	if s.why.Load() != reasonNone {
+		// Stopped or cancelled: do not read on, even from a body whose
+		// Close does not interrupt reads.
+		s.fail(errClosed)
 		return Event[P]{}, s.err
 	}
 	var ev Event[P]

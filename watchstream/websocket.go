@@ -17,12 +17,15 @@ const closeGrace = time.Second
 // nextMessage decodes the next websocket message, which must hold exactly
 // one event (and optional whitespace).
 func (s *Stream[T, P]) nextMessage() (Event[P], error) {
+	if s.dog != nil {
+		s.dog.arm()
+	}
 	_, r, err := s.conn.NextReader()
+	if s.dog != nil {
+		s.dog.disarm()
+	}
 	if err != nil {
 		return Event[P]{}, s.websocketError(err)
-	}
-	if s.dog != nil {
-		s.dog.kick() // the frame header arrived
 	}
 	return s.decodeMessage(r)
 }
