@@ -9,7 +9,10 @@ type ring[E any] struct {
 	n    int
 }
 
-const ringMinCap = 16
+const (
+	ringMinCap      = 16
+	ringShrinkAbove = 1 << 14
+)
 
 func (r *ring[E]) len() int { return r.n }
 
@@ -41,9 +44,10 @@ func (r *ring[E]) pop() E {
 	r.buf[r.head] = zero // let the GC have the object
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
-	// Give memory back after a burst (a big relist) has drained, but with
-	// hysteresis so a queue hovering around one size does not thrash.
-	if c := len(r.buf); c > 1024 && r.n < c/8 {
+	// Give memory back after a big burst (a relist) has drained, but only
+	// for big buffers and with hysteresis, so a queue that breathes with a
+	// producer slightly faster than its consumer does not reallocate.
+	if c := len(r.buf); c > ringShrinkAbove && r.n < c/8 {
 		r.resize(c / 4)
 	}
 	return e
