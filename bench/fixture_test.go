@@ -2,6 +2,7 @@ package bench_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -85,6 +87,13 @@ type pagesTransport struct {
 }
 
 func (t pagesTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.URL.Query().Get("watch") != "" {
+		// A watch that never sends anything: the informer idles on it
+		// after its sync until it is stopped.
+		return &http.Response{StatusCode: http.StatusOK, Status: "200 OK", Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+			Header: http.Header{"Content-Type": {"application/json"}}, ContentLength: -1, Request: r,
+			Body: &idleBody{ctx: r.Context(), closed: make(chan struct{})}}, nil
+	}
 	page := 0
 	if tok := r.URL.Query().Get("continue"); tok != "" {
 		start, err := workload.PageIndex(tok)
@@ -141,3 +150,28 @@ func reportRate(b *testing.B, iters, objs int, fl time.Duration) {
 	b.ReportMetric(float64(objs)/perOp.Seconds(), "objects/s")
 	b.ReportMetric(float64(perOp)/float64(fl), "x-floor")
 }
+
+// idleBody blocks every Read until its request ends or it is closed.
+type idleBody struct {
+	ctx    context.Context
+	once   sync.Once
+	closed chan struct{}
+}
+
+func (b *idleBody) Read([]byte) (int, error) {
+	select {
+	case <-b.ctx.Done():
+		return 0, b.ctx.Err()
+	case <-b.closed:
+		return 0, io.ErrClosedPipe
+	}
+}
+
+func (b *idleBody) Close() error {
+	b.once.Do(func() { close(b.closed) })
+	return nil
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }

@@ -43,3 +43,7 @@ func (l *Latencies) Max() time.Duration { return l.Percentile(100) }
 
 // Micros converts d to microseconds, the unit benchmarks report latency in.
 func Micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+
+// Samples returns the recorded samples (sorted if a percentile was asked
+// for). The caller must not modify them.
+func (l *Latencies) Samples() []time.Duration { return l.samples }

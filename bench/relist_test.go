@@ -1,0 +1,102 @@
+package bench_test
+
+import (
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/watchstream"
+)
+
+// sentinelRV marks the event the relist benchmark sends after each relist:
+// the handler seeing it has seen everything the relist emitted before it.
+const sentinelRV = "999999999"
+
+// BenchmarkRelist is the cost of a relist of the article's 5,000 pods after
+// a watch ends with 410 Gone, when nothing changed on the server: from the
+// ERROR event until a handler has seen everything the relist emitted. It
+// reports the handler calls the relist caused (the informer's documented
+// choice decides whether unchanged objects are notified).
+func BenchmarkRelist(b *testing.B) {
+	const n = 5000
+	f := podFixture(b, n, workload.ArticlePodSize)
+	sentinel := workload.Config{ReplicaSets: 1000}.PodEvents(1, n, 0)[0]
+	frame := watchstream.AppendFrame(nil, meta.Modified, withRV(b, sentinel, sentinelRV))
+	b.Run(fmt.Sprintf("pods=%d/type=raw", n), func(b *testing.B) { relistBench[meta.Raw](b, f, frame) })
+	b.Run(fmt.Sprintf("pods=%d/type=slim", n), func(b *testing.B) { relistBench[workload.SlimPod](b, f, frame) })
+}
+
+// callCounter counts every handler call and closes seen when the sentinel
+// arrives.
+type callCounter[P meta.Object] struct {
+	calls atomic.Int64
+	seen  atomic.Pointer[chan struct{}]
+}
+
+func (h *callCounter[P]) OnAdd(P, bool)    { h.calls.Add(1) }
+func (h *callCounter[P]) OnDelete(P, bool) { h.calls.Add(1) }
+func (h *callCounter[P]) OnUpdate(_, obj P) {
+	if obj.GetObjectMeta().ResourceVersion == sentinelRV {
+		if ch := h.seen.Swap(nil); ch != nil {
+			close(*ch)
+		}
+		return
+	}
+	h.calls.Add(1)
+}
+
+func relistBench[T any, P meta.PtrObject[T]](b *testing.B, f *fixture, sentinel []byte) {
+	s := startScript(b, f.pages)
+	h := &callCounter[P]{}
+	r, err := startInformer[T, P](s.client(b), informer.Options[P]{}, h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer func() { _ = r.stop() }()
+	s.awaitWatch(b)
+	deadline := time.Now().Add(time.Minute)
+	for h.calls.Load() < int64(f.n) { // the initial adds
+		if time.Now().After(deadline) {
+			b.Fatalf("bench: %d of %d initial adds", h.calls.Load(), f.n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	var calls int64
+	iters := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		seen := make(chan struct{})
+		h.calls.Store(0)
+		h.seen.Store(&seen)
+		s.send(b, &batch{frames: [][]byte{goneFrame}, sent: make([]atomic.Int64, 1), end: true})
+		s.awaitWatch(b)
+		s.send(b, newBatch([][]byte{sentinel}, 0))
+		select {
+		case <-seen:
+		case <-time.After(time.Minute):
+			b.Fatal("bench: the sentinel never reached the handler")
+		}
+		calls += h.calls.Load()
+		iters++
+	}
+	b.ReportMetric(float64(calls)/float64(iters), "handler-calls/op")
+}
+
+// withRV sets an object's metadata.resourceVersion.
+func withRV(b *testing.B, obj []byte, rv string) []byte {
+	b.Helper()
+	var m map[string]any
+	if err := jsonUnmarshal(obj, &m); err != nil {
+		b.Fatal(err)
+	}
+	m["metadata"].(map[string]any)["resourceVersion"] = rv
+	out, err := jsonMarshal(m)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}

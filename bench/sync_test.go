@@ -1,0 +1,184 @@
+package bench_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench"
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/informer"
+)
+
+// BenchmarkSyncMemory is the informer's initial sync with the LIST served
+// from memory (no network, no server): from New to WaitForSync returning,
+// through apiclient, the delta queue and the cache. It reports the time as
+// a multiple of the decode floor, the heap the informer retains per object
+// and the peak heap during the sync as a multiple of the final.
+func BenchmarkSyncMemory(b *testing.B) {
+	for _, n := range podCounts() {
+		f := podFixture(b, n, workload.ArticlePodSize)
+		src := syncSource{n: n, bytes: f.pageBytes(), itemBytes: f.itemBytes}
+		name := fmt.Sprintf("pods=%d", n)
+		b.Run(name+"/type=raw", func(b *testing.B) {
+			syncBench[meta.Raw](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*meta.Raw]{})
+		})
+		b.Run(name+"/type=slim", func(b *testing.B) {
+			syncBench[workload.SlimPod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.SlimPod]{})
+		})
+		b.Run(name+"/type=slim-nomf", func(b *testing.B) {
+			syncBench[workload.SlimPod](b, src, memClient(b, f.pages), floor(b, f.pages),
+				informer.Options[*workload.SlimPod]{Transform: dropManagedFields[*workload.SlimPod]})
+		})
+		b.Run(name+"/type=full", func(b *testing.B) {
+			syncBench[workload.Pod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.Pod]{})
+		})
+	}
+}
+
+// BenchmarkSyncLoopback is the same sync from fakeapiserver over loopback
+// HTTP, by paginated LIST and by streaming list (sendInitialEvents). The
+// server runs in the same process, so its encoding shares the CPUs: the
+// floor is that of the bytes it actually sent.
+func BenchmarkSyncLoopback(b *testing.B) {
+	for _, n := range podCounts()[1:] {
+		srv, src, fl := loadedServer(b, n)
+		c, err := apiclient.New(srv.ClientConfig())
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(c.CloseIdleConnections)
+		for _, streaming := range []bool{false, true} {
+			mode := "list"
+			if streaming {
+				mode = "streaming"
+			}
+			name := fmt.Sprintf("pods=%d/%s", n, mode)
+			b.Run(name+"/type=raw", func(b *testing.B) {
+				syncBench[meta.Raw](b, src, c, fl, informer.Options[*meta.Raw]{StreamingList: streaming})
+			})
+			b.Run(name+"/type=slim", func(b *testing.B) {
+				syncBench[workload.SlimPod](b, src, c, fl, informer.Options[*workload.SlimPod]{StreamingList: streaming})
+			})
+			b.Run(name+"/type=full", func(b *testing.B) {
+				syncBench[workload.Pod](b, src, c, fl, informer.Options[*workload.Pod]{StreamingList: streaming})
+			})
+		}
+	}
+}
+
+func dropManagedFields[P meta.Object](p P) (P, error) {
+	p.GetObjectMeta().ManagedFields = nil
+	return p, nil
+}
+
+// syncSource describes what a sync reads: n objects in bytes of list
+// replies, itemBytes of them the objects' own JSON.
+type syncSource struct {
+	n                int
+	bytes, itemBytes int64
+}
+
+func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apiclient.Client, fl time.Duration, opts informer.Options[P]) {
+	b.SetBytes(src.bytes)
+	b.ReportAllocs()
+	var retained, peak uint64
+	iters := 0
+	for b.Loop() {
+		b.StopTimer()
+		base := bench.HeapAfterGC()
+		ph := bench.StartPeakHeap(0)
+		b.StartTimer()
+		r, err := startInformer[T, P](c, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		err = r.inf.WaitForSync(ctx)
+		cancel()
+		b.StopTimer()
+		if err != nil {
+			b.Fatal(err)
+		}
+		pk := ph.Stop()
+		after := bench.HeapAfterGC()
+		if got := r.inf.Store().Len(); got != src.n {
+			b.Fatalf("synced %d objects, want %d", got, src.n)
+		}
+		runtime.KeepAlive(r)
+		if err := r.stop(); err != nil {
+			b.Fatal(err)
+		}
+		retained += after - min(base, after)
+		peak += pk - min(base, pk)
+		iters++
+		b.StartTimer()
+	}
+	reportRate(b, iters, src.n, fl)
+	perObj := float64(retained) / float64(iters) / float64(src.n)
+	b.ReportMetric(perObj, "B/obj")
+	b.ReportMetric(perObj/(float64(src.itemBytes)/float64(src.n)), "x-json")
+	b.ReportMetric(float64(peak)/float64(max(retained, 1)), "peak-x-final")
+}
+
+// loadedServer starts a fakeapiserver holding n article-sized pods, and
+// returns it with what a LIST of them reads and the floor of those bytes.
+func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, time.Duration) {
+	b.Helper()
+	f := podFixture(b, n, workload.ArticlePodSize)
+	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet})
+	nsGVR := apiclient.GVR{Version: "v1", Resource: "namespaces"}
+	for _, ns := range (workload.Config{}).NamespaceNames() {
+		if _, err := srv.Create(nsGVR, fmt.Sprintf(`{"metadata":{"name":%q}}`, ns)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, it := range f.items {
+		if _, err := srv.Create(podsRef.GVR, it); err != nil {
+			b.Fatal(err)
+		}
+	}
+	pages := fetchPages(b, srv.URL())
+	src := syncSource{n: n, itemBytes: f.itemBytes}
+	for _, p := range pages {
+		src.bytes += int64(len(p))
+	}
+	return srv, src, floor(b, pages)
+}
+
+// fetchPages reads the paginated LIST as the informer will, raw.
+func fetchPages(b *testing.B, base string) [][]byte {
+	b.Helper()
+	var pages [][]byte
+	q := url.Values{"limit": {fmt.Sprint(pageSize)}}
+	for {
+		resp, err := http.Get(base + "/api/v1/pods?" + q.Encode())
+		if err != nil {
+			b.Fatal(err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("bench: list: %v %s", err, resp.Status)
+		}
+		pages = append(pages, body)
+		var l struct {
+			Metadata meta.ListMeta `json:"metadata"`
+		}
+		if err := jsonUnmarshal(body, &l); err != nil {
+			b.Fatal(err)
+		}
+		if l.Metadata.Continue == "" {
+			return pages
+		}
+		q.Set("continue", l.Metadata.Continue)
+	}
+}
