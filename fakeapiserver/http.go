@@ -22,6 +22,15 @@ type request struct {
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	s.hmu.Lock()
+	if s.hclosed {
+		s.hmu.Unlock()
+		s.writeError(w, r, meta.NewStatusError(503, meta.ReasonServiceUnavailable, "the server is shutting down"))
+		return
+	}
+	s.handlers.Add(1)
+	s.hmu.Unlock()
+	defer s.handlers.Done()
 	s.stats.requests.Add(1)
 	if strings.HasPrefix(r.URL.Path, "/fake/") {
 		s.serveAdmin(w, r)

@@ -54,6 +54,7 @@ func (s *Server) list(ctx context.Context, res *Resource, f *filter, o listOptio
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.hist.trim(s.now())
 	switch {
 	case o.rv == 0:
 		// "0" is served whole from the "watch cache": limit is ignored.
@@ -72,6 +73,7 @@ func (s *Server) list(ctx context.Context, res *Resource, f *filter, o listOptio
 func (s *Server) listContinue(res *Resource, f *filter, o listOptions) (page, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.hist.trim(s.now())
 	t := o.cont
 	if t.RV == -1 {
 		// An inconsistent continuation, handed out with a 410: the rest of

@@ -46,7 +46,11 @@ type Server struct {
 	baseCtx context.Context
 	cancel  context.CancelFunc
 	conns   connSet
-	wg      sync.WaitGroup // watch goroutines that outlive their handler (none today) and Serve
+	wg      sync.WaitGroup // Serve, the ctx watcher and admin restarts
+
+	hmu      sync.Mutex     // guards hclosed and handlers.Add
+	hclosed  bool           // set by Close: no new handler starts
+	handlers sync.WaitGroup // running request handlers, so Close returns after them
 	started atomic.Bool
 	closed  atomic.Bool
 }
@@ -150,12 +154,16 @@ func (s *Server) Close() error {
 	if !s.started.Load() || !s.closed.CompareAndSwap(false, true) {
 		return nil
 	}
+	s.hmu.Lock()
+	s.hclosed = true
+	s.hmu.Unlock()
 	s.cancel()
 	s.mu.Lock()
 	s.endAllWatchersLocked("server closed")
 	s.mu.Unlock()
 	err := s.httpSrv.Close()
 	s.conns.closeAll()
+	s.handlers.Wait()
 	s.wg.Wait()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

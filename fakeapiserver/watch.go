@@ -216,9 +216,29 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 			s.bookmark(w)
 		case <-w.poke:
 		case <-deadline.C:
-			sk.end()
+			s.finish(w, sk)
 			return
 		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// finish ends a watch at its deadline: a last bookmark when allowed (as
+// kube-apiserver sends one shortly before), after the frames queued.
+func (s *Server) finish(w *watcher, sk sink) {
+	if w.bookmarks {
+		s.bookmark(w)
+	}
+	for {
+		select {
+		case frame, ok := <-w.ch:
+			if !ok || s.send(w, sk, frame) != nil {
+				sk.end()
+				return
+			}
+		default:
+			sk.end()
 			return
 		}
 	}

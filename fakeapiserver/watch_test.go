@@ -234,3 +234,15 @@ func TestWatchFromFutureResourceVersionStaysSilent(t *testing.T) {
 	mustCreate(t, srv, podsGVR, pod("c", nil))
 	require.Equal(t, "c", nameOf(w.mustNext()))
 }
+
+func TestWatchEndsWithABookmarkAtItsDeadline(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
+	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion="+rv, nil)
+	e := w.mustNext()
+	require.Equal(t, "BOOKMARK", e.Type)
+	require.Equal(t, rv, rvOf(e.Object))
+	_, more := w.next()
+	require.False(t, more)
+	require.NoError(t, w.sc.Err())
+}

@@ -171,6 +171,7 @@ func (s *Server) startWatch(ctx context.Context, res *Resource, f filter, o watc
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.hist.trim(s.now())
 	w := &watcher{res: res, f: f, ch: make(chan []byte, s.opts.WatchBuffer), bookmarks: o.bookmarks, poke: make(chan struct{}, 1)}
 	st := &watchStart{w: w}
 	switch {
