@@ -161,7 +161,7 @@ func TestModel(t *testing.T) {
 	for _, k := range kinds() {
 		t.Run(k.name, func(t *testing.T) {
 			t.Parallel()
-			for seed := range uint64(120) {
+			for seed := range uint64(modelSeeds) {
 				st := newStore()
 				m := &model{
 					t: t, rng: rand.New(rand.NewPCG(seed, 7)), st: st,
