@@ -51,8 +51,8 @@ type Server struct {
 	hmu      sync.Mutex     // guards hclosed and handlers.Add
 	hclosed  bool           // set by Close: no new handler starts
 	handlers sync.WaitGroup // running request handlers, so Close returns after them
-	started atomic.Bool
-	closed  atomic.Bool
+	started  atomic.Bool
+	closed   atomic.Bool
 }
 
 // New returns a server with the built-in resources and the namespaces
