@@ -89,6 +89,10 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 func ListAll[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts ListOptions,
 	page func(n int, lm meta.ListMeta), item func(P) error) (meta.ListMeta, error) {
 	var first meta.ListMeta
+	// seen holds every continue token so far: a server that hands one out
+	// twice would otherwise keep the client paging forever. A token is
+	// about a hundred bytes per page of up to Limit items.
+	seen := map[string]int{}
 	for n := 1; ; n++ {
 		lm, err := List[T, P](ctx, c, ref, opts, item)
 		if err != nil {
@@ -106,10 +110,18 @@ func ListAll[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref
 			}
 			return lm, nil
 		}
+		if p, ok := seen[lm.Continue]; ok {
+			return lm, fmt.Errorf("apiclient: list %s: page %d repeats the continue token of page %d: %w", ref, n, p, ErrContinueLoop)
+		}
+		seen[lm.Continue] = n
 		opts.Continue = lm.Continue
 		opts.ResourceVersion, opts.ResourceVersionMatch = "", ""
 	}
 }
+
+// ErrContinueLoop is wrapped by the error of a ListAll whose server sent a
+// continue token it had sent before: paging would never end.
+var ErrContinueLoop = errors.New("apiclient: the server's continue tokens loop")
 
 // errTrailing reports bytes after the list object.
 var errTrailing = errors.New("unexpected data after the list object")

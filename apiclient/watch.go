@@ -130,5 +130,10 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 	if ctx.Err() != nil {
 		return nil, fail(context.Cause(ctx))
 	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		// The dialer turned ctx's deadline into the connection's, which can
+		// fire just before ctx's own timer: say it was the deadline.
+		return nil, fail(fmt.Errorf("%w: %w", context.DeadlineExceeded, err))
+	}
 	return nil, fail(err)
 }

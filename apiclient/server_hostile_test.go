@@ -1,0 +1,236 @@
+package apiclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// These tests play a server that is broken or hostile. Each must end in a
+// clear error or a safe result, with bounded memory, and never a hang or a
+// panic.
+
+func TestListAllStopsWhenContinueTokensLoop(t *testing.T) {
+	for name, tokens := range map[string][]string{
+		"the same token forever": {"a"},
+		"a cycle of three":       {"a", "b", "c"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var calls atomic.Int32
+			c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				n := calls.Add(1)
+				tok := tokens[int(n-1)%len(tokens)]
+				fmt.Fprintf(w, `{"metadata":{"resourceVersion":"5","continue":%q},"items":[{"metadata":{"name":"p%d"}}]}`, tok, n)
+			})
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			items := 0
+			_, err := apiclient.ListAll[pod](ctx, c, podsRef, apiclient.ListOptions{Limit: 1}, nil,
+				func(*pod) error { items++; return nil })
+			require.ErrorIs(t, err, apiclient.ErrContinueLoop)
+			require.NoError(t, ctx.Err(), "ListAll ran until the deadline instead of seeing the loop")
+			require.Equal(t, len(tokens)+1, items, "one page per distinct token, plus the page that repeats one")
+			require.Contains(t, err.Error(), "v1/pods")
+		})
+	}
+}
+
+func TestListAllIgnoresALyingRemainingItemCount(t *testing.T) {
+	for _, count := range []string{"-5", "0", "9223372036854775807", "3"} {
+		t.Run(count, func(t *testing.T) {
+			var calls atomic.Int32
+			c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+				if calls.Add(1) == 1 {
+					fmt.Fprintf(w, `{"metadata":{"resourceVersion":"5","continue":"x","remainingItemCount":%s},"items":[{"metadata":{"name":"a"}}]}`, count)
+					return
+				}
+				_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"b"}}]}`))
+			})
+			var names []string
+			lm, err := apiclient.ListAll[pod](context.Background(), c, podsRef, apiclient.ListOptions{Limit: 1}, nil,
+				func(p *pod) error { names = append(names, p.Name); return nil })
+			require.NoError(t, err)
+			require.Equal(t, []string{"a", "b"}, names, "the items are what the pages held, whatever the count said")
+			require.Equal(t, "5", lm.ResourceVersion)
+		})
+	}
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"metadata":{"remainingItemCount":99999999999999999999},"items":[]}`))
+	})
+	_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+	require.ErrorContains(t, err, "remainingItemCount", "a count that overflows int64 is an error naming the field")
+}
+
+func TestListPassesOnObjectsWithoutNameOrResourceVersion(t *testing.T) {
+	// The client decodes what the server sent; deciding what to do with an
+	// object that has no identity is the informer's job.
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"5"},"items":[{},{"metadata":{}},{"metadata":{"name":"a"}},{"metadata":{"resourceVersion":"3"}}]}`))
+	})
+	var got []string
+	_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(p *pod) error {
+		got = append(got, p.Name+"@"+p.ResourceVersion)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"@", "@", "a@", "@3"}, got)
+}
+
+// endlessList writes a list whose items never end, for as long as the
+// client reads.
+func endlessList(w http.ResponseWriter, r *http.Request) {
+	_, _ = w.Write([]byte(`{"kind":"PodList","metadata":{"resourceVersion":"1"},"items":[`))
+	item := []byte(`{"metadata":{"name":"p","namespace":"default","resourceVersion":"1"}},`)
+	for r.Context().Err() == nil {
+		if _, err := w.Write(item); err != nil {
+			return
+		}
+	}
+}
+
+func TestListStreamsItemsOfABodyThatNeverEnds(t *testing.T) {
+	c, _ := newServer(t, endlessList)
+	enough := errors.New("enough")
+	n := 0
+	_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error {
+		if n++; n == 100_000 {
+			return enough
+		}
+		return nil
+	})
+	require.ErrorIs(t, err, enough, "items arrive while the body is still being written, and the callback can stop it")
+}
+
+func TestListOfABodyThatNeverEndsIsBoundedByTheTimeout(t *testing.T) {
+	srv := newRawServer(t, endlessList)
+	c, _ := newClient(t, &apiclient.Config{Host: srv, QPS: -1, Timeout: 300 * time.Millisecond})
+	start := time.Now()
+	_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 10*time.Second)
+}
+
+// newRawServer serves h on a fresh loopback server; unlike newServer it
+// leaves the client to the test.
+func newRawServer(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "http://" + ln.Addr().String()
+}
+
+func TestAnEndlessErrorBodyIsCutShort(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusBadGateway)
+		chunk := []byte(strings.Repeat("<p>bad gateway</p>\n", 1000))
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	})
+	_, err := apiclient.Get[pod](context.Background(), c, podsRef, "x")
+	require.Equal(t, int32(502), meta.Code(err), "%v", err)
+	require.Less(t, len(err.Error()), 2000, "only an excerpt of the body goes into the error")
+}
+
+// silentServer accepts connections and never answers, like a peer behind a
+// black-holing firewall or a stuck proxy. It holds the connections until
+// the test ends.
+func silentServer(t *testing.T, headersThen string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	done := make(chan struct{})
+	go func() {
+		var conns []net.Conn
+		defer func() {
+			for _, c := range conns {
+				_ = c.Close()
+			}
+			close(done)
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+			if headersThen != "" {
+				go func() {
+					buf := make([]byte, 4096)
+					_, _ = c.Read(buf) // the request; then the start of a reply, and silence
+					_, _ = c.Write([]byte(headersThen))
+				}()
+			}
+		}
+	}()
+	t.Cleanup(func() { _ = ln.Close(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+func TestAServerThatNeverAnswersIsBoundedByTheContext(t *testing.T) {
+	stalledBody := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n" +
+		"20\r\n{\"items\":[{\"metadata\":{\"name\":\r\n"
+	for name, host := range map[string]string{
+		"no reply at all":            silentServer(t, ""),
+		"headers, then half an item": silentServer(t, stalledBody),
+	} {
+		for _, verb := range []string{"list", "get", "watch", "websocket watch"} {
+			t.Run(name+"/"+verb, func(t *testing.T) {
+				if name != "no reply at all" && strings.Contains(verb, "watch") && watchstreamStopCtxRace {
+					t.Skip("the context ends a stream before any shut has run: the race of " +
+						"watchstream/stream.go start/shut on stopCtx (see watchstream's TestNewWithAContextAlreadyCancelledAndNoNext)")
+				}
+				c, _ := newClient(t, &apiclient.Config{Host: host, QPS: -1})
+				ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+				defer cancel()
+				start := time.Now()
+				err := callVerb(ctx, c, verb)
+				require.Error(t, err)
+				if !strings.Contains(verb, "watch") || name == "no reply at all" {
+					require.ErrorIs(t, err, context.DeadlineExceeded)
+				}
+				require.Less(t, time.Since(start), 5*time.Second)
+			})
+		}
+	}
+}
+
+// watchstreamStopCtxRace is set while watchstream's Stream can race on
+// stopCtx when its context ends first; unset it once that is fixed.
+const watchstreamStopCtxRace = true
+
+// callVerb runs one call of verb; a watch is read until its first event.
+func callVerb(ctx context.Context, c *apiclient.Client, verb string) error {
+	switch verb {
+	case "list":
+		_, err := apiclient.List[pod](ctx, c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+		return err
+	case "get":
+		_, err := apiclient.Get[pod](ctx, c, podsRef, "x")
+		return err
+	}
+	s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: verb == "websocket watch"})
+	if err != nil {
+		return err
+	}
+	defer s.Stop()
+	_, err = s.Next()
+	return err
+}
