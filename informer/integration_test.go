@@ -46,7 +46,9 @@ func newEnv(t testing.TB, opts ...fakeapiserver.Options) *env {
 		o.Logger = quiet()
 	}
 	srv := fakeapiserver.Start(t, o)
-	c, err := apiclient.New(srv.ClientConfig())
+	// The reflector retries by itself; the client's own read retries would only
+	// slow the fault tests down.
+	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	return &env{srv: srv, client: c}
 }
