@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# run.sh runs zerokube's benchmarks (the end-to-end suite in bench/ and the
+# component benchmarks beside their packages) and writes bench/RESULTS.md:
+# the machine, the targets of issue #8 checked against the medians, a
+# table per package, and benchstat's summary (with confidence intervals)
+# when benchstat can be installed.
+#
+# usage: bench/run.sh [-count N] [-benchtime D] [-bench REGEXP] [-full] [-out FILE] [-profile DIR] [packages...]
+#   -count N      repetitions of each benchmark (default 5)
+#   -benchtime D  go test -benchtime (default 1s)
+#   -full         also the 50,000-pod variants (ZEROKUBE_BENCH_FULL=1)
+#   -profile DIR  also write CPU and heap profiles of the bench package to DIR
+#   packages      default: every package of the module
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+count=5 benchtime=1s bench=. out=bench/RESULTS.md profile=""
+pkgs=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-count) count=$2; shift 2 ;;
+	-benchtime) benchtime=$2; shift 2 ;;
+	-bench) bench=$2; shift 2 ;;
+	-full) export ZEROKUBE_BENCH_FULL=1; shift ;;
+	-out) out=$2; shift 2 ;;
+	-profile) profile=$2; shift 2 ;;
+	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	*) pkgs+=("$1"); shift ;;
+	esac
+done
+[ ${#pkgs[@]} -eq 0 ] && pkgs=(./...)
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+raw=$tmp/bench.txt
+
+echo "running: go test -run '^\$' -bench '$bench' -benchtime $benchtime -count $count ${pkgs[*]}" >&2
+go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count "$count" -timeout 2h "${pkgs[@]}" | tee "$raw" >&2
+
+if [ -n "$profile" ]; then
+	mkdir -p "$profile"
+	go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count 1 \
+		-cpuprofile "$profile/cpu.out" -memprofile "$profile/mem.out" -o "$profile/bench.test" ./bench/ >/dev/null
+	echo "profiles in $profile: go tool pprof -top $profile/bench.test $profile/cpu.out" >&2
+fi
+
+# benchstat: on PATH, in GOPATH/bin, or installed there now (never as a
+# dependency of this module: go install with a version ignores go.mod).
+benchstat=$(command -v benchstat || true)
+gobin=$(go env GOBIN)
+[ -z "$gobin" ] && gobin=$(go env GOPATH)/bin
+if [ -z "$benchstat" ] && [ -x "$gobin/benchstat" ]; then benchstat=$gobin/benchstat; fi
+if [ -z "$benchstat" ]; then
+	if (cd "$tmp" && go install golang.org/x/perf/cmd/benchstat@latest) >&2; then
+		benchstat=$gobin/benchstat
+	else
+		echo "run.sh: benchstat could not be installed; writing medians only" >&2
+	fi
+fi
+
+cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
+gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)
+{
+	echo "# zerokube benchmark results"
+	echo
+	echo "Written by \`bench/run.sh\`; do not edit by hand."
+	echo
+	echo "| | |"
+	echo "|---|---|"
+	echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
+	echo "| commit | $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with local changes)') |"
+	echo "| Go | $(go version | cut -d' ' -f3-) |"
+	echo "| CPU | ${gocpu:-$cpu} ($(nproc) CPUs visible, /proc/cpuinfo: ${cpu:-?}) |"
+	echo "| load average at the end | $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?) |"
+	echo "| command | \`go test -bench '$bench' -benchtime $benchtime -count $count ${pkgs[*]}\`${ZEROKUBE_BENCH_FULL:+ with ZEROKUBE_BENCH_FULL=1} |"
+	echo
+	echo "Cells are medians over the runs. x-floor: time over the time jsontext needs to validate"
+	echo "the same bytes, measured in the same benchmark; x-json: retained heap per object over"
+	echo "the object's JSON size; peak-x-final: peak heap during the sync over the heap retained after it."
+	echo
+	awk -f bench/summarize.awk "$raw"
+	if [ -n "$benchstat" ]; then
+		echo "## benchstat"
+		echo
+		echo "<details><summary>benchstat summary (medians with 95% confidence intervals)</summary>"
+		echo
+		echo '```'
+		"$benchstat" "$raw" 2>/dev/null
+		echo '```'
+		echo
+		echo "</details>"
+	fi
+} >"$out"
+echo "wrote $out" >&2

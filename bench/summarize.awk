@@ -1,0 +1,95 @@
+# summarize.awk turns `go test -bench` output (any -count) into markdown:
+# one table per package, one row per benchmark, one column per unit, each
+# cell the median of the runs; then the issue's targets, checked against
+# those medians. Portable awk (no gawk extensions): run.sh calls it.
+
+function median(list,    n, a, i, j, t) {
+	n = split(list, a, " ")
+	for (i = 2; i <= n; i++) { # insertion sort: a handful of runs
+		t = a[i] + 0
+		for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j + 1] = a[j]
+		a[j + 1] = t
+	}
+	if (n % 2) return a[(n + 1) / 2]
+	return (a[n / 2] + a[n / 2 + 1]) / 2
+}
+
+function fmtnum(v) {
+	if (v == "") return ""
+	if (v >= 1e9) return sprintf("%.3gG", v / 1e9)
+	if (v >= 1e6) return sprintf("%.3gM", v / 1e6)
+	if (v >= 1e4) return sprintf("%.3gk", v / 1e3)
+	if (v == int(v)) return sprintf("%d", v)
+	return sprintf("%.3g", v)
+}
+
+# value of unit u for benchmark b (without the -GOMAXPROCS suffix) of
+# package pk, or "".
+function get(pk, b, u) {
+	if ((pk "|" b, u) in vals) return median(vals[pk "|" b, u])
+	return ""
+}
+
+function cell(v, u) {
+	if (v == "" || u != "ns/op") return fmtnum(v)
+	if (v >= 1e9) return sprintf("%.3g s", v / 1e9)
+	if (v >= 1e6) return sprintf("%.3g ms", v / 1e6)
+	if (v >= 1e3) return sprintf("%.3g µs", v / 1e3)
+	return sprintf("%.3g ns", v)
+}
+
+function target(what, b, u, op, limit,    v, ok) {
+	v = get("github.com/zerokube/zerokube/bench", b, u)
+	if (v == "") { printf "| %s | %s | — | %s %s | not run |\n", what, u, op, limit; return }
+	ok = (op == "≤") ? (v + 0 <= limit + 0) : (v + 0 >= limit + 0)
+	printf "| %s | %s | %s | %s %s | %s |\n", what, u, fmtnum(v), op, limit, ok ? "met" : "**missed**"
+}
+
+/^pkg: / { pkg = $2; if (!(pkg in seenpkg)) { seenpkg[pkg] = 1; pkgs[++npkg] = pkg } }
+
+/^Benchmark/ && NF >= 4 {
+	name = $1
+	sub(/^Benchmark/, "", name)
+	sub(/-[0-9]+$/, "", name)
+	if (!((pkg, name) in seen)) { seen[pkg, name] = 1; nb[pkg]++; bench[pkg, nb[pkg]] = name }
+	for (i = 3; i + 1 <= NF; i += 2) {
+		u = $(i + 1)
+		if (!((pkg, u) in seenunit)) { seenunit[pkg, u] = 1; nu[pkg]++; unit[pkg, nu[pkg]] = u }
+		k = pkg "|" name
+		vals[k, u] = ((k, u) in vals) ? vals[k, u] " " $i : $i
+	}
+}
+
+END {
+	print "## Targets (issue #8), medians of this run"
+	print ""
+	print "| target | unit | measured | goal | |"
+	print "|---|---|---|---|---|"
+	target("sync 5k pods from memory, raw, vs decode floor", "SyncMemory/pods=5000/type=raw", "x-floor", "≤", 3)
+	target("sync 5k pods from memory, slim, vs decode floor", "SyncMemory/pods=5000/type=slim", "x-floor", "≤", 2)
+	target("sync 5k pods over loopback, raw", "SyncLoopback/pods=5000/list/type=raw", "x-floor", "≤", 3)
+	target("sync 5k pods over loopback, slim", "SyncLoopback/pods=5000/list/type=slim", "x-floor", "≤", 2)
+	target("retained per pod, raw, vs its JSON", "SyncMemory/pods=5000/type=raw", "x-json", "≤", 1.3)
+	target("retained per pod, slim, vs its JSON", "SyncMemory/pods=5000/type=slim", "x-json", "≤", 0.2)
+	target("retained per pod, slim without managedFields", "SyncMemory/pods=5000/type=slim-nomf", "x-json", "≤", 0.2)
+	target("watch, 1 KiB pods, 1 handler, saturation", "Watch/handlers=1/saturation", "events/s", "≥", 50000)
+	target("watch p99 at 1k events/s, 1 handler", "Watch/handlers=1/rate=1000", "p99-µs", "≤", 2000)
+	target("watch p99 at 1k events/s, 10 handlers", "Watch/handlers=10/rate=1000", "p99-µs", "≤", 2000)
+	print ""
+	for (p = 1; p <= npkg; p++) {
+		pk = pkgs[p]
+		if (nb[pk] == 0) continue
+		printf "## %s\n\n| benchmark |", pk
+		for (j = 1; j <= nu[pk]; j++) printf " %s |", unit[pk, j]
+		printf "\n|---|"
+		for (j = 1; j <= nu[pk]; j++) printf "---:|"
+		printf "\n"
+		for (i = 1; i <= nb[pk]; i++) {
+			b = bench[pk, i]
+			printf "| %s |", b
+			for (j = 1; j <= nu[pk]; j++) printf " %s |", cell(get(pk, b, unit[pk, j]), unit[pk, j])
+			printf "\n"
+		}
+		print ""
+	}
+}
