@@ -1,0 +1,128 @@
+// Package informer keeps a local, indexed cache of one Kubernetes resource in
+// step with the API server and tells any number of handlers what changed.
+//
+// It is the policy layer of the data path:
+//
+//	apiclient ─▶ watchstream ─▶ reflector ─▶ fifo ─▶ processing loop ─▶ cache
+//	(LIST/WATCH)   (events)     (this pkg)   (deltas)   (this pkg)        │ listers
+//	                                                        └─▶ handlers (one goroutine
+//	                                                            and queue each) ─▶ workqueue
+//
+// The reflector turns LIST and WATCH into queue operations (a list becomes
+// Replace, events become Add/Update/Delete) and owns every recovery rule. The
+// processing loop pops deltas, applies them to the cache and hands a
+// notification to each handler's queue. Listers read the cache.
+//
+// # Quick start
+//
+//	inf := informer.NewForResource[Pod](client, apiclient.Ref{GVR: pods, Namespace: "default"},
+//		informer.Options[*Pod]{ResyncPeriod: time.Minute})
+//	inf.AddHandler(informer.HandlerFuncs[*Pod]{AddFunc: …}, informer.HandlerOptions{})
+//	go inf.Run(ctx)
+//	if err := inf.WaitForSync(ctx); err != nil { … } // says why: 401, 403, CRD missing, …
+//
+// # The reflector state machine
+//
+// The reflector is a small state machine; each state holds only the data
+// valid in it, and each has one method that returns the next state:
+//
+//	listing ──last page──▶ watch-opening ──▶ watching ──clean end──▶ watch-opening
+//	   ▲  └─more pages─┘        │  410            │ 410
+//	   └────────────────────────┴─────────────────┘
+//	stream-listing ─▶ stream-initial ──initial-events-end──▶ watching
+//	      └─rejected / no end bookmark──▶ listing (for good)
+//	any failure ─▶ backing-off ─▶ (the state to retry)
+//
+// # Slim structs or Transform
+//
+// The cheapest way to cache less is to decode less: declare a struct with
+// only the fields you read (meta.ObjectMeta plus a few). When you need the
+// full type but not all of it, Options.Transform runs before an object is
+// queued and stored, e.g. to drop ObjectMeta.ManagedFields.
+//
+// # Queue choice
+//
+// The default delta queue is fifo.InOrder (QueueInOrder): it keeps every
+// delta in the order the server sent it, so handlers see changes to
+// different objects in server order, and it hands the processing loop
+// batches of up to 100 deltas per Pop, which amortises the queue's lock and
+// wake-up. Its cost, a queue entry per event instead of per object, does not
+// grow in practice because the loop only writes the cache and appends to
+// handler queues, which bound themselves. client-go made the same switch
+// (RealFIFO). fifo.DeltaFIFO (QueueDeltaFIFO) groups deltas per key, as the
+// classic informer did.
+//
+// # Observing
+//
+// Logs go to Options.Logger (log/slog). Counters and gauges go to a
+// [Metrics] (list/watch calls, relists by cause, events by type, queue
+// depths, handler lag and duration, resourceVersion). Options.Trace receives
+// a typed [TraceEvent] at every stage of an object's way (list page, watch
+// opened, event, bookmark, delta queued, store updated, handler called,
+// relist with its cause), which the demo prints in its --trace mode.
+//
+// # Invariants
+//
+// Each has at least one test (named in brackets).
+//
+//  1. The first list is at resourceVersion "0" in pages of Options.PageSize
+//     (500). A relist at a later resourceVersion is unpaginated, unless the
+//     server has paged before. [TestFirstListIsAtRVZeroPaginatedBy500,
+//     TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged]
+//  2. 410 on a continue token restarts the list; 410 on a list at a
+//     resourceVersion relists at "" (consistent); 504 ResourceVersionTooLarge
+//     waits for the hint, then lists at "". [TestListErrorTransitions,
+//     TestGoneMidPaginatedListRestartsTheList]
+//  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
+//     2·MinWatchTimeout). A clean end re-watches from the last
+//     resourceVersion without relisting; 410 relists from the last known
+//     resourceVersion; an idle watch is ended and reopened.
+//     [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
+//     TestWatchingAppliesEventsAndRewatchesAfterCleanEnd,
+//     TestWatchErrorEventGoneRelistsAtLastRV, TestIdleWatchdogReopensTheWatch]
+//  4. The stored resourceVersion is that of the last list, event or bookmark
+//     queued, except that it does not move during the synthetic ADDED events
+//     at the start of a watch from "" or "0". [TestBookmarkAloneAdvancesTheRV,
+//     TestWatchFromZeroHoldsRVDuringSyntheticAdds, TestBookmarksAdvanceTheResourceVersion]
+//  5. Nothing retries in a hot loop: every failure waits for the server's
+//     Retry-After hint or a backoff of 0.8 s doubling to 30 s with jitter,
+//     reset after 2 minutes without failure. Only routine 410s relist at once,
+//     and only twice in a row. A watch that ends within a second with no
+//     event is a failure. [TestBackoffDoublesToMaxAndResetsAfterHealth,
+//     TestBackingOffHonoursRetryAfter, TestShortEmptyWatchIsAFailure,
+//     TestRepeatedGoneIsReportedAndBacksOff]
+//  6. A streaming list is complete only at its initial-events-end bookmark;
+//     if the server rejects it (400, 422, 405), ends it earlier, or stays
+//     silent past InitialEventsTimeout, the informer uses LIST from then on.
+//     [TestStreaming*]
+//  7. A list replaces the queue's content: objects deleted while nobody
+//     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
+//     object a relist finds unchanged (same resourceVersion) is a resync, not
+//     an update. [TestRelistDeliversMissedDeletesAsTombstones,
+//     TestDeletesWhileDisconnectedArriveAsTombstones]
+//  8. The cache is updated before any handler hears of the change, and each
+//     handler hears of changes to one object in order.
+//     [TestInformerSyncsAndDeliversLiveEvents]
+//  9. Every handler has its own goroutine and queue; a slow handler never
+//     blocks another one or the cache. A bounded queue that is full merges a
+//     new notification into the pending one for the same object, so the last
+//     state always arrives. [TestSlowHandlerDoesNotBlockAFastOne,
+//     TestBoundedHandlerQueueKeepsFinalStates]
+//  10. A handler added at any time gets the cached objects replayed as adds,
+//     atomically with the stream: it hears of every object exactly once.
+//     [TestLateHandlerGetsReplay, TestRandomWritesAndFaultsConverge]
+//  11. A handler panic is recovered, logged and counted; the informer goes on.
+//     [TestHandlerPanicIsRecoveredAndCounted]
+//  12. Until the first sync, every failure is classified (unauthorized,
+//     forbidden, resource not found, repeated 410, unreachable, server) as a
+//     *SyncError that WaitForSync returns with the context's cause; with
+//     FailFast, 401/403/404 stop Run. [TestSyncFailuresAreTyped,
+//     TestTypedSyncFailures, TestWaitForSyncReportsWhy]
+//  13. Objects of an unexpected kind are dropped and reported, never stored;
+//     Transform runs before an object is queued.
+//     [TestObjectsOfTheWrongKindAreSkipped, TestTransformRunsBeforeQueueing]
+//  14. Run returns once every goroutine it started has ended (goleak checks
+//     every test).
+//  15. Whatever the faults, the cache and every handler's view converge to
+//     the server's state. [TestRandomWritesAndFaultsConverge]
+package informer
