@@ -1,0 +1,41 @@
+package fifo
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestRingMatchesSlice drives the ring through growth, wrap-around and
+// shrinking (bursts well past ringShrinkAbove) against a plain slice.
+func TestRingMatchesSlice(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var r ring[int]
+	var model []int
+	next := 0
+	for round := range 6 {
+		burst := 1 + rng.IntN(3*ringShrinkAbove)
+		for range burst {
+			next++
+			if rng.IntN(1000) == 0 { // O(n) in the model: keep it rare
+				r.pushFront(next)
+				model = append([]int{next}, model...)
+			} else {
+				r.push(next)
+				model = append(model, next)
+			}
+		}
+		for len(model) > round { // leave a few behind to wrap around
+			if got := r.pop(); got != model[0] {
+				t.Fatalf("round %d: pop = %d, want %d", round, got, model[0])
+			}
+			model = model[1:]
+		}
+		require.Equal(t, len(model), r.len())
+		for i, v := range model {
+			require.Equal(t, v, r.at(i))
+		}
+	}
+	require.LessOrEqual(t, len(r.buf), ringShrinkAbove, "memory given back after the bursts")
+}
