@@ -17,6 +17,7 @@ type apiResource struct {
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
+	Categories   []string `json:"categories,omitempty"`
 }
 
 type groupVersion struct {
@@ -99,7 +100,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 	var list []apiResource
 	for _, res := range s.reg.groupVersion(group, version) {
 		list = append(list, apiResource{Name: res.GVR.Resource, SingularName: res.singular(), Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: resourceVerbs, ShortNames: res.ShortNames},
+			Kind: res.Kind, Verbs: resourceVerbs, ShortNames: res.ShortNames, Categories: res.Categories},
 			apiResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
 				Verbs: []string{"get", "patch", "update"}})
 	}

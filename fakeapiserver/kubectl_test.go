@@ -70,6 +70,7 @@ func TestKubectlWorksAgainstTheFake(t *testing.T) {
 				"apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers: [{name: c, image: nginx:2}]\n"), 0o600))
 			require.Contains(t, k.run("apply", "-f", manifest), "pod/web")
 			require.Equal(t, "nginx:2", k.run("get", "pod", "web", "-o", "jsonpath={.spec.containers[0].image}"))
+			require.Contains(t, k.run("get", "all", "-o", "name"), "pod/web")
 			require.Contains(t, k.run("delete", "pod", "web"), `pod "web" deleted`)
 		})
 	}

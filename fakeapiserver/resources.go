@@ -18,6 +18,9 @@ type Resource struct {
 	SingularName string // "pod"; "" means strings.ToLower(Kind)
 	Namespaced   bool
 	ShortNames   []string
+	// Categories groups resources for kubectl ("all" makes `kubectl get
+	// all` include the resource).
+	Categories []string
 	// FieldSelectors lists the fields besides metadata.name and
 	// metadata.namespace that a fieldSelector may name (dotted JSON paths,
 	// "spec.nodeName"). Any other field is a 400, as on a real server.
@@ -74,9 +77,14 @@ func builtins() []Resource {
 	namespaces.FieldSelectors = []string{"status.phase"}
 	rs := apps("replicasets", "ReplicaSet", "rs")
 	rs.FieldSelectors = []string{"status.replicas"}
+	for _, r := range []*Resource{&pods, &rs} {
+		r.Categories = []string{"all"}
+	}
+	svc := core("services", "Service", true, "svc")
+	deploy := apps("deployments", "Deployment", "deploy")
+	svc.Categories, deploy.Categories = []string{"all"}, []string{"all"}
 	return []Resource{namespaces, pods, core("configmaps", "ConfigMap", true, "cm"), secrets,
-		core("services", "Service", true, "svc"), nodes, events,
-		apps("deployments", "Deployment", "deploy"), rs}
+		svc, nodes, events, deploy, rs}
 }
 
 // registry maps GVRs and group versions to resources. It is read on every
@@ -107,6 +115,7 @@ func (r *registry) add(res Resource) error {
 		return fmt.Errorf("fakeapiserver: register %v: already registered", res.GVR)
 	}
 	res.ShortNames = append([]string(nil), res.ShortNames...)
+	res.Categories = append([]string(nil), res.Categories...)
 	res.FieldSelectors = append([]string(nil), res.FieldSelectors...)
 	r.byGVR[res.GVR] = &res
 	return nil

@@ -48,11 +48,13 @@ type Server struct {
 	conns   connSet
 	wg      sync.WaitGroup // Serve, the ctx watcher and admin restarts
 
-	hmu      sync.Mutex     // guards hclosed and handlers.Add
-	hclosed  bool           // set by Close: no new handler starts
-	handlers sync.WaitGroup // running request handlers, so Close returns after them
-	started  atomic.Bool
-	closed   atomic.Bool
+	hmu       sync.Mutex     // guards hclosed and handlers.Add
+	hclosed   bool           // set by Close: no new handler starts
+	handlers  sync.WaitGroup // running request handlers, so Close returns after them
+	started   atomic.Bool
+	closeOnce sync.Once
+	closeErr  error         // set by shutdown
+	ctxDone   chan struct{} // closed when the goroutine watching Start's ctx exits
 }
 
 // New returns a server with the built-in resources and the namespaces
@@ -116,12 +118,13 @@ func (s *Server) Start(ctx context.Context) error {
 		defer s.wg.Done()
 		_ = s.httpSrv.Serve(ln)
 	}()
-	s.wg.Add(1)
+	s.ctxDone = make(chan struct{})
 	go func() {
-		defer s.wg.Done()
+		// Not in s.wg: shutdown, which waits for s.wg, may run right here.
+		defer close(s.ctxDone)
 		select {
 		case <-ctx.Done():
-			_ = s.Close()
+			s.closeOnce.Do(s.shutdown)
 		case <-s.baseCtx.Done():
 		}
 	}()
@@ -151,9 +154,16 @@ func Start(t testing.TB, opts ...Options) *Server {
 // Close stops the server: every open watch and connection ends. It waits
 // for the server's goroutines.
 func (s *Server) Close() error {
-	if !s.started.Load() || !s.closed.CompareAndSwap(false, true) {
+	if !s.started.Load() {
 		return nil
 	}
+	s.closeOnce.Do(s.shutdown)
+	<-s.ctxDone
+	return s.closeErr
+}
+
+// shutdown does Close's work once; concurrent callers wait in closeOnce.
+func (s *Server) shutdown() {
 	s.hmu.Lock()
 	s.hclosed = true
 	s.hmu.Unlock()
@@ -165,10 +175,9 @@ func (s *Server) Close() error {
 	s.conns.closeAll()
 	s.handlers.Wait()
 	s.wg.Wait()
-	if errors.Is(err, http.ErrServerClosed) {
-		err = nil
+	if !errors.Is(err, http.ErrServerClosed) {
+		s.closeErr = err
 	}
-	return err
 }
 
 // URL returns the server's base URL, "http://127.0.0.1:port".

@@ -4,12 +4,16 @@
 //
 //	fakeapiserver --kubeconfig /tmp/fake.kubeconfig &
 //	kubectl --kubeconfig /tmp/fake.kubeconfig get pods -w
+//
+// Faults are injected over HTTP under /fake/ (see package fakeapiserver),
+// for example: curl -X POST "$URL/fake/fail?code=503&count=3".
 package main
 
 import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -19,31 +23,35 @@ import (
 )
 
 func main() {
-	if err := run(); err != nil {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "fakeapiserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run() error {
-	addr := flag.String("addr", "127.0.0.1:0", "listen address")
-	useTLS := flag.Bool("tls", false, "serve https with a generated CA")
-	token := flag.String("token", "", "require this bearer token")
-	kubeconfig := flag.String("kubeconfig", "", "write a kubeconfig for the server to this path")
-	verbose := flag.Bool("v", false, "log every failed request")
-	flag.Parse()
-
+// run serves until ctx is done; the URL is the first line on stdout.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("fakeapiserver", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:0", "listen address")
+	useTLS := fs.Bool("tls", false, "serve https with a generated CA (written into the kubeconfig)")
+	token := fs.String("token", "", "require this bearer token")
+	kubeconfig := fs.String("kubeconfig", "", "write a kubeconfig for the server to this path")
+	verbose := fs.Bool("v", false, "log every failed request")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
 	level := slog.LevelInfo
 	if *verbose {
 		level = slog.LevelDebug
 	}
 	opts := fakeapiserver.Options{Addr: *addr, TLS: *useTLS,
-		Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))}
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	if *token != "" {
 		opts.Tokens = []fakeapiserver.Token{{Value: *token}}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	srv := fakeapiserver.New(opts)
 	if err := srv.Start(ctx); err != nil {
 		return err
@@ -54,7 +62,7 @@ func run() error {
 			return err
 		}
 	}
-	fmt.Println(srv.URL())
+	fmt.Fprintln(stdout, srv.URL())
 	<-ctx.Done()
 	return nil
 }

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func TestRunPrintsURLWritesKubeconfigAndStopsWithContext(t *testing.T) {
+	kubeconfig := filepath.Join(t.TempDir(), "kubeconfig")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"--kubeconfig", kubeconfig, "--token", "abc"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err)
+	url := strings.TrimSpace(line)
+	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
+
+	cfg, err := os.ReadFile(kubeconfig)
+	require.NoError(t, err)
+	require.Contains(t, string(cfg), "server: "+url)
+	require.Contains(t, string(cfg), `token: "abc"`)
+
+	resp, err := http.Get(url + "/api/v1/pods")
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 401, resp.StatusCode, "the token is required")
+
+	cancel()
+	require.NoError(t, <-done)
+}
+
+func TestRunRejectsUnknownFlags(t *testing.T) {
+	require.Error(t, run(context.Background(), []string{"--nope"}, io.Discard, io.Discard))
+}
