@@ -367,3 +367,27 @@ func TestRawObjects(t *testing.T) {
 	require.NoError(t, r.DecodeInto(&cm))
 	require.Equal(t, "0", cm.Data["v"])
 }
+
+func TestFactorySharesOneInformerPerResourceSelectorAndType(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", map[string]string{"app": "web"})
+	f := informer.NewFactory(e.client, quiet())
+	a := informer.ForResource[configMap](f, cmRef, fastOpts())
+	b := informer.ForResource[configMap](f, cmRef, fastOpts())
+	require.Same(t, a, b)
+	sel := fastOpts()
+	sel.Selectors.LabelSelector = "app=web"
+	c := informer.ForResource[configMap](f, cmRef, sel)
+	require.NotSame(t, a, c)
+	raw := informer.ForResource[meta.Raw](f, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
+	ctx, cancel := context.WithCancel(t.Context())
+	f.Start(ctx)
+	late := informer.ForResource[configMap](f, apiclient.Ref{GVR: cmGVR}, fastOpts())
+	wctx, wcancel := context.WithTimeout(ctx, wait)
+	defer wcancel()
+	require.NoError(t, f.WaitForCacheSync(wctx))
+	require.True(t, late.HasSynced())
+	require.True(t, raw.HasSynced())
+	cancel()
+	f.Shutdown()
+}

@@ -1,0 +1,112 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"reflect"
+	"sync"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// Factory shares informers: every caller asking for the same resource,
+// namespace, selectors and Go type gets the same Informer, so a process
+// lists and watches each of them once, however many controllers use it.
+type Factory struct {
+	client *apiclient.Client
+	log    *slog.Logger
+
+	mu        sync.Mutex // guards the fields below
+	informers map[factoryKey]factoryEntry
+	ctx       context.Context // set by Start
+	wg        sync.WaitGroup
+}
+
+type factoryKey struct {
+	ref          apiclient.Ref
+	label, field string
+	typ          reflect.Type
+}
+
+type factoryEntry struct {
+	inf interface {
+		Run(context.Context) error
+		WaitForSync(context.Context) error
+	}
+	started bool
+}
+
+// NewFactory returns a factory of informers over c. logger may be nil.
+func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
+	if logger == nil {
+		logger = slog.Default()
+	}
+	return &Factory{client: c, log: logger, informers: map[factoryKey]factoryEntry{}}
+}
+
+// ForResource returns the factory's informer for ref, opts.Selectors and the
+// type T, creating it with opts on first use. Later callers share it and
+// their opts are ignored (add handlers with their own HandlerOptions
+// instead). After Start, a new informer starts at once.
+func ForResource[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
+	k := factoryKey{ref: ref, label: opts.Selectors.LabelSelector, field: opts.Selectors.FieldSelector,
+		typ: reflect.TypeFor[T]()}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if e, ok := f.informers[k]; ok {
+		return e.inf.(*Informer[T, P])
+	}
+	inf := NewForResource[T, P](f.client, ref, opts)
+	e := factoryEntry{inf: inf}
+	if f.ctx != nil {
+		f.startLocked(&e)
+	}
+	f.informers[k] = e
+	return inf
+}
+
+// Start runs every informer not yet running until ctx ends.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ctx = ctx
+	for k, e := range f.informers {
+		if !e.started {
+			f.startLocked(&e)
+			f.informers[k] = e
+		}
+	}
+}
+
+func (f *Factory) startLocked(e *factoryEntry) {
+	e.started = true
+	inf, ctx := e.inf, f.ctx
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		if err := inf.Run(ctx); err != nil {
+			f.log.Error("informer: factory informer stopped", "err", err)
+		}
+	}()
+}
+
+// WaitForCacheSync waits for every informer of the factory (see the
+// package-level WaitForCacheSync).
+func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+	f.mu.Lock()
+	infs := make([]interface{ WaitForSync(context.Context) error }, 0, len(f.informers))
+	for _, e := range f.informers {
+		infs = append(infs, e.inf)
+	}
+	f.mu.Unlock()
+	if len(infs) == 0 {
+		return errors.New("informer: factory has no informers")
+	}
+	return WaitForCacheSync(ctx, infs...)
+}
+
+// Shutdown waits until every informer started by the factory has returned;
+// cancel Start's context first.
+func (f *Factory) Shutdown() { f.wg.Wait() }
