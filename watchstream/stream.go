@@ -163,7 +163,11 @@ func (s *Stream[T, P]) shut(reason int32) {
 		if s.dog != nil {
 			s.dog.stop()
 		}
-		s.stopCtx()
+		if reason != reasonCancelled {
+			// The context hook itself may run before start has stored
+			// stopCtx (ctx already done); it needs no unregistering.
+			s.stopCtx()
+		}
 		if s.conn != nil {
 			s.closeWebsocket()
 		} else {
