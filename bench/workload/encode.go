@@ -3,6 +3,7 @@ package workload
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/go-json-experiment/json"
@@ -17,6 +18,7 @@ import (
 // remainingItemCount when set), then items, whose elements are appended as
 // they are (list items of built-in types carry no kind or apiVersion).
 func AppendList(dst []byte, kind, apiVersion string, lm meta.ListMeta, items [][]byte) []byte {
+	dst = slices.Grow(dst, int(totalSize(items))+len(items)+len(lm.Continue)+128)
 	dst = append(dst, `{"kind":`...)
 	dst, _ = jsontext.AppendQuote(dst, kind)
 	dst = append(dst, `,"apiVersion":`...)
