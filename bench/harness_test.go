@@ -20,37 +20,6 @@ import (
 
 var quiet = slog.New(slog.DiscardHandler)
 
-// clientLW is the informer's ListerWatcher over apiclient, for one resource.
-type clientLW[T any, P meta.PtrObject[T]] struct {
-	c   *apiclient.Client
-	ref apiclient.Ref
-}
-
-func (l clientLW[T, P]) List(ctx context.Context, o informer.ListOptions, each func(P) error) (meta.ListMeta, error) {
-	return apiclient.List[T, P](ctx, l.c, l.ref, apiclient.ListOptions{Limit: o.Limit, Continue: o.Continue,
-		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch}, each)
-}
-
-func (l clientLW[T, P]) Watch(ctx context.Context, o informer.WatchOptions) (informer.Watch[P], error) {
-	s, err := apiclient.Watch[T, P](ctx, l.c, l.ref, apiclient.WatchOptions{ResourceVersion: o.ResourceVersion,
-		ResourceVersionMatch: o.ResourceVersionMatch, AllowWatchBookmarks: o.AllowWatchBookmarks,
-		SendInitialEvents: o.SendInitialEvents, TimeoutSeconds: o.TimeoutSeconds})
-	if err != nil {
-		return nil, err
-	}
-	return streamWatch[T, P]{s}, nil
-}
-
-type streamWatch[T any, P meta.PtrObject[T]] struct{ s *watchstream.Stream[T, P] }
-
-func (w streamWatch[T, P]) Next() (informer.Event[P], error) {
-	ev, err := w.s.Next()
-	return informer.Event[P]{Type: ev.Type, Object: ev.Object, ResourceVersion: ev.ResourceVersion,
-		InitialEventsEnd: ev.InitialEventsEnd}, err
-}
-
-func (w streamWatch[T, P]) Stop() { w.s.Stop() }
-
 // running is an informer started on its own goroutine.
 type running[T any, P meta.PtrObject[T]] struct {
 	inf    *informer.Informer[T, P]
@@ -60,7 +29,7 @@ type running[T any, P meta.PtrObject[T]] struct {
 
 func startInformer[T any, P meta.PtrObject[T]](c *apiclient.Client, opts informer.Options[P], handlers ...informer.Handler[P]) (*running[T, P], error) {
 	opts.Logger = quiet
-	inf := informer.New[T, P](clientLW[T, P]{c, podsRef}, opts)
+	inf := informer.NewForResource[T, P](c, podsRef, opts)
 	for _, h := range handlers {
 		if _, err := inf.AddHandler(h, informer.HandlerOptions{Unbounded: true}); err != nil {
 			return nil, err
