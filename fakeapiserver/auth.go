@@ -34,14 +34,15 @@ func (s *Server) authenticate(r *http.Request) (*Token, error) {
 	return nil, meta.NewStatusError(401, meta.ReasonUnauthorized, "Unauthorized")
 }
 
-// authorize answers 403 when tok does not cover res.
-func authorize(tok *Token, res *Resource) error {
-	if tok == nil || len(tok.Resources) == 0 || slices.Contains(tok.Resources, res.GVR.Resource) {
+// authorize answers 403 when tok does not cover the verb on res.
+func authorize(tok *Token, res *Resource, verb string) error {
+	if tok == nil || ((len(tok.Resources) == 0 || slices.Contains(tok.Resources, res.GVR.Resource)) &&
+		(len(tok.Verbs) == 0 || slices.Contains(tok.Verbs, verb))) {
 		return nil
 	}
 	e := meta.NewStatusError(403, meta.ReasonForbidden, fmt.Sprintf(
-		"%s is forbidden: User \"fake-token-user\" cannot access resource %q in API group %q",
-		res.qualified(), res.GVR.Resource, res.GVR.Group))
+		"%s is forbidden: User \"fake-token-user\" cannot %s resource %q in API group %q",
+		res.qualified(), verb, res.GVR.Resource, res.GVR.Group))
 	e.Status.Details = &meta.StatusDetails{Group: res.GVR.Group, Kind: res.GVR.Resource}
 	return e
 }

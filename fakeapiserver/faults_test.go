@@ -13,6 +13,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
 )
 
@@ -134,7 +135,7 @@ func TestLatencyDelaysRequests(t *testing.T) {
 
 func TestBearerTokensAuthenticateAndAuthorize(t *testing.T) {
 	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
-		{Value: "admin"}, {Value: "cm-only", Resources: []string{"configmaps"}}}})
+		{Value: "admin"}, {Value: "cm-only", Resources: []string{"configmaps"}}, {Value: "reader", Verbs: []string{"get", "list", "watch"}}}})
 	do := func(token, path string) int {
 		req, err := http.NewRequest("GET", srv.URL()+path, nil)
 		require.NoError(t, err)
@@ -152,6 +153,14 @@ func TestBearerTokensAuthenticateAndAuthorize(t *testing.T) {
 	require.Equal(t, 403, do("cm-only", "/api/v1/pods"))
 	require.Equal(t, 200, do("cm-only", "/api/v1/configmaps"))
 	require.Equal(t, 200, do("cm-only", "/api"))
+	require.Equal(t, 200, do("reader", "/api/v1/pods"))
+	req, err := http.NewRequest("DELETE", srv.URL()+"/api/v1/namespaces/default/pods/x", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer reader")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 403, resp.StatusCode, "a read-only token cannot delete")
 
 	proto := "base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte("admin"))
 	d := websocket.Dialer{Subprotocols: []string{"base64.binary.k8s.io", proto}}
@@ -164,3 +173,19 @@ func TestBearerTokensAuthenticateAndAuthorize(t *testing.T) {
 }
 
 func cfgToken(srv *fakeapiserver.Server) string { return srv.ClientConfig().BearerToken }
+
+func TestInterceptAnswersForTheServer(t *testing.T) {
+	var seen []string
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Intercept: func(r *http.Request, verb string) error {
+		seen = append(seen, verb)
+		if verb == "create" {
+			return meta.NewStatusError(429, meta.ReasonTooManyRequests, "slow down")
+		}
+		return nil
+	}})
+	code, _ := call(t, "POST", srv.URL()+"/api/v1/namespaces/default/configmaps", "application/json", `{"metadata":{"name":"c"}}`)
+	require.Equal(t, 429, code)
+	code, _ = get(t, srv.URL()+"/api/v1/configmaps")
+	require.Equal(t, 200, code)
+	require.Equal(t, []string{"create", "list"}, seen)
+}

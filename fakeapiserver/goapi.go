@@ -143,10 +143,13 @@ func (s *Server) WriteKubeconfig(path string) error {
 	if ca := s.CAData(); ca != nil {
 		cluster += fmt.Sprintf("    certificate-authority-data: %s\n", base64.StdEncoding.EncodeToString(ca))
 	}
-	user := "  user: {}\n"
+	// kubectl prompts for a username when an https server comes without
+	// credentials; a server without authentication ignores the token.
+	token := "zerokube-no-auth"
 	if len(s.opts.Tokens) > 0 {
-		user = fmt.Sprintf("  user:\n    token: %q\n", s.opts.Tokens[0].Value)
+		token = s.opts.Tokens[0].Value
 	}
+	user := fmt.Sprintf("  user:\n    token: %q\n", token)
 	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n" + cluster +
 		"users:\n- name: fake\n" + user +
 		"contexts:\n- name: fake\n  context:\n    cluster: fake\n    user: fake\n    namespace: default\n" +

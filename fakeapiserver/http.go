@@ -52,9 +52,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := authorize(tok, req.res); err != nil {
+	if err := authorize(tok, req.res, req.verb); err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if s.opts.Intercept != nil {
+		if err := s.opts.Intercept(r, req.verb); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
 	}
 	if f := s.takeFailure(req.verb, r.URL.Path); f != nil {
 		s.writeError(w, r, f)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -77,24 +78,28 @@ func TestKubectlWorksAgainstTheFake(t *testing.T) {
 }
 
 func TestKubectlGetWatchSeesEvents(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
-	k := newKubectl(t, srv)
-	mustCreate(t, srv, podsGVR, pod("before", nil))
-	ctx, cancel := context.WithTimeout(context.Background(), 2*shortWait)
-	defer cancel()
-	c := k.cmd(ctx, "get", "pods", "-w", "-o", "name")
-	out, err := c.StdoutPipe()
-	require.NoError(t, err)
-	require.NoError(t, c.Start())
-	defer func() { cancel(); _ = c.Wait() }()
-	require.NoError(t, srv.AwaitWatchers(ctx, 1))
-	mustCreate(t, srv, podsGVR, pod("after", nil))
-	require.NoError(t, srv.Delete(podsGVR, "default", "after"))
-	want := []string{"pod/before", "pod/after", "pod/after"} // listed, added, deleted
-	var got []string
-	sc := bufio.NewScanner(out)
-	for len(got) < len(want) && sc.Scan() {
-		got = append(got, strings.TrimSpace(sc.Text()))
+	for _, tls := range []bool{false, true} {
+		t.Run("tls="+strconv.FormatBool(tls), func(t *testing.T) {
+			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: tls})
+			k := newKubectl(t, srv)
+			mustCreate(t, srv, podsGVR, pod("before", nil))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*shortWait)
+			defer cancel()
+			c := k.cmd(ctx, "get", "pods", "-w", "-o", "name")
+			out, err := c.StdoutPipe()
+			require.NoError(t, err)
+			require.NoError(t, c.Start())
+			defer func() { cancel(); _ = c.Wait() }()
+			require.NoError(t, srv.AwaitWatchers(ctx, 1))
+			mustCreate(t, srv, podsGVR, pod("after", nil))
+			require.NoError(t, srv.Delete(podsGVR, "default", "after"))
+			want := []string{"pod/before", "pod/after", "pod/after"} // listed, added, deleted
+			var got []string
+			sc := bufio.NewScanner(out)
+			for len(got) < len(want) && sc.Scan() {
+				got = append(got, strings.TrimSpace(sc.Text()))
+			}
+			require.Equal(t, want, got)
+		})
 	}
-	require.Equal(t, want, got)
 }

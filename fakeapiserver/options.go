@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"log/slog"
+	"net/http"
 	"time"
 )
 
@@ -40,6 +41,11 @@ type Options struct {
 	// returns a member's last bytes only once the next member's header has
 	// arrived, so the latest event would wait for the next one.
 	GzipWatchList bool
+	// Intercept, when set, sees every API request (not discovery or admin)
+	// after authentication; an error it returns is the answer (a
+	// *meta.StatusError keeps its code, anything else is a 500). Nil means
+	// no interception.
+	Intercept func(r *http.Request, verb string) error
 	// Logger receives request errors and every injected fault. Nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -51,6 +57,9 @@ type Token struct {
 	// Resources lists the resources (plural names, "pods") the token may
 	// use; empty means all of them. Discovery is open to every token.
 	Resources []string
+	// Verbs lists the verbs (get list watch create update patch delete
+	// deletecollection) the token may use; empty means all of them.
+	Verbs []string
 }
 
 func (o Options) withDefaults() Options {
