@@ -28,6 +28,13 @@ type benchPod struct {
 	} `json:"status"`
 }
 
+// skipAll declares no JSON field at all: decoding into it measures the
+// stream's own cost (envelope, limits, one allocation per event) over the
+// floor, since every object is skipped.
+type skipAll struct {
+	meta.ObjectMeta `json:"-"`
+}
+
 // podJSON returns a pod-like object of about size bytes: realistic
 // metadata (labels, owner, managedFields), padded with container env vars.
 func podJSON(i, size int) string {
@@ -89,6 +96,9 @@ func BenchmarkDecode(b *testing.B) {
 					n++
 				}
 			})
+		})
+		b.Run(sz.name+"/envelope", func(b *testing.B) {
+			run(b, body, sz.events, decodeAll[skipAll])
 		})
 		b.Run(sz.name+"/raw", func(b *testing.B) {
 			run(b, body, sz.events, decodeAll[meta.Raw])

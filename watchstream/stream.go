@@ -58,7 +58,7 @@ type Stream[T any, P meta.PtrObject[T]] struct {
 
 	wire *wireReader       // counts bytes and feeds the watchdog
 	lim  *limitReader      // caps the bytes of one event
-	dec  *jsontext.Decoder // nil until the first Next (a gzip header read blocks)
+	dec  *jsontext.Decoder // nil until the first Next
 	dog  *watchdog         // nil without IdleTimeout
 
 	stopCtx   func() bool  // unregisters the context.AfterFunc
