@@ -69,9 +69,13 @@ func listBench[T any, P meta.PtrObject[T]](b *testing.B, f *fixture, pages [][]b
 	b.ReportAllocs()
 	ctx := context.Background()
 	iters := 0
+	var spent cost
 	for b.Loop() {
 		got := 0
-		_, err := apiclient.ListAll[T, P](ctx, c, podsRef, opts, nil, func(P) error { got++; return nil })
+		var err error
+		spent.add(measure(func() {
+			_, err = apiclient.ListAll[T, P](ctx, c, podsRef, opts, nil, func(P) error { got++; return nil })
+		}))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -80,5 +84,5 @@ func listBench[T any, P meta.PtrObject[T]](b *testing.B, f *fixture, pages [][]b
 		}
 		iters++
 	}
-	reportRate(b, iters, f.n, fl)
+	reportRate(b, iters, f.n, spent, fl)
 }

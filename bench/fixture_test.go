@@ -16,6 +16,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 )
 
@@ -125,31 +126,54 @@ func memClient(tb testing.TB, pages [][]byte) *apiclient.Client {
 	return c
 }
 
+// cost is the wall and process CPU time of some work.
+type cost struct{ wall, cpu time.Duration }
+
+// measure runs f and returns what it cost.
+func measure(f func()) cost {
+	w, c := time.Now(), bench.ProcessCPU()
+	f()
+	return cost{time.Since(w), bench.ProcessCPU() - c}
+}
+
+func (c *cost) add(d cost) { c.wall += d.wall; c.cpu += d.cpu }
+
 // floor is the decode floor of bodies: the fastest of a few passes of
-// jsontext validation over the same bytes. Every speed benchmark divides its
-// time by it, measured in the same run.
-func floor(tb testing.TB, bodies [][]byte) time.Duration {
+// jsontext validation over the same bytes (wall and CPU time each at their
+// minimum). Every speed benchmark divides its time by it, measured in the
+// same run.
+func floor(tb testing.TB, bodies [][]byte) cost {
 	tb.Helper()
-	best := time.Duration(1<<63 - 1)
-	for range 3 {
-		start := time.Now()
-		for _, body := range bodies {
-			if !jsontext.Value(body).IsValid() {
-				tb.Fatal("bench: invalid JSON in the fixture")
+	best := cost{1<<63 - 1, 1<<63 - 1}
+	for range 5 {
+		c := measure(func() {
+			for _, body := range bodies {
+				if !jsontext.Value(body).IsValid() {
+					tb.Fatal("bench: invalid JSON in the fixture")
+				}
 			}
-		}
-		best = min(best, time.Since(start))
+		})
+		best = cost{min(best.wall, c.wall), min(best.cpu, c.cpu)}
 	}
 	return best
 }
 
-// reportRate reports objects/s and the multiple of the floor for a
-// benchmark that handled objs objects per iteration.
-func reportRate(b *testing.B, iters, objs int, fl time.Duration) {
-	perOp := b.Elapsed() / time.Duration(max(iters, 1))
+// reportRate reports objects/s and the multiples of the floor (wall time,
+// and CPU time when the system reports it) for iters iterations that
+// handled objs objects each and cost spent in total.
+func reportRate(b *testing.B, iters, objs int, spent, fl cost) {
+	n := time.Duration(max(iters, 1))
+	perOp := spent.wall / n
 	b.ReportMetric(float64(objs)/perOp.Seconds(), "objects/s")
-	b.ReportMetric(float64(perOp)/float64(fl), "x-floor")
+	b.ReportMetric(float64(perOp)/float64(fl.wall), "x-floor")
+	if fl.cpu > 0 {
+		b.ReportMetric(float64(spent.cpu/n)/float64(fl.cpu), "cpu-x-floor")
+	}
 }
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }
 
 // idleBody blocks every Read until its request ends or it is closed.
 type idleBody struct {
@@ -171,7 +195,3 @@ func (b *idleBody) Close() error {
 	b.once.Do(func() { close(b.closed) })
 	return nil
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v, json.Deterministic(true)) }

@@ -99,23 +99,27 @@ type syncSource struct {
 	bytes, itemBytes int64
 }
 
-func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apiclient.Client, fl time.Duration, opts informer.Options[P]) {
+func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apiclient.Client, fl cost, opts informer.Options[P]) {
 	b.SetBytes(src.bytes)
 	b.ReportAllocs()
 	var retained, peak uint64
+	var spent cost
 	iters := 0
 	for b.Loop() {
 		b.StopTimer()
 		base := bench.HeapAfterGC()
 		ph := bench.StartPeakHeap(0)
 		b.StartTimer()
-		r, err := startInformer[T, P](c, opts)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		err = r.inf.WaitForSync(ctx)
-		cancel()
+		var r *running[T, P]
+		var err error
+		spent.add(measure(func() {
+			if r, err = startInformer[T, P](c, opts); err != nil {
+				return
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			err = r.inf.WaitForSync(ctx)
+			cancel()
+		}))
 		b.StopTimer()
 		if err != nil {
 			b.Fatal(err)
@@ -134,7 +138,7 @@ func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apic
 		iters++
 		b.StartTimer()
 	}
-	reportRate(b, iters, src.n, fl)
+	reportRate(b, iters, src.n, spent, fl)
 	perObj := float64(retained) / float64(iters) / float64(src.n)
 	b.ReportMetric(perObj, "B/obj")
 	b.ReportMetric(perObj/(float64(src.itemBytes)/float64(src.n)), "x-json")
@@ -143,7 +147,7 @@ func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apic
 
 // loadedServer starts a fakeapiserver holding n article-sized pods, and
 // returns it with what a LIST of them reads and the floor of those bytes.
-func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, time.Duration) {
+func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost) {
 	b.Helper()
 	f := podFixture(b, n, workload.ArticlePodSize)
 	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet})
