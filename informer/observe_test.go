@@ -1,0 +1,197 @@
+package informer_test
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/informer"
+)
+
+// traceLog collects trace events for one key plus the reflector's own.
+type traceLog struct {
+	mu     sync.Mutex
+	stages []string
+}
+
+func (l *traceLog) record(ev informer.TraceEvent) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := ev.Stage.String()
+	if ev.Op != "" {
+		s += ":" + ev.Op
+	}
+	l.stages = append(l.stages, s)
+}
+
+func (l *traceLog) has(want ...string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// want must appear in this order, not necessarily adjacent.
+	i := 0
+	for _, s := range l.stages {
+		if i < len(want) && s == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+func TestTraceFollowsAnObjectThroughTheDataPath(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	var log traceLog
+	opts := fastOpts()
+	opts.Trace = log.record
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h"})
+	require.NoError(t, err)
+	run(t, inf)
+	synced(t, inf)
+	e.put(t, "a", "1", nil)
+	require.Eventually(t, func() bool {
+		return log.has("relist", "list-page", "replace", "store-updated:add", "synced",
+			"watch-opened", "event", "delta-queued:update", "store-updated:update", "handler-called:update")
+	}, wait, 5*time.Millisecond)
+}
+
+// counting is a Metrics that counts what the tests look at.
+type counting struct {
+	informer.NopMetrics
+	mu      sync.Mutex
+	lists   int
+	watches int
+	events  map[meta.EventType]int
+	relists map[informer.RelistCause]int
+	calls   map[string]int
+	rv      string
+}
+
+func newCounting() *counting {
+	return &counting{events: map[meta.EventType]int{}, relists: map[informer.RelistCause]int{}, calls: map[string]int{}}
+}
+
+func (c *counting) ListCall(error)  { c.mu.Lock(); c.lists++; c.mu.Unlock() }
+func (c *counting) WatchCall(error) { c.mu.Lock(); c.watches++; c.mu.Unlock() }
+func (c *counting) WatchEvent(t meta.EventType) {
+	c.mu.Lock()
+	c.events[t]++
+	c.mu.Unlock()
+}
+func (c *counting) Relist(r informer.RelistCause) { c.mu.Lock(); c.relists[r]++; c.mu.Unlock() }
+func (c *counting) ResourceVersion(rv string)     { c.mu.Lock(); c.rv = rv; c.mu.Unlock() }
+func (c *counting) HandlerCall(h string, _, _ time.Duration) {
+	c.mu.Lock()
+	c.calls[h]++
+	c.mu.Unlock()
+}
+
+func TestMetricsCountCallsEventsRelistsAndHandlers(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	m := newCounting()
+	opts := fastOpts()
+	opts.Metrics = m
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h"})
+	require.NoError(t, err)
+	run(t, inf)
+	synced(t, inf)
+	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+	e.put(t, "b", "0", nil)
+	require.Eventually(t, func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.events[meta.Added] == 1 && m.calls["h"] == 2
+	}, wait, 5*time.Millisecond)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	require.Equal(t, 1, m.lists)
+	require.Equal(t, 1, m.watches)
+	require.Equal(t, map[informer.RelistCause]int{informer.CauseInitial: 1}, m.relists)
+	require.Equal(t, inf.LastSyncResourceVersion(), m.rv)
+}
+
+func TestStalledWatchIsEndedByTheIdleWatchdog(t *testing.T) {
+	e := newEnv(t, fakeapiserver.Options{BookmarkInterval: time.Hour})
+	e.put(t, "a", "0", nil)
+	opts := fastOpts()
+	opts.WatchIdleTimeout = 100 * time.Millisecond
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+	e.srv.StallWatches()
+	e.put(t, "b", "0", nil) // held by the stalled stream
+	converges(t, e, inf)
+}
+
+func TestWebsocketWatch(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	opts := fastOpts()
+	opts.Selectors.Websocket = true
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	e.put(t, "b", "0", nil)
+	require.NoError(t, e.srv.Delete(cmGVR, "default", "a"))
+	converges(t, e, inf)
+}
+
+func TestTooManyRequestsIsRetriedAfterRetryAfter(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 429, Verb: "list", RetryAfter: time.Second})
+	var delays []time.Duration
+	var mu sync.Mutex
+	opts := fastOpts()
+	opts.Trace = func(ev informer.TraceEvent) {
+		if ev.Stage == informer.StageBackoff {
+			mu.Lock()
+			delays = append(delays, ev.Duration)
+			mu.Unlock()
+		}
+	}
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Equal(t, []time.Duration{time.Second}, delays, "the server's hint, not the 10 ms backoff")
+}
+
+func TestStoppedInformerIsCollected(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	collected := make(chan struct{})
+	func() {
+		inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+		_, err := inf.AddHandler(newView(), informer.HandlerOptions{})
+		require.NoError(t, err)
+		// AddCleanup, not SetFinalizer: the informer is a cycle (reflector
+		// hooks point back at it), and finalizers do not run on cycles.
+		runtime.AddCleanup(inf, func(c chan struct{}) { close(c) }, collected)
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- inf.Run(ctx) }()
+		require.NoError(t, inf.WaitForSync(ctx))
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	require.Eventually(t, func() bool {
+		runtime.GC()
+		select {
+		case <-collected:
+			return true
+		default:
+			return false
+		}
+	}, wait, 10*time.Millisecond)
+}
