@@ -46,6 +46,9 @@ type Options struct {
 	// *meta.StatusError keeps its code, anything else is a 500). Nil means
 	// no interception.
 	Intercept func(r *http.Request, verb string) error
+	// Now is the clock for timestamps and the history's age bound; nil
+	// means time.Now. Tests move it to age the history without sleeping.
+	Now func() time.Time
 	// Logger receives request errors and every injected fault. Nil means
 	// slog.Default().
 	Logger *slog.Logger
@@ -83,6 +86,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TooLargeWait <= 0 {
 		o.TooLargeWait = 3 * time.Second
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -61,7 +61,7 @@ func (s *Server) list(ctx context.Context, res *Resource, f *filter, o listOptio
 		return paginate(s.snapshotLocked(res, s.rv, ""), f, s.rv, 0), nil
 	case exact:
 		if o.rv < s.hist.compacted {
-			return page{}, errTooOld(o.rv, s.hist.compacted+1)
+			return page{}, errExpired("The resourceVersion for the provided list is too old.")
 		}
 		return paginate(s.snapshotLocked(res, o.rv, ""), f, o.rv, o.limit), nil
 	default:

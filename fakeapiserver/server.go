@@ -63,7 +63,7 @@ type Server struct {
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
 	s := &Server{
-		opts: opts, log: opts.Logger, reg: newRegistry(), now: time.Now,
+		opts: opts, log: opts.Logger, reg: newRegistry(), now: opts.Now,
 		tables:    map[*Resource]map[string]*stored{},
 		watchers:  map[*Resource]map[*watcher]struct{}{},
 		rvChanged: make(chan struct{}),

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -245,4 +246,26 @@ func TestWatchEndsWithABookmarkAtItsDeadline(t *testing.T) {
 	_, more := w.next()
 	require.False(t, more)
 	require.NoError(t, w.sc.Err())
+}
+
+func TestHistoryOlderThanHistoryAgeIsGone(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), HistoryAge: time.Minute, Now: clock})
+	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
+	mustCreate(t, srv, podsGVR, pod("b", nil))
+	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+rv, nil)
+	require.Equal(t, "b", nameOf(w.mustNext()), "within the window: replayed")
+
+	mu.Lock()
+	now = now.Add(2 * time.Minute)
+	mu.Unlock()
+	w = openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+rv, nil)
+	e := w.mustNext()
+	require.Equal(t, "ERROR", e.Type)
+	require.Equal(t, "Expired", e.Object["reason"])
+	code, st := get(t, srv.URL()+"/api/v1/pods?resourceVersionMatch=Exact&resourceVersion="+rv)
+	require.Equal(t, 410, code)
+	require.Equal(t, "Expired", st["reason"])
 }
