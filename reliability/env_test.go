@@ -1,0 +1,173 @@
+package reliability
+
+import (
+	"fmt"
+	"log/slog"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/informer"
+)
+
+// object is the slim type every suite caches: a ConfigMap's metadata and
+// data.
+type object struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Data            map[string]string `json:"data,omitempty"`
+}
+
+var (
+	cmGVR  = apiclient.GVR{Version: "v1", Resource: "configmaps"}
+	nsGVR  = apiclient.GVR{Version: "v1", Resource: "namespaces"}
+	allCMs = apiclient.Ref{GVR: cmGVR} // every namespace
+)
+
+func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// rvOf parses a resourceVersion of the fake server (a decimal counter).
+func rvOf(o *object) uint64 {
+	n, _ := strconv.ParseUint(o.ResourceVersion, 10, 64)
+	return n
+}
+
+// state is key → resourceVersion: what "equal" means for a cache, a
+// handler's view and the server.
+type state map[string]string
+
+// storeState reads an informer's cache.
+func storeState(inf *informer.Informer[object, *object]) state {
+	out := state{}
+	for _, o := range inf.Store().List() {
+		out[meta.Key(o)] = o.ResourceVersion
+	}
+	return out
+}
+
+// diff describes how got differs from want, briefly.
+func diff(want, got state) string {
+	var missing, extra, stale []string
+	for k, rv := range want {
+		switch g, ok := got[k]; {
+		case !ok:
+			missing = append(missing, k+"@"+rv)
+		case g != rv:
+			stale = append(stale, fmt.Sprintf("%s@%s(want %s)", k, g, rv))
+		}
+	}
+	for k, rv := range got {
+		if _, ok := want[k]; !ok {
+			extra = append(extra, k+"@"+rv)
+		}
+	}
+	if len(missing)+len(extra)+len(stale) == 0 {
+		return ""
+	}
+	short := func(s []string) string {
+		slices.Sort(s)
+		if len(s) > 5 {
+			return strings.Join(s[:5], " ") + fmt.Sprintf(" …(%d)", len(s))
+		}
+		return strings.Join(s, " ")
+	}
+	return fmt.Sprintf("missing [%s] extra [%s] stale [%s]", short(missing), short(extra), short(stale))
+}
+
+// view is a handler that builds its own picture of the world from the
+// notifications it gets, and counts notifications that break the protocol.
+type view struct {
+	name  string
+	delay time.Duration // a slow handler's time per call
+
+	mu    sync.Mutex
+	state state
+	rvs   map[string]uint64
+
+	calls     atomic.Int64
+	anomalies atomic.Int64 // add of a known key, update or delete of an unknown key
+	rvBack    atomic.Int64 // an object's resourceVersion went backwards
+	firstBad  atomic.Pointer[string]
+}
+
+func newView(name string, delay time.Duration) *view {
+	return &view{name: name, delay: delay, state: state{}, rvs: map[string]uint64{}}
+}
+
+func (v *view) note(counter *atomic.Int64, format string, args ...any) {
+	counter.Add(1)
+	msg := fmt.Sprintf(format, args...)
+	v.firstBad.CompareAndSwap(nil, &msg)
+}
+
+func (v *view) set(o *object) {
+	k := meta.Key(o)
+	if rv := rvOf(o); rv < v.rvs[k] {
+		v.note(&v.rvBack, "%s: %s went back from rv %d to %d", v.name, k, v.rvs[k], rv)
+	}
+	v.state[k] = o.ResourceVersion
+	v.rvs[k] = rvOf(o)
+}
+
+func (v *view) OnAdd(o *object, initial bool) {
+	v.pace()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.state[meta.Key(o)]; ok {
+		v.note(&v.anomalies, "%s: add of known %s (initial %t)", v.name, meta.Key(o), initial)
+	}
+	v.set(o)
+}
+
+func (v *view) OnUpdate(old, o *object) {
+	v.pace()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.state[meta.Key(o)]; !ok {
+		v.note(&v.anomalies, "%s: update of unknown %s", v.name, meta.Key(o))
+	}
+	if meta.Key(old) != meta.Key(o) {
+		v.note(&v.anomalies, "%s: update from %s to %s", v.name, meta.Key(old), meta.Key(o))
+	}
+	v.set(o)
+}
+
+func (v *view) OnDelete(o *object, finalStateUnknown bool) {
+	v.pace()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	k := meta.Key(o)
+	if _, ok := v.state[k]; !ok {
+		v.note(&v.anomalies, "%s: delete of unknown %s (final state unknown %t)", v.name, k, finalStateUnknown)
+	}
+	delete(v.state, k)
+	// An object may come back under the same name: its new life starts at
+	// a later resourceVersion, which set checks against the delete's.
+	v.rvs[k] = max(v.rvs[k], rvOf(o))
+}
+
+func (v *view) pace() {
+	v.calls.Add(1)
+	if v.delay > 0 {
+		time.Sleep(v.delay) // a slow handler, by design: its work takes time
+	}
+}
+
+func (v *view) snapshot() state {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return maps.Clone(v.state)
+}
+
+func (v *view) bad() string {
+	if p := v.firstBad.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
