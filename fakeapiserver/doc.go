@@ -15,6 +15,16 @@
 // Outside tests use New, Server.Start and Server.Close; cmd/fakeapiserver
 // runs it as a process.
 //
+// Tests assert on what happened with Stats (requests, watches, events,
+// slow watchers, faults by kind) and wait with AwaitWatchers rather than
+// sleeping. The same faults are reachable over HTTP for other processes,
+// without a token:
+//
+//	POST /fake/fail?code=503&count=2&verb=watch&path=/pods&retryAfter=2s
+//	POST /fake/drop-watches | /fake/cut-watch | /fake/malformed-event | /fake/stall | /fake/restart
+//	POST /fake/latency?d=200ms | /fake/compact?rv=123 | /fake/bookmarks?enabled=false
+//	GET  /fake/stats
+//
 // Objects of every resource are stored as generic JSON (the built-in core/v1
 // and apps/v1 kinds, plus any registered with Server.Register). The Go API
 // (Create, Update, Patch, Delete, Get, List) writes exactly as HTTP does.
