@@ -66,7 +66,7 @@ func benchWrites(b *testing.B, watchers int) {
 	awaitCtx, stop := context.WithTimeout(ctx, 30*time.Second)
 	defer stop()
 	require.NoError(b, srv.AwaitWatchers(awaitCtx, watchers))
-	perWatcher := float64(heapInUse()-before) / float64(watchers)
+	perWatcher := float64(int64(heapInUse())-int64(before)) / float64(watchers)
 
 	payload := bytes.Repeat([]byte("x"), 800) // a pod of about 1 KB
 	batch := benchBatch(watchers)

@@ -191,6 +191,7 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 			return
 		}
 	}
+	var batch []byte // reused by coalesce
 	var tick <-chan time.Time
 	if w.bookmarks {
 		t := time.NewTicker(s.opts.BookmarkInterval)
@@ -209,7 +210,15 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 				sk.end()
 				return
 			}
-			if s.send(w, sk, frame) != nil {
+			var frames []byte
+			var n int
+			var closed bool
+			frames, batch, n, closed = s.coalesce(w, sk, frame, batch)
+			if s.sendN(w, sk, frames, n) != nil {
+				return
+			}
+			if closed {
+				sk.end()
 				return
 			}
 		case <-tick:
@@ -242,6 +251,44 @@ func (s *Server) finish(w *watcher, sk sink) {
 			return
 		}
 	}
+}
+
+// maxCoalesce bounds the frames written with one flush.
+const maxCoalesce = 64
+
+// coalesce appends to buf the frame and whatever else is already queued (up
+// to maxCoalesce frames), so a watcher that is behind catches up with one
+// write and one flush instead of one per event: clients must not expect
+// chunks to line up with events. Websocket messages stay one per event,
+// and a stream armed to be cut is not batched. closed reports that the
+// server ended the watch after these frames. buf is the caller's reusable
+// buffer, returned grown; frame itself is shared and never appended to.
+func (s *Server) coalesce(w *watcher, sk sink, frame, buf []byte) (frames, newBuf []byte, n int, closed bool) {
+	if _, ok := sk.(chunkedSink); !ok || w.cutNext.Load() || len(w.ch) == 0 {
+		return frame, buf, 1, false
+	}
+	buf = append(buf[:0], frame...)
+	for n = 1; n < maxCoalesce; n++ {
+		select {
+		case f, ok := <-w.ch:
+			if !ok {
+				return buf, buf, n, true
+			}
+			buf = append(buf, f...)
+		default:
+			return buf, buf, n, false
+		}
+	}
+	return buf, buf, n, false
+}
+
+// sendN is send for a write that holds n frames.
+func (s *Server) sendN(w *watcher, sk sink, frames []byte, n int) error {
+	if err := s.send(w, sk, frames); err != nil {
+		return err
+	}
+	s.stats.events.Add(int64(n - 1))
+	return nil
 }
 
 // send writes one frame, unless a fault cuts the stream at it.
