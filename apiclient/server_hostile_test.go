@@ -234,3 +234,24 @@ func callVerb(ctx context.Context, c *apiclient.Client, verb string) error {
 	_, err = s.Next()
 	return err
 }
+
+func TestCancellingAWebsocketWatchAbortsAHandshakeTheServerNeverAnswers(t *testing.T) {
+	// A server that accepts the connection and reads the upgrade request,
+	// but never answers it: only cancellation can end the dial.
+	host := silentServer(t, "")
+	c, _ := newClient(t, &apiclient.Config{Host: host, QPS: -1})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: true})
+		done <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the dial is waiting for the reply; there is no event to wait on
+	cancel()
+	select {
+	case err := <-done:
+		require.ErrorIs(t, err, context.Canceled)
+	case <-time.After(5 * time.Second):
+		t.Fatal("a cancelled websocket dial waited for the handshake timeout")
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -116,7 +118,10 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 		TLSClientConfig:  c.tlsConfig,
 		HandshakeTimeout: 30 * time.Second,
 	}
+	guard := &handshakeGuard{ctx: ctx}
+	d.NetDialContext = guard.dial
 	conn, resp, err := d.DialContext(ctx, u.String(), h)
+	guard.done()
 	if err == nil {
 		return conn, nil
 	}
@@ -136,4 +141,40 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 		return nil, fail(fmt.Errorf("%w: %w", context.DeadlineExceeded, err))
 	}
 	return nil, fail(err)
+}
+
+// handshakeGuard makes cancelling ctx abort a websocket handshake in
+// progress. gorilla/websocket turns only ctx's deadline into the
+// connection's, so without it a cancelled dial to a server that accepted
+// the connection but never answers the upgrade would wait out the whole
+// HandshakeTimeout.
+type handshakeGuard struct {
+	// ctx is the caller's: the context the dialer passes to dial is one it
+	// derives and cancels when DialContext returns, even on success.
+	ctx   context.Context
+	mu    sync.Mutex    // guards stops
+	stops []func() bool // unregister the hooks of the connections dialed
+}
+
+func (g *handshakeGuard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	stop := context.AfterFunc(g.ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) }) // in the past: reads fail now
+	g.mu.Lock()
+	g.stops = append(g.stops, stop)
+	g.mu.Unlock()
+	return conn, nil
+}
+
+// done unregisters the hooks once the handshake is over: the stream owns
+// the connection from then on, and a long-lived ctx must not keep them.
+func (g *handshakeGuard) done() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, stop := range g.stops {
+		stop()
+	}
+	g.stops = nil
 }
