@@ -104,12 +104,14 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 }
 
 // replace hands a full list to the queue and records the sync point.
+// The rv and the trace come first: once Replace returns, the processing loop
+// may already have applied the list and declared the informer synced.
 func (r *reflector[P]) replace(items []P, rv string) error {
+	r.tr(TraceEvent{Stage: StageReplace, Items: len(items), ResourceVersion: rv})
+	r.setRV(rv)
 	if err := r.q.Replace(items, rv); err != nil {
 		return fmt.Errorf("informer: replace: %w", err)
 	}
-	r.tr(TraceEvent{Stage: StageReplace, Items: len(items), ResourceVersion: rv})
-	r.setRV(rv)
 	r.listedOnce = true
 	r.succeeded()
 	if r.cfg.onListed != nil {

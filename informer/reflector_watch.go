@@ -146,9 +146,11 @@ func (r *reflector[P]) apply(ev Event[P]) error {
 	if !ok {
 		return nil
 	}
+	// Traced before the call, so that the trace shows stages in data-path
+	// order: the processing loop may apply the delta before op returns.
+	r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
 	if err := op(obj); err != nil {
 		return fmt.Errorf("informer: queue %s %s: %w", name, key, err)
 	}
-	r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
 	return nil
 }

@@ -14,12 +14,12 @@ type Stage uint8
 // The stages, in data-path order.
 const (
 	StageListPage      Stage = iota + 1 // a LIST page arrived: Page, Items, ResourceVersion
-	StageReplace                        // a full list went into the queue: Items, ResourceVersion
+	StageReplace                        // a full list goes into the queue: Items, ResourceVersion
 	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
 	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
 	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion
 	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close)
-	StageDeltaQueued                    // the reflector queued a delta: Op, Key
+	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the processing loop applied a delta to the cache: Op, Key
 	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration
 	StageRelist                         // a relist starts: Cause
@@ -44,7 +44,9 @@ func (s Stage) String() string {
 }
 
 // TraceEvent is one step of the data path. Only the fields named in the
-// Stage's doc are set.
+// Stage's doc are set. Producer stages (replace, delta-queued) are reported
+// just before the hand-over, so one object's events arrive in data-path
+// order even though the stages run on different goroutines.
 type TraceEvent struct {
 	Stage           Stage
 	Page            int
