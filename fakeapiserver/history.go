@@ -22,7 +22,7 @@ type event struct {
 	prev *stored // the state before; nil for Added
 	at   time.Time
 	// frame is the event as every watcher that sees it unchanged gets it,
-	// encoded once at commit and shared.
+	// encoded once, when the first watcher needs it, and shared.
 	frame []byte
 	// addedFrame and deletedFrame serve selector transitions (an object that
 	// starts or stops matching); built on first use under Server.mu.
@@ -34,6 +34,9 @@ type event struct {
 func (e *event) transitionFrameLocked(typ meta.EventType) []byte {
 	switch {
 	case typ == e.typ:
+		if e.frame == nil {
+			e.frame = watchstream.AppendFrame(nil, e.typ, e.obj.full())
+		}
 		return e.frame
 	case typ == meta.Added:
 		if e.addedFrame == nil {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
-	"github.com/zerokube/zerokube/watchstream"
 )
 
 // tableLocked returns the objects of res, keyed by meta.Key. Requires s.mu.
@@ -30,8 +29,7 @@ func (s *Server) commitLocked(res *Resource, typ meta.EventType, key string, obj
 	} else {
 		t[key] = obj
 	}
-	ev := &event{rv: obj.rv, res: res, typ: typ, key: key, obj: obj, prev: prev, at: s.now(),
-		frame: watchstream.AppendFrame(nil, typ, obj.full())}
+	ev := &event{rv: obj.rv, res: res, typ: typ, key: key, obj: obj, prev: prev, at: s.now()}
 	s.hist.append(ev)
 	s.stats.writes.Add(1)
 	for w := range s.watchers[res] {
