@@ -51,10 +51,14 @@ function target(what, b, u, op, limit,    v, ok) {
 	name = $1
 	sub(/^Benchmark/, "", name)
 	sub(/-[0-9]+$/, "", name)
-	if (!((pkg, name) in seen)) { seen[pkg, name] = 1; nb[pkg]++; bench[pkg, nb[pkg]] = name }
+	top = name
+	sub(/\/.*/, "", top)
+	g = pkg "|" top # one table per top-level benchmark: its units only
+	if (!(g in seengroup)) { seengroup[g] = 1; ng[pkg]++; group[pkg, ng[pkg]] = g }
+	if (!((g, name) in seen)) { seen[g, name] = 1; nb[g]++; bench[g, nb[g]] = name }
 	for (i = 3; i + 1 <= NF; i += 2) {
 		u = $(i + 1)
-		if (!((pkg, u) in seenunit)) { seenunit[pkg, u] = 1; nu[pkg]++; unit[pkg, nu[pkg]] = u }
+		if (!((g, u) in seenunit)) { seenunit[g, u] = 1; nu[g]++; unit[g, nu[g]] = u }
 		k = pkg "|" name
 		vals[k, u] = ((k, u) in vals) ? vals[k, u] " " $i : $i
 	}
@@ -81,18 +85,22 @@ END {
 	print ""
 	for (p = 1; p <= npkg; p++) {
 		pk = pkgs[p]
-		if (nb[pk] == 0) continue
-		printf "## %s\n\n| benchmark |", pk
-		for (j = 1; j <= nu[pk]; j++) printf " %s |", unit[pk, j]
-		printf "\n|---|"
-		for (j = 1; j <= nu[pk]; j++) printf "---:|"
-		printf "\n"
-		for (i = 1; i <= nb[pk]; i++) {
-			b = bench[pk, i]
-			printf "| %s |", b
-			for (j = 1; j <= nu[pk]; j++) printf " %s |", cell(get(pk, b, unit[pk, j]), unit[pk, j])
+		if (ng[pk] == 0) continue
+		printf "## %s\n\n", pk
+		for (q = 1; q <= ng[pk]; q++) {
+			g = group[pk, q]
+			printf "| %s |", substr(g, length(pk) + 2)
+			for (j = 1; j <= nu[g]; j++) printf " %s |", unit[g, j]
+			printf "\n|---|"
+			for (j = 1; j <= nu[g]; j++) printf "---:|"
 			printf "\n"
+			for (i = 1; i <= nb[g]; i++) {
+				b = bench[g, i]
+				printf "| %s |", b
+				for (j = 1; j <= nu[g]; j++) printf " %s |", cell(get(pk, b, unit[g, j]), unit[g, j])
+				printf "\n"
+			}
+			print ""
 		}
-		print ""
 	}
 }
