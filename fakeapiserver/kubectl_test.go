@@ -72,6 +72,13 @@ func TestKubectlWorksAgainstTheFake(t *testing.T) {
 			require.Contains(t, k.run("apply", "-f", manifest), "pod/web")
 			require.Equal(t, "nginx:2", k.run("get", "pod", "web", "-o", "jsonpath={.spec.containers[0].image}"))
 			require.Contains(t, k.run("get", "all", "-o", "name"), "pod/web")
+			require.NoError(t, os.WriteFile(manifest, []byte(
+				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata: {k: v1}\n"), 0o600))
+			require.Contains(t, k.run("apply", "--server-side", "-f", manifest), "configmap/ssa serverside-applied")
+			require.NoError(t, os.WriteFile(manifest, []byte(
+				"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata: {k: v2}\n"), 0o600))
+			require.Contains(t, k.run("apply", "--server-side", "-f", manifest), "configmap/ssa serverside-applied")
+			require.Equal(t, "v2", k.run("get", "configmap", "ssa", "-o", "jsonpath={.data.k}"))
 			require.Contains(t, k.run("delete", "pod", "web"), `pod "web" deleted`)
 		})
 	}

@@ -15,8 +15,7 @@ import (
 // PatchType is the Content-Type of a PATCH.
 type PatchType string
 
-// The patch types the server applies. Server-side apply
-// (application/apply-patch+yaml) is answered with 415.
+// The patch types the server applies; see also ApplyPatch.
 const (
 	MergePatch     PatchType = "application/merge-patch+json"
 	JSONPatch      PatchType = "application/json-patch+json"

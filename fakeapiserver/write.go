@@ -78,7 +78,12 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.patch(req.res, req.ns, req.name, PatchType(r.Header.Get("Content-Type")), body)
+	pt := PatchType(r.Header.Get("Content-Type"))
+	if isApply(pt) {
+		s.handleApply(w, r, req, body)
+		return
+	}
+	o, err := s.patch(req.res, req.ns, req.name, pt, body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
