@@ -62,6 +62,11 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if r.URL.Query().Has("dryRun") && req.verb != "get" && req.verb != "list" && req.verb != "watch" {
+		// Better refused than silently written: dry runs are not simulated.
+		s.writeError(w, r, errBadRequest("dryRun is not supported by this fake API server"))
+		return
+	}
 	if f := s.takeFailure(req.verb, r.URL.Path); f != nil {
 		s.writeError(w, r, f)
 		return
