@@ -8,7 +8,9 @@ import (
 
 func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 	a1, a2, a3 := mkPod("a", "1"), mkPod("a", "2"), mkPod("a", "3")
-	add := func(p *pod) *notification[*pod] { return &notification[*pod]{kind: notifAdd, key: "ns/a", obj: p, flag: true} }
+	add := func(p *pod) *notification[*pod] {
+		return &notification[*pod]{kind: notifAdd, key: "ns/a", obj: p, flag: true}
+	}
 	upd := func(o, p *pod) *notification[*pod] {
 		return &notification[*pod]{kind: notifUpdate, key: "ns/a", old: o, obj: p}
 	}
