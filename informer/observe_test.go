@@ -195,3 +195,17 @@ func TestStoppedInformerIsCollected(t *testing.T) {
 		}
 	}, wait, 10*time.Millisecond)
 }
+
+func TestTraceEventString(t *testing.T) {
+	for _, tc := range []struct {
+		ev   informer.TraceEvent
+		want string
+	}{
+		{informer.TraceEvent{Stage: informer.StageListPage, Page: 1, Items: 500, ResourceVersion: "12"}, "list-page page=1 items=500 rv=12"},
+		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseWatchGone, ResourceVersion: "12"}, "relist rv=12 cause=watch-gone"},
+		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "h", Op: "add", Key: "ns/a", Duration: time.Millisecond}, "handler-called handler=h op=add key=ns/a took=1ms"},
+		{informer.TraceEvent{Stage: informer.StageEvent, EventType: meta.Modified, Key: "ns/a", ResourceVersion: "13"}, "event type=MODIFIED key=ns/a rv=13"},
+	} {
+		require.Equal(t, tc.want, tc.ev.String())
+	}
+}

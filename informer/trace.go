@@ -1,6 +1,8 @@
 package informer
 
 import (
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
@@ -89,4 +91,40 @@ func (c RelistCause) String() string {
 		return causeNames[c]
 	}
 	return "cause(?)"
+}
+
+// String renders the event on one line with only its set fields, e.g.
+// "list-page page=1 items=500 rv=1234", for --trace style output.
+func (e TraceEvent) String() string {
+	var b strings.Builder
+	b.WriteString(e.Stage.String())
+	add := func(k, v string) {
+		if v != "" {
+			b.WriteString(" " + k + "=" + v)
+		}
+	}
+	if e.Page > 0 {
+		add("page", strconv.Itoa(e.Page))
+	}
+	if e.Items > 0 || e.Stage == StageListPage || e.Stage == StageReplace {
+		add("items", strconv.Itoa(e.Items))
+	}
+	add("handler", e.Handler)
+	add("op", e.Op)
+	add("type", string(e.EventType))
+	add("key", e.Key)
+	add("rv", e.ResourceVersion)
+	if e.Streaming {
+		add("streaming", "true")
+	}
+	if e.Cause != 0 {
+		add("cause", e.Cause.String())
+	}
+	if e.Duration > 0 {
+		add("took", e.Duration.String())
+	}
+	if e.Err != nil {
+		add("err", e.Err.Error())
+	}
+	return b.String()
 }
