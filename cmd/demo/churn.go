@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/fakeapiserver"
+)
+
+// The churn keeps between minObjects and maxObjects of its own objects
+// (named example-xxxxx, as in the article's output) and changes one of
+// them every tick, so a reader sees Add, Update and Delete lines come by
+// without typing anything.
+const (
+	seedObjects = 3
+	minObjects  = 2
+	maxObjects  = 6
+	churnPrefix = "example-"
+)
+
+// churner writes to the embedded server through its Go API, which commits
+// exactly as HTTP writes do (same resourceVersions, same watch events).
+type churner struct {
+	srv     *fakeapiserver.Server
+	res     resourceSpec
+	ns      string // where the objects go; "" for cluster-scoped resources
+	rng     *rand.Rand
+	writes  int
+	labelNo int
+}
+
+func newChurner(srv *fakeapiserver.Server, res resourceSpec, namespace string, seed uint64) *churner {
+	if res.cluster {
+		namespace = ""
+	} else if namespace == "" {
+		namespace = "default" // --namespace "" watches everything; write somewhere
+	}
+	return &churner{srv: srv, res: res, ns: namespace, rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+}
+
+// seed creates the first few objects, before the informer starts, so the
+// initial list has something in it.
+func (c *churner) seed() error {
+	for range seedObjects {
+		if err := c.create(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run makes one write every interval until ctx ends. Write errors (a
+// kubectl user deleted the object first, say) are reported and skipped.
+func (c *churner) run(ctx context.Context, every time.Duration, report func(error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := c.step(); err != nil {
+				report(err)
+			}
+		}
+	}
+}
+
+// step picks one write: create when there are few objects, delete when
+// there are many, otherwise any of create, relabel and delete.
+func (c *churner) step() error {
+	names, err := c.names()
+	if err != nil {
+		return err
+	}
+	op := c.rng.IntN(3)
+	switch {
+	case len(names) < minObjects:
+		op = 0
+	case len(names) >= maxObjects:
+		op = 2
+	}
+	switch op {
+	case 0:
+		return c.create()
+	case 1:
+		return c.relabel(names[c.rng.IntN(len(names))])
+	default:
+		return c.delete(names[c.rng.IntN(len(names))])
+	}
+}
+
+// names lists the churn's own objects as the server has them now, so
+// objects created or deleted with kubectl are taken into account.
+func (c *churner) names() ([]string, error) {
+	items, _, err := c.srv.List(c.res.gvr, c.ns)
+	if err != nil {
+		return nil, fmt.Errorf("churn: list: %w", err)
+	}
+	var names []string
+	for _, it := range items {
+		if strings.HasPrefix(it.Name, churnPrefix) && it.DeletionTimestamp == nil {
+			names = append(names, it.Name)
+		}
+	}
+	return names, nil
+}
+
+func (c *churner) create() error {
+	md := map[string]any{"generateName": churnPrefix, "labels": map[string]string{"app": "example"}}
+	if c.ns != "" {
+		md["namespace"] = c.ns
+	}
+	obj := map[string]any{"metadata": md}
+	if c.res.isPods() {
+		obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}}
+	}
+	if _, err := c.srv.Create(c.res.gvr, obj); err != nil {
+		return fmt.Errorf("churn: create in %s: %w", apiclient.Ref{GVR: c.res.gvr, Namespace: c.ns}, err)
+	}
+	c.writes++
+	return nil
+}
+
+func (c *churner) relabel(name string) error {
+	c.labelNo++
+	patch := `{"metadata":{"labels":{"tick":"` + strconv.Itoa(c.labelNo) + `"}}}`
+	if _, err := c.srv.Patch(c.res.gvr, c.ns, name, fakeapiserver.MergePatch, []byte(patch)); err != nil {
+		return fmt.Errorf("churn: label %s: %w", name, err)
+	}
+	c.writes++
+	return nil
+}
+
+func (c *churner) delete(name string) error {
+	if err := c.srv.Delete(c.res.gvr, c.ns, name); err != nil && !meta.IsNotFound(err) {
+		return fmt.Errorf("churn: delete %s: %w", name, err)
+	}
+	c.writes++
+	return nil
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/fakeapiserver"
+)
+
+// demo is one run of the program.
+type demo struct {
+	cfg    config
+	out    *lineWriter // stdout: handler lines and trace lines
+	status *lineWriter // stderr: banner, status, errors, logs
+	now    func() time.Time
+	getenv func(string) string
+	stdout io.Writer // to decide on colour
+
+	synced atomic.Bool // opens the log gate (see gatedHandler)
+	stops  []stopStep  // undone in reverse order when run returns
+}
+
+// stopStep undoes one thing run started; what says what, for the
+// shutdown report.
+type stopStep struct {
+	what func() string
+	stop func()
+}
+
+func (d *demo) onStop(what func() string, stop func()) {
+	d.stops = append(d.stops, stopStep{what: what, stop: stop})
+}
+
+// unwind stops everything in reverse order; after an interrupt it says
+// what it stopped, after a failure it stays quiet (the error is the line).
+func (d *demo) unwind(report bool) {
+	for i := len(d.stops) - 1; i >= 0; i-- {
+		s := d.stops[i]
+		s.stop()
+		if report {
+			d.status.printf("demo: %s", s.what())
+		}
+	}
+	d.stops = nil
+}
+
+// run connects (starting the embedded server unless a real cluster was
+// asked for) and then serves or watches until ctx ends.
+func (d *demo) run(ctx context.Context) (err error) {
+	defer func() {
+		interrupted := err == nil && ctx.Err() != nil
+		if interrupted {
+			d.status.printf("demo: interrupted, shutting down")
+		}
+		d.unwind(interrupted)
+	}()
+	var cfg *apiclient.Config
+	if d.cfg.real() {
+		if cfg, err = d.loadReal(); err != nil {
+			return err
+		}
+	} else if cfg, err = d.startFake(ctx); err != nil {
+		return err
+	}
+	if d.cfg.serve {
+		d.status.printf("demo: serving until interrupted (--serve: no informer)")
+		<-ctx.Done()
+		return nil
+	}
+	client, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: slog.New(d.logHandler())})
+	if err != nil {
+		return fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
+	d.onStop(func() string { return "closed the API client's connections" }, client.CloseIdleConnections)
+	ref := apiclient.Ref{GVR: d.cfg.resource.gvr, Namespace: d.cfg.namespace}
+	if d.cfg.resource.cluster {
+		ref.Namespace = ""
+	}
+	if d.cfg.resource.isPods() {
+		return watchResource[Pod](ctx, d, client, ref, cfg.Host)
+	}
+	return watchResource[meta.Raw](ctx, d, client, ref, cfg.Host)
+}
+
+// loadReal reads the kubeconfig (or --master) the way kubectl does.
+func (d *demo) loadReal() (*apiclient.Config, error) {
+	cfg, err := apiclient.Load(d.cfg.kubeconfig, d.cfg.master)
+	if err != nil {
+		return nil, fmt.Errorf("load kubeconfig: %w", err)
+	}
+	source := cfg.Source
+	if source == "" {
+		source = "flags"
+	}
+	d.status.printf("demo: using the real cluster at %s (from %s); the demo only reads", cfg.Host, source)
+	return cfg, nil
+}
+
+// startFake starts the embedded server, writes its kubeconfig, seeds it and
+// starts the churn; it prints the banner that tells the reader how to
+// drive it with kubectl.
+func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
+	srv := fakeapiserver.New(fakeapiserver.Options{BookmarkInterval: d.cfg.bookmarkEvery, Logger: slog.New(d.logHandler())})
+	// The server outlives ctx on purpose: it stops after the informer, in
+	// unwind, so the informer never sees its server vanish.
+	if err := srv.Start(context.WithoutCancel(ctx)); err != nil {
+		return nil, fmt.Errorf("start the embedded API server: %w", err)
+	}
+	d.onStop(func() string { return "stopped the fake API server at " + srv.URL() }, func() { _ = srv.Close() })
+	dir, err := os.MkdirTemp("", "zerokube-demo-")
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig directory: %w", err)
+	}
+	d.onStop(func() string { return "removed " + dir }, func() { _ = os.RemoveAll(dir) })
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
+		return nil, err
+	}
+	ch := newChurner(srv, d.cfg.resource, d.cfg.namespace, uint64(d.now().UnixNano()))
+	if err := ch.seed(); err != nil {
+		return nil, err
+	}
+	d.banner(srv.URL(), kubeconfig, ch)
+	if d.cfg.churn {
+		d.startChurn(ctx, ch)
+	}
+	return srv.ClientConfig(), nil
+}
+
+func (d *demo) startChurn(ctx context.Context, ch *churner) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ch.run(ctx, d.cfg.churnEvery, func(err error) { d.status.printf("demo: %s", oneLine(err)) })
+	}()
+	d.onStop(func() string { return fmt.Sprintf("stopped the churn after %d writes", ch.writes) },
+		func() { cancel(); wg.Wait() })
+}
+
+// banner tells the reader where the server is and how to poke it.
+func (d *demo) banner(url, kubeconfig string, ch *churner) {
+	where := ch.ns
+	if where == "" {
+		where = "the cluster scope"
+	}
+	churn := "no churn"
+	if d.cfg.churn {
+		churn = fmt.Sprintf("churn every %v", d.cfg.churnEvery)
+	}
+	res := d.cfg.resource.gvr.Resource
+	k := "kubectl --kubeconfig " + kubeconfig
+	d.status.printf("demo: fake API server at %s (%d %s in %s, %s)", url, seedObjects, res, where, churn)
+	d.status.printf("demo: kubeconfig %s", kubeconfig)
+	d.status.printf("demo: try in another terminal:  %s get %s -w", k, res)
+	if d.cfg.resource.isPods() {
+		d.status.printf("demo:   %s run mine --image=nginx", k)
+		d.status.printf("demo:   %s label pod mine tier=web", k)
+		d.status.printf("demo:   %s delete pod mine", k)
+	}
+}
+
+// logHandler sends the informer's, client's and server's logs to stderr:
+// everything with -v; otherwise warnings only, and only after the first
+// sync (before it, the demo reports a failing sync itself, in one line).
+func (d *demo) logHandler() slog.Handler {
+	if d.cfg.verbose {
+		return slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelDebug})
+	}
+	return gatedHandler{Handler: slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelWarn}), open: &d.synced}
+}
+
+// gatedHandler drops every record until open is set.
+type gatedHandler struct {
+	slog.Handler
+	open *atomic.Bool
+}
+
+func (g gatedHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return g.open.Load() && g.Handler.Enabled(ctx, l)
+}
+
+func (g gatedHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return gatedHandler{Handler: g.Handler.WithAttrs(as), open: g.open}
+}
+
+func (g gatedHandler) WithGroup(name string) slog.Handler {
+	return gatedHandler{Handler: g.Handler.WithGroup(name), open: g.open}
+}

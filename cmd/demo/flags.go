@@ -1,0 +1,186 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+)
+
+// config is the parsed command line.
+type config struct {
+	kubeconfig    string
+	kubeconfigSet bool // --kubeconfig was given, even as "": use a real cluster
+	master        string
+	namespace     string
+	resource      resourceSpec
+	resync        time.Duration
+	selector      string
+	churn         bool
+	churnEvery    time.Duration
+	serve         bool
+	streamingList bool
+	websocket     bool
+	trace         bool
+	color         string
+	syncTimeout   time.Duration
+	bookmarkEvery time.Duration
+	verbose       bool
+}
+
+// real reports whether the demo talks to a real cluster. Only an explicit
+// --kubeconfig or --master does that: with no flags the demo must run
+// anywhere, so it never picks up ~/.kube/config on its own.
+func (c config) real() bool { return c.kubeconfigSet || c.master != "" }
+
+// errHelp is returned for -h/--help after the usage went to the output.
+var errHelp = errors.New("help requested")
+
+const usageHead = `Usage: demo [flags]
+
+The informer quick start: a pod informer that prints one line per handler
+call, "2006-01-02 15:04:05 Add:  namespace/name" (and Update:, Delete:).
+
+With no flags it starts an embedded fake API server, creates a few pods in
+"default", keeps a gentle churn going and prints a kubeconfig for kubectl.
+It talks to a real cluster only when --kubeconfig or --master is given;
+--kubeconfig="" then finds the config as kubectl does ($KUBECONFIG, then
+~/.kube/config, then in-cluster).
+
+Flags:
+`
+
+// parseFlags parses args. Usage goes to out only for -h; errors come back
+// as one line and never print the whole usage.
+func parseFlags(args []string, out io.Writer) (config, error) {
+	var c config
+	var resource string
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of a real cluster to use instead of the embedded fake server (\"\" = kubectl's lookup, e.g. ~/.kube/config)")
+	fs.StringVar(&c.master, "master", "", "API server URL of a real cluster (overrides the kubeconfig's server)")
+	fs.StringVar(&c.namespace, "namespace", "default", "namespace to watch; \"\" for all namespaces")
+	fs.StringVar(&resource, "resource", "pods", "resource to watch: pods, a well-known plural (deployments, configmaps, …), version/resource or group/version/resource")
+	fs.DurationVar(&c.resync, "resync", 60*time.Second, "resync period: every period each cached object is delivered again as an Update (0 = never)")
+	fs.StringVar(&c.selector, "selector", "", "label selector, e.g. app=web,tier!=db")
+	fs.BoolVar(&c.churn, "churn", true, "keep creating, relabelling and deleting objects on the embedded server")
+	fs.DurationVar(&c.churnEvery, "churn-interval", 3*time.Second, "time between two churn writes")
+	fs.BoolVar(&c.serve, "serve", false, "run only the embedded fake server (with its churn), for kubectl and other clients")
+	fs.BoolVar(&c.streamingList, "streaming-list", false, "sync with a streaming list (watch with sendInitialEvents) instead of LIST")
+	fs.BoolVar(&c.websocket, "websocket", false, "watch over a websocket instead of chunked HTTP")
+	fs.BoolVar(&c.trace, "trace", false, "print every stage of the data path: list pages, watch, events, deltas, store, handlers, bookmarks, relists")
+	fs.StringVar(&c.color, "color", "auto", "colour the --trace output: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
+	fs.DurationVar(&c.syncTimeout, "sync-timeout", 30*time.Second, "give up when the first sync takes longer")
+	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
+	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
+	fs.Usage = func() {
+		fmt.Fprint(out, usageHead)
+		fs.SetOutput(out)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.Usage()
+			return c, errHelp
+		}
+		return c, fmt.Errorf("%w (see demo -h)", err)
+	}
+	fs.Visit(func(f *flag.Flag) { c.kubeconfigSet = c.kubeconfigSet || f.Name == "kubeconfig" })
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected argument %q (flags only; see demo -h)", fs.Arg(0))
+	}
+	var err error
+	if c.resource, err = parseResource(resource); err != nil {
+		return c, err
+	}
+	return c, c.check()
+}
+
+// check rejects combinations that cannot work, before anything starts.
+func (c config) check() error {
+	if _, err := meta.ParseLabelSelector(c.selector); err != nil {
+		return fmt.Errorf("--selector: %w", err)
+	}
+	switch {
+	case c.resync < 0:
+		return fmt.Errorf("--resync must not be negative, got %v", c.resync)
+	case c.churnEvery <= 0:
+		return fmt.Errorf("--churn-interval must be positive, got %v", c.churnEvery)
+	case c.syncTimeout <= 0:
+		return fmt.Errorf("--sync-timeout must be positive, got %v", c.syncTimeout)
+	case c.bookmarkEvery <= 0:
+		return fmt.Errorf("--bookmark-interval must be positive, got %v", c.bookmarkEvery)
+	case c.serve && c.real():
+		return errors.New("--serve runs the embedded server; it cannot be combined with --kubeconfig or --master")
+	case c.color != "auto" && c.color != "always" && c.color != "never":
+		return fmt.Errorf("--color must be auto, always or never, got %q", c.color)
+	}
+	return nil
+}
+
+// resourceSpec is what --resource names.
+type resourceSpec struct {
+	gvr     apiclient.GVR
+	cluster bool // cluster-scoped: --namespace does not apply
+}
+
+// wellKnown maps bare plurals to their group/version, so --resource
+// deployments works as kubectl users expect.
+var wellKnown = map[string]resourceSpec{
+	"pods":                   {gvr: apiclient.GVR{Version: "v1", Resource: "pods"}},
+	"configmaps":             {gvr: apiclient.GVR{Version: "v1", Resource: "configmaps"}},
+	"secrets":                {gvr: apiclient.GVR{Version: "v1", Resource: "secrets"}},
+	"services":               {gvr: apiclient.GVR{Version: "v1", Resource: "services"}},
+	"serviceaccounts":        {gvr: apiclient.GVR{Version: "v1", Resource: "serviceaccounts"}},
+	"events":                 {gvr: apiclient.GVR{Version: "v1", Resource: "events"}},
+	"endpoints":              {gvr: apiclient.GVR{Version: "v1", Resource: "endpoints"}},
+	"persistentvolumeclaims": {gvr: apiclient.GVR{Version: "v1", Resource: "persistentvolumeclaims"}},
+	"namespaces":             {gvr: apiclient.GVR{Version: "v1", Resource: "namespaces"}, cluster: true},
+	"nodes":                  {gvr: apiclient.GVR{Version: "v1", Resource: "nodes"}, cluster: true},
+	"persistentvolumes":      {gvr: apiclient.GVR{Version: "v1", Resource: "persistentvolumes"}, cluster: true},
+	"deployments":            {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}},
+	"replicasets":            {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "replicasets"}},
+	"statefulsets":           {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "statefulsets"}},
+	"daemonsets":             {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "daemonsets"}},
+}
+
+// parseResource reads "pods", "v1/pods" or "apps/v1/deployments".
+func parseResource(s string) (resourceSpec, error) {
+	parts := strings.Split(s, "/")
+	for _, p := range parts {
+		if p == "" {
+			return resourceSpec{}, fmt.Errorf("--resource %q: want a plural name, version/resource or group/version/resource", s)
+		}
+	}
+	switch len(parts) {
+	case 1:
+		if r, ok := wellKnown[s]; ok {
+			return r, nil
+		}
+		return resourceSpec{}, fmt.Errorf("--resource %q: not a well-known resource; write it as group/version/resource (or version/resource for the core group)", s)
+	case 2:
+		return withScope(apiclient.GVR{Version: parts[0], Resource: parts[1]}), nil
+	case 3:
+		return withScope(apiclient.GVR{Group: parts[0], Version: parts[1], Resource: parts[2]}), nil
+	}
+	return resourceSpec{}, fmt.Errorf("--resource %q: too many slashes; want group/version/resource", s)
+}
+
+// withScope keeps the scope of a well-known resource spelled out in full.
+func withScope(gvr apiclient.GVR) resourceSpec {
+	if r, ok := wellKnown[gvr.Resource]; ok && r.gvr == gvr {
+		return r
+	}
+	return resourceSpec{gvr: gvr}
+}
+
+// isPods reports whether the slim Pod type fits the resource.
+func (r resourceSpec) isPods() bool {
+	return r.gvr == apiclient.GVR{Version: "v1", Resource: "pods"}
+}

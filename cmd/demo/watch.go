@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/informer"
+)
+
+// errSyncTimeout is the cause of giving up on the first sync.
+var errSyncTimeout = errors.New("sync timeout")
+
+// watchResource is the article's main: an informer on ref whose handler
+// prints one line per call. It returns nil when ctx ends (after stopping
+// the informer and saying so), or the reason the first sync failed.
+func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *apiclient.Client, ref apiclient.Ref, host string) error {
+	syncCtx, giveUp := context.WithCancelCause(ctx)
+	defer giveUp(nil)
+	inf := newInformer[T, P](d, c, ref, giveUp)
+	if _, err := inf.AddHandler(printer[P](d), informer.HandlerOptions{Name: "print"}); err != nil {
+		return fmt.Errorf("add handler: %w", err)
+	}
+	runCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = inf.Run(runCtx) // a fail-fast error also reaches WaitForSync
+	}()
+	stopInformer := func() { stop(); wg.Wait() }
+	syncCtx, cancel := context.WithTimeoutCause(syncCtx, d.cfg.syncTimeout, errSyncTimeout)
+	defer cancel()
+	if err := inf.WaitForSync(syncCtx); err != nil {
+		stopInformer()
+		if ctx.Err() != nil {
+			return nil // interrupted while syncing: a clean stop
+		}
+		return syncFailure(ref, host, d.cfg.syncTimeout, err, context.Cause(syncCtx))
+	}
+	d.synced.Store(true)
+	d.status.printf("demo: synced %d %s", len(inf.Lister().List(meta.LabelSelector{})), ref)
+	d.onStop(func() string {
+		return fmt.Sprintf("stopped the informer on %s (%d objects cached, resourceVersion %s)",
+			ref, len(inf.Lister().List(meta.LabelSelector{})), inf.LastSyncResourceVersion())
+	}, stopInformer)
+	<-ctx.Done()
+	return nil
+}
+
+// newInformer builds the informer the flags describe. giveUp ends the
+// wait for the first sync when a failure will not go away by retrying.
+func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref apiclient.Ref, giveUp context.CancelCauseFunc) *informer.Informer[T, P] {
+	opts := informer.Options[P]{
+		Name:          ref.String(),
+		ResyncPeriod:  d.cfg.resync,
+		StreamingList: d.cfg.streamingList,
+		Selectors:     informer.Selectors{LabelSelector: d.cfg.selector, Websocket: d.cfg.websocket},
+		FailFast:      true, // 401, 403, 404: say so at once instead of retrying forever
+		Logger:        slog.New(d.logHandler()),
+		WatchErrorHandler: func(ctx context.Context, err error) {
+			if !d.synced.Load() && ctx.Err() == nil && unreachable(err) {
+				giveUp(err)
+			}
+		},
+	}
+	lw := informer.NewListerWatcher[T, P](c, ref, opts.Selectors)
+	if d.cfg.trace {
+		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now}
+		opts.Trace = t.traceFunc()
+		opts.Metrics = depthMetrics{t: t}
+		lw = tracingLW[P]{ListerWatcher: lw, t: t}
+	}
+	return informer.New[T](lw, opts)
+}
+
+// unreachable reports a failure with no answer from the server at all
+// (refused, DNS, TLS): the client already retried it, so the demo stops.
+// Answers (5xx, 429) are retried by the informer until --sync-timeout.
+func unreachable(err error) bool {
+	var se *meta.StatusError
+	return !errors.As(err, &se) && !errors.Is(err, context.Canceled)
+}
+
+// syncFailure says in one line why the informer could not sync.
+func syncFailure(ref apiclient.Ref, host string, timeout time.Duration, err, cause error) error {
+	var se *informer.SyncError
+	switch {
+	case errors.As(err, &se):
+		return fmt.Errorf("cannot sync %s from %s: %s: %w", ref, host, se.Reason, se.Err)
+	case errors.Is(cause, errSyncTimeout):
+		return fmt.Errorf("cannot sync %s from %s: no sync within %v", ref, host, timeout)
+	case cause != nil:
+		return fmt.Errorf("cannot sync %s from %s: server unreachable: %w", ref, host, cause)
+	}
+	return fmt.Errorf("cannot sync %s from %s: %w", ref, host, err)
+}
+
+// printer is the article's handler: one line per call, the object's
+// namespace/name key, for tombstones too (their last known state has it).
+func printer[P meta.Object](d *demo) informer.HandlerFuncs[P] {
+	line := func(verb string, obj P) {
+		d.out.printf("%s", articleLine(d.now(), verb, meta.Key(obj)))
+	}
+	return informer.HandlerFuncs[P]{
+		AddFunc:    func(obj P, _ bool) { line("Add", obj) },
+		UpdateFunc: func(_, obj P) { line("Update", obj) },
+		DeleteFunc: func(obj P, _ bool) { line("Delete", obj) },
+	}
+}
