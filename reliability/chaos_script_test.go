@@ -33,8 +33,11 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 		} else {
 			sc.write(t)
 		}
-		if sc.rnd.IntN(8) == 0 {
-			time.Sleep(time.Duration(sc.rnd.IntN(3000)) * time.Microsecond) // let the informer run into the next fault mid-way
+		if sc.rnd.IntN(3) == 0 {
+			// Pace the script so that faults land at every stage of the
+			// informer (listing, watching, dispatching, backing off) rather
+			// than all before it has started.
+			time.Sleep(time.Duration(sc.rnd.IntN(4000)) * time.Microsecond)
 		}
 	}
 	sc.srv.SetLatency(0)

@@ -19,7 +19,7 @@ import (
 )
 
 var chaosDuration = flag.Duration("chaos.duration", 0,
-	"how long TestChaosConvergence runs scenarios (default 8s, or ZEROKUBE_CHAOS_DURATION)")
+	"how long TestChaosConvergence runs scenarios (default 6s, or ZEROKUBE_CHAOS_DURATION)")
 
 // chaosBudget is how long to run scenarios: the flag, else the env var, else
 // a default that keeps the package's -race run near 20 s.
@@ -32,7 +32,7 @@ func chaosBudget(t *testing.T) time.Duration {
 		require.NoError(t, err, "ZEROKUBE_CHAOS_DURATION")
 		return d
 	}
-	return 8 * time.Second
+	return 6 * time.Second
 }
 
 // chaosTotals add up what every scenario did, for the closing report.

@@ -149,7 +149,10 @@ func runLoad(t *testing.T, sh loadShape) {
 	t.Logf("load: synced %d objects in %s", sh.objects, time.Since(start).Round(time.Millisecond))
 	writes := writeAtRate(t, srv, sh)
 	converged := time.Now()
-	require.Eventually(t, func() bool {
+	// The slow handler works through at most one call per object for the
+	// initial list and one per object for the updates it coalesced.
+	within := 2*time.Duration(sh.objects)*sh.slow + time.Minute
+	ok := assertEventually(within, func() bool {
 		want := serverStateNS(srv)
 		for _, v := range views {
 			if diff(want, v.snapshot()) != "" {
@@ -157,7 +160,14 @@ func runLoad(t *testing.T, sh loadShape) {
 			}
 		}
 		return diff(want, storeState(inf)) == ""
-	}, 2*time.Minute, 20*time.Millisecond, "every handler must end with the server's state")
+	})
+	if !ok {
+		want := serverStateNS(srv)
+		t.Errorf("not every view equals the server %s after the last write; store: %s", within, diff(want, storeState(inf)))
+		for _, v := range views {
+			t.Errorf("  handler %s (%d calls): %s", v.name, v.calls.Load(), diff(want, v.snapshot()))
+		}
+	}
 	stopSampling()
 	fast := []time.Duration{}
 	for _, v := range views[1:] {
@@ -213,4 +223,16 @@ func serverStateNS(srv *fakeapiserver.Server) state {
 		out[r.Namespace+"/"+r.Name] = r.ResourceVersion
 	}
 	return out
+}
+
+// assertEventually polls cond every 20 ms until it holds or d passes.
+func assertEventually(d time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
+	}
+	return true
 }
