@@ -25,6 +25,7 @@ type demo struct {
 	getenv func(string) string
 	stdout io.Writer // to decide on colour
 
+	source string      // where the objects come from, for the synced line
 	synced atomic.Bool // opens the log gate (see gatedHandler)
 	stops  []stopStep  // undone in reverse order when run returns
 }
@@ -101,7 +102,8 @@ func (d *demo) loadReal() (*apiclient.Config, error) {
 	if source == "" {
 		source = "flags"
 	}
-	d.status.printf("demo: using the real cluster at %s (from %s); the demo only reads", cfg.Host, source)
+	// Said after the sync, so that a failure stays the only line.
+	d.source = fmt.Sprintf("the real cluster at %s (from %s; the demo only reads)", cfg.Host, source)
 	return cfg, nil
 }
 
@@ -126,11 +128,16 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 		return nil, err
 	}
 	ch := newChurner(srv, d.cfg.resource, d.cfg.namespace, uint64(d.now().UnixNano()))
-	if err := ch.seed(); err != nil {
+	seeded := true
+	if err := ch.seed(); meta.IsNotFound(err) {
+		// Not a resource the server knows: let the informer say so.
+		seeded = false
+	} else if err != nil {
 		return nil, err
 	}
 	d.banner(srv.URL(), kubeconfig, ch)
-	if d.cfg.churn {
+	d.source = "the embedded fake API server"
+	if d.cfg.churn && seeded {
 		d.startChurn(ctx, ch)
 	}
 	return srv.ClientConfig(), nil
@@ -160,7 +167,7 @@ func (d *demo) banner(url, kubeconfig string, ch *churner) {
 	}
 	res := d.cfg.resource.gvr.Resource
 	k := "kubectl --kubeconfig " + kubeconfig
-	d.status.printf("demo: fake API server at %s (%d %s in %s, %s)", url, seedObjects, res, where, churn)
+	d.status.printf("demo: fake API server at %s (%d %s in %s, %s)", url, ch.writes, res, where, churn)
 	d.status.printf("demo: kubeconfig %s", kubeconfig)
 	d.status.printf("demo: try in another terminal:  %s get %s -w", k, res)
 	if d.cfg.resource.isPods() {

@@ -78,15 +78,12 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.syncTimeout, "sync-timeout", 30*time.Second, "give up when the first sync takes longer")
 	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
-	fs.Usage = func() {
-		fmt.Fprint(out, usageHead)
-		fs.SetOutput(out)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
+	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fs.Usage()
+			fmt.Fprint(out, usageHead)
+			fs.SetOutput(out)
+			fs.PrintDefaults()
 			return c, errHelp
 		}
 		return c, fmt.Errorf("%w (see demo -h)", err)

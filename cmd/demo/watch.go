@@ -44,7 +44,7 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 		return syncFailure(ref, host, d.cfg.syncTimeout, err, context.Cause(syncCtx))
 	}
 	d.synced.Store(true)
-	d.status.printf("demo: synced %d %s", len(inf.Lister().List(meta.LabelSelector{})), ref)
+	d.status.printf("demo: synced %d %s from %s", len(inf.Lister().List(meta.LabelSelector{})), ref, d.source)
 	d.onStop(func() string {
 		return fmt.Sprintf("stopped the informer on %s (%d objects cached, resourceVersion %s)",
 			ref, len(inf.Lister().List(meta.LabelSelector{})), inf.LastSyncResourceVersion())

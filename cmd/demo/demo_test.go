@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+)
+
+var podsRef = apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
+
+// client returns an apiclient for the demo's embedded server: the test
+// writes over HTTP, as kubectl would.
+func client(t testing.TB, url string) *apiclient.Client {
+	t.Helper()
+	c, err := apiclient.New(&apiclient.Config{Host: url, QPS: -1})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return c
+}
+
+func createPod(t testing.TB, c *apiclient.Client, name string) {
+	t.Helper()
+	p := &Pod{}
+	p.Name, p.Namespace = name, "default"
+	_, err := apiclient.Create[Pod](context.Background(), c, podsRef, p)
+	require.NoError(t, err)
+}
+
+func lineFor(verb, key string) *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} ` + verb + `:  ` + regexp.QuoteMeta(key) + `$`)
+}
+
+func requireArticleFormat(t testing.TB, out *syncBuffer) {
+	t.Helper()
+	for _, l := range out.lines() {
+		require.Regexp(t, articleRE, l, "every stdout line is the article's format")
+	}
+}
+
+func TestQuickStartPrintsTheArticlesLinesForEveryWrite(t *testing.T) {
+	d := startDemo(t, "--churn=false")
+	url := d.serverURL(t)
+	// The seeded pods arrive as the initial list.
+	waitFor(t, d.stdout, regexp.MustCompile(`(?s)(Add:  default/example-\S+\n.*){3}`))
+	c := client(t, url)
+
+	createPod(t, c, "by-test")
+	waitFor(t, d.stdout, lineFor("Add", "default/by-test"))
+
+	_, err := apiclient.Patch[Pod](context.Background(), c, podsRef, "by-test", apiclient.MergePatch,
+		[]byte(`{"metadata":{"labels":{"tier":"web"}}}`))
+	require.NoError(t, err)
+	waitFor(t, d.stdout, lineFor("Update", "default/by-test"))
+
+	require.NoError(t, c.Delete(context.Background(), podsRef, "by-test", apiclient.DeleteOptions{}))
+	waitFor(t, d.stdout, lineFor("Delete", "default/by-test"))
+
+	requireArticleFormat(t, d.stdout)
+	require.Equal(t, 0, d.stop(t))
+	for _, want := range []string{"interrupted", "stopped the informer on v1/pods in namespace default",
+		"stopped the fake API server at " + url, "removed "} {
+		require.Contains(t, d.stderr.String(), want)
+	}
+}
+
+func TestChurnAndResyncProduceLinesWithoutAnyWrite(t *testing.T) {
+	d := startDemo(t, "--churn-interval=20ms", "--resync=50ms")
+	d.serverURL(t)
+	waitFor(t, d.stdout, regexp.MustCompile(`(?m) Update:  default/example-`))
+	waitFor(t, d.stdout, regexp.MustCompile(`(?m) Delete:  default/example-`))
+	require.Equal(t, 0, d.stop(t))
+	requireArticleFormat(t, d.stdout)
+	require.Regexp(t, `stopped the churn after \d+ writes`, d.stderr.String())
+}
+
+// stagesForOne are the trace lines one created object must produce, in
+// data-path order, ending with the article's line and the handler's trace.
+func stagesForOne(key string) []string {
+	return []string{
+		"event ADDED " + key + " at resourceVersion ",
+		"delta add " + key + " queued (depth ",
+		"store add " + key + " (cache updated",
+		"Add:  " + key,
+		`handler "print" called: add ` + key,
+	}
+}
+
+func TestTraceShowsEveryHopOfOneObject(t *testing.T) {
+	d := startDemo(t, "--trace", "--churn=false")
+	c := client(t, d.serverURL(t))
+	waitFor(t, d.stdout, regexp.MustCompile(`WATCH opened from resourceVersion \d+`))
+	createPod(t, c, "traced")
+	waitFor(t, d.stdout, regexp.MustCompile(`handler "print" called: add default/traced`))
+
+	out := d.stdout.String()
+	for _, want := range []string{
+		"relist (cause: initial)", "LIST page 1: 3 items at resourceVersion ", "no continue token",
+		"Replace(3 items", "synced: 3 objects in the cache",
+	} {
+		require.Contains(t, out, want)
+	}
+	at := 0
+	for _, stage := range stagesForOne("default/traced") {
+		i := strings.Index(out[at:], stage)
+		require.GreaterOrEqual(t, i, 0, "stage %q after offset %d in:\n%s", stage, at, out)
+		at += i
+	}
+	require.NotContains(t, out, "\x1b[", "no colour when stdout is not a terminal")
+	for _, l := range d.stdout.lines() {
+		if !strings.HasPrefix(l, "trace ") {
+			require.Regexp(t, articleRE, l)
+		}
+	}
+}
+
+func TestTraceShowsPaginationAndStreamingList(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"streaming list", []string{"--streaming-list"}, `WATCH opened as a streaming list`},
+		{"websocket watch", []string{"--websocket"}, `WATCH opened from resourceVersion`},
+		{"generic resource", []string{"--resource=configmaps"}, `LIST page 1: 3 items`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startDemo(t, append([]string{"--trace", "--churn=false"}, tc.args...)...)
+			waitFor(t, d.stdout, regexp.MustCompile(regexp.QuoteMeta(tc.want)))
+			waitFor(t, d.stdout, regexp.MustCompile(`(?s)(Add:  default/example-\S+\n.*){3}`))
+			require.Equal(t, 0, d.stop(t))
+		})
+	}
+}
+
+func TestServeRunsOnlyTheServer(t *testing.T) {
+	d := startDemo(t, "--serve", "--churn=false")
+	c := client(t, d.serverURL(t))
+	waitFor(t, d.stderr, regexp.MustCompile(`serving until interrupted`))
+	n := 0
+	_, err := apiclient.List[Pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*Pod) error { n++; return nil })
+	require.NoError(t, err)
+	require.Equal(t, seedObjects, n)
+	require.Equal(t, 0, d.stop(t))
+	require.Empty(t, d.stdout.String(), "no informer, no handler lines")
+	require.Contains(t, d.stderr.String(), "stopped the fake API server")
+}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/informer"
+)
+
+func TestArticleLineIsExactlyTheArticlesPrintln(t *testing.T) {
+	at := time.Date(2023, 6, 3, 14, 19, 21, 0, time.UTC)
+	tests := []struct{ verb, key, want string }{
+		{"Add", "default/example-fcsjwbzzf2", "2023-06-03 14:19:21 Add:  default/example-fcsjwbzzf2\n"},
+		{"Update", "default/example-fcsjwbzzf2", "2023-06-03 14:19:21 Update:  default/example-fcsjwbzzf2\n"},
+		{"Delete", "kube-system/coredns", "2023-06-03 14:19:21 Delete:  kube-system/coredns\n"},
+		{"Add", "node-1", "2023-06-03 14:19:21 Add:  node-1\n"},
+	}
+	for _, tc := range tests {
+		got := articleLine(at, tc.verb, tc.key)
+		require.Equal(t, tc.want, got)
+		require.Regexp(t, articleRE, strings.TrimSuffix(got, "\n"))
+	}
+}
+
+// runOnce runs the demo to completion and returns its exit code and output.
+func runOnce(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut syncBuffer
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	code := run(ctx, args, &out, &errOut)
+	require.NoError(t, ctx.Err(), "the demo should have exited by itself")
+	return code, out.String(), errOut.String()
+}
+
+func requireOneClearLine(t *testing.T, stderr, want string) {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+	require.Len(t, lines, 1, "exactly one line on stderr, got:\n%s", stderr)
+	require.True(t, strings.HasPrefix(lines[0], "demo: "), lines[0])
+	require.Contains(t, lines[0], want)
+	require.NotContains(t, stderr, "goroutine ")
+	require.NotContains(t, stderr, "panic")
+}
+
+func TestBadFlagsGiveOneClearLineAndExitTwo(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nope"}, "flag provided but not defined: -nope"},
+		{[]string{"--resync=soon"}, `invalid value "soon" for flag -resync`},
+		{[]string{"--resync=-1s"}, "--resync must not be negative"},
+		{[]string{"--resource=a//b"}, `--resource "a//b"`},
+		{[]string{"--resource=widgets"}, "not a well-known resource"},
+		{[]string{"--resource=a/b/c/d"}, "too many slashes"},
+		{[]string{"--selector=a in (b"}, "--selector"},
+		{[]string{"--serve", "--master=https://example.com"}, "cannot be combined"},
+		{[]string{"--color=pink"}, "--color must be"},
+		{[]string{"pods"}, `unexpected argument "pods"`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runOnce(t, tc.args...)
+			require.Equal(t, 2, code)
+			require.Empty(t, stdout)
+			requireOneClearLine(t, stderr, tc.want)
+		})
+	}
+}
+
+func TestHelpPrintsUsageAndExitsZero(t *testing.T) {
+	code, _, stderr := runOnce(t, "-h")
+	require.Equal(t, 0, code)
+	for _, flag := range []string{"-kubeconfig", "-master", "-namespace", "-resource", "-resync",
+		"-selector", "-churn", "-serve", "-streaming-list", "-trace"} {
+		require.Contains(t, stderr, flag)
+	}
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(p, []byte(content), 0o600))
+	return p
+}
+
+func TestConnectionFailuresGiveOneClearLineAndExitOne(t *testing.T) {
+	unreachable := writeFile(t, "kubeconfig", `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"kubeconfig does not parse", []string{"--kubeconfig", writeFile(t, "bad", "clusters: [[[\n  - :")}, "load kubeconfig"},
+		{"kubeconfig missing", []string{"--kubeconfig", filepath.Join(t.TempDir(), "none")}, "load kubeconfig"},
+		{"server unreachable", []string{"--kubeconfig", unreachable}, "server unreachable"},
+		{"resource not served", []string{"--resource=example.com/v1/widgets", "--churn=false"}, "resource not found"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runOnce(t, tc.args...)
+			require.Equal(t, 1, code)
+			require.Empty(t, stdout)
+			if tc.name == "resource not served" {
+				// The embedded server's banner comes first; the failure is the last line.
+				lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
+				stderr = lines[len(lines)-1] + "\n"
+			}
+			requireOneClearLine(t, stderr, tc.want)
+		})
+	}
+}
+
+func TestParseResource(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    apiclient.GVR
+		cluster bool
+	}{
+		{"pods", apiclient.GVR{Version: "v1", Resource: "pods"}, false},
+		{"v1/pods", apiclient.GVR{Version: "v1", Resource: "pods"}, false},
+		{"deployments", apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
+		{"apps/v1/deployments", apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
+		{"nodes", apiclient.GVR{Version: "v1", Resource: "nodes"}, true},
+		{"v1/namespaces", apiclient.GVR{Version: "v1", Resource: "namespaces"}, true},
+		{"example.com/v1/widgets", apiclient.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}, false},
+	}
+	for _, tc := range tests {
+		got, err := parseResource(tc.in)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, tc.want, got.gvr, tc.in)
+		require.Equal(t, tc.cluster, got.cluster, tc.in)
+	}
+}
+
+func TestRealClusterOnlyWhenAskedFor(t *testing.T) {
+	tests := []struct {
+		args []string
+		real bool
+	}{
+		{nil, false},
+		{[]string{"--namespace="}, false},
+		{[]string{"--kubeconfig="}, true}, // kubectl's lookup
+		{[]string{"--kubeconfig=/x"}, true},
+		{[]string{"--master=https://10.0.0.1"}, true},
+	}
+	for _, tc := range tests {
+		c, err := parseFlags(tc.args, nil)
+		require.NoError(t, err)
+		require.Equal(t, tc.real, c.real(), "%v", tc.args)
+	}
+}
+
+func TestColourOnlyForTerminalsOrWhenAsked(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	require.False(t, useColor("auto", &syncBuffer{}, env("")))
+	require.True(t, useColor("always", &syncBuffer{}, env("")))
+	require.False(t, useColor("never", os.Stdout, env("")))
+
+	var out syncBuffer
+	tr := &tracer{out: &lineWriter{w: &out}, color: true, now: time.Now}
+	tr.traceFunc()(informer.TraceEvent{Stage: informer.StageBookmark, ResourceVersion: "42"})
+	require.Contains(t, out.String(), ansiGrey)
+	require.Contains(t, out.String(), "BOOKMARK: resourceVersion is now 42")
+}
