@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -149,4 +150,24 @@ func TestServeRunsOnlyTheServer(t *testing.T) {
 	require.Equal(t, 0, d.stop(t))
 	require.Empty(t, d.stdout.String(), "no informer, no handler lines")
 	require.Contains(t, d.stderr.String(), "stopped the fake API server")
+}
+
+func post(t testing.TB, url string) {
+	t.Helper()
+	resp, err := http.Post(url, "", nil)
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	require.Equal(t, http.StatusOK, resp.StatusCode, url)
+}
+
+func TestTraceShowsBookmarksAndRelistsWithTheirCause(t *testing.T) {
+	d := startDemo(t, "--trace", "--churn=false", "--bookmark-interval=20ms")
+	url := d.serverURL(t)
+	waitFor(t, d.stdout, regexp.MustCompile(`BOOKMARK: resourceVersion is now \d+`))
+	// The next watch gets 410 Gone: the informer must relist and say why.
+	post(t, url+"/fake/fail?code=410&verb=watch&count=1")
+	post(t, url+"/fake/drop-watches")
+	waitFor(t, d.stdout, regexp.MustCompile(`relist \(cause: watch-gone\) from resourceVersion "\d+"`))
+	waitFor(t, d.stdout, regexp.MustCompile(`(?s)watch-gone.*LIST page 1: 3 items`))
+	require.Equal(t, 0, d.stop(t))
 }
