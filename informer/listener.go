@@ -72,7 +72,7 @@ type listener[P meta.Object] struct {
 	q       []*notification[P]
 	head    int
 	live    int
-	pending map[string]*notification[P] // last queued notification per key
+	pending map[string]*notification[P] // last queued notification per key; nil until the queue is first full
 
 	// nextResync is guarded by the processor's mutex.
 	nextResync time.Time
@@ -82,6 +82,7 @@ type listener[P meta.Object] struct {
 func (l *listener[P]) push(n *notification[P]) {
 	l.mu.Lock()
 	if l.capacity > 0 && l.live >= l.capacity && n.key != "" {
+		l.indexPendingLocked()
 		if p := l.pending[n.key]; p != nil && p.merge(n) {
 			if p.dead {
 				delete(l.pending, n.key)
@@ -94,7 +95,7 @@ func (l *listener[P]) push(n *notification[P]) {
 	}
 	l.q = append(l.q, n)
 	l.live++
-	if n.key != "" {
+	if l.pending != nil && n.key != "" {
 		l.pending[n.key] = n
 	}
 	depth := l.live
@@ -103,6 +104,21 @@ func (l *listener[P]) push(n *notification[P]) {
 	select {
 	case l.wake <- struct{}{}:
 	default:
+	}
+}
+
+// indexPendingLocked builds the key → last pending notification index the
+// first time the queue is full. A handler that keeps up never pays for it;
+// it is dropped again when the queue drains. l.mu must be held.
+func (l *listener[P]) indexPendingLocked() {
+	if l.pending != nil {
+		return
+	}
+	l.pending = make(map[string]*notification[P], l.live)
+	for _, n := range l.q[l.head:] {
+		if !n.dead && n.key != "" {
+			l.pending[n.key] = n
+		}
 	}
 }
 
@@ -117,7 +133,7 @@ func (l *listener[P]) pop() *notification[P] {
 		if n.dead {
 			continue
 		}
-		if l.pending[n.key] == n {
+		if l.pending != nil && l.pending[n.key] == n {
 			delete(l.pending, n.key)
 		}
 		l.live--
@@ -132,6 +148,7 @@ func (l *listener[P]) pop() *notification[P] {
 func (l *listener[P]) compact() {
 	if l.head == len(l.q) {
 		l.q, l.head = l.q[:0], 0
+		l.pending = nil // drained: merging is off until the queue fills again
 		return
 	}
 	if l.head > 64 && l.head > len(l.q)/2 {

@@ -31,7 +31,7 @@ func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 			h := newView()
 			// Capacity 1 with a filler entry: every push finds the queue full.
 			l := &listener[*pod]{name: "h", h: h, capacity: 1, metrics: NopMetrics{}, log: quiet(),
-				clock: newFakeClock(), pending: map[string]*notification[*pod]{}, wake: make(chan struct{}, 1)}
+				clock: newFakeClock(), wake: make(chan struct{}, 1)}
 			l.push(&notification[*pod]{kind: notifAdd, key: "ns/filler", obj: mkPod("filler", "1")})
 			for _, n := range tc.in {
 				l.push(n)
@@ -48,7 +48,7 @@ func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 func TestUnboundedQueueNeverMerges(t *testing.T) {
 	h := newView()
 	l := &listener[*pod]{name: "h", h: h, metrics: NopMetrics{}, log: quiet(), clock: newFakeClock(),
-		pending: map[string]*notification[*pod]{}, wake: make(chan struct{}, 1)}
+		wake: make(chan struct{}, 1)}
 	for i := range 100 {
 		l.push(&notification[*pod]{kind: notifUpdate, key: "ns/a", old: mkPod("a", "0"), obj: mkPod("a", string(rune('0'+i%10)))})
 	}

@@ -64,7 +64,6 @@ func (p *processor[P]) newListener(h Handler[P], o HandlerOptions) *listener[P] 
 	l := &listener[P]{
 		name: o.Name, h: h, capacity: o.QueueCapacity, metrics: p.opts.Metrics, log: p.opts.Logger,
 		clock: p.opts.Clock, trace: p.opts.Trace, removed: make(chan struct{}), wake: make(chan struct{}, 1),
-		pending: map[string]*notification[P]{},
 	}
 	switch {
 	case o.Unbounded:
