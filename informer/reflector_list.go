@@ -211,6 +211,9 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			return r.streamInitialFailed(ctx, err, race.Load() == streamTimedOut)
 		}
 		r.cfg.metrics.WatchEvent(ev.Type)
+		if ev.Type != meta.Bookmark {
+			r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: meta.Key(ev.Object), ResourceVersion: ev.ResourceVersion})
+		}
 		switch ev.Type {
 		case meta.Added, meta.Modified:
 			if obj, ok := r.accept(ev.Object); ok {
@@ -219,6 +222,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		case meta.Deleted:
 			items = remove(items, index, meta.Key(ev.Object))
 		case meta.Bookmark:
+			r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
 			if !ev.InitialEventsEnd {
 				continue
 			}
