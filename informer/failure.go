@@ -75,7 +75,7 @@ func classify(err error, goneStreak int) FailureReason {
 		return FailureRepeatedGone
 	case errors.As(err, &se):
 		return FailureServer
-	case errors.Is(err, errMissingRV), errors.Is(err, errShortWatch):
+	case errors.Is(err, errMissingRV), errors.Is(err, errShortWatch), errors.Is(err, errContinueLoop):
 		return FailureOther
 	case errors.Is(err, context.DeadlineExceeded):
 		return FailureUnreachable
@@ -90,5 +90,6 @@ func classify(err error, goneStreak int) FailureReason {
 var (
 	errMissingRV      = errors.New("informer: the server's reply carried no resourceVersion")
 	errShortWatch     = errors.New("informer: watch closed within a second without any event")
+	errContinueLoop   = errors.New("informer: the server repeated a continue token of the same list")
 	errNoStreamingEnd = errors.New("informer: streaming list ended or timed out before its initial-events-end bookmark")
 )

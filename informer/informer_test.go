@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -195,4 +196,24 @@ func TestWaitForCacheSyncJoinsInformers(t *testing.T) {
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, FailureUnreachable, se.Reason)
 	require.NoError(t, WaitForCacheSync(t.Context(), a))
+}
+
+func TestStoppingAbandonsAHandlerBacklog(t *testing.T) {
+	lw := newLiveLW(pods("a", "b", "c", "d", "e"), "5")
+	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	release := make(chan struct{})
+	var calls atomic.Int64
+	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(*pod, bool) {
+		calls.Add(1)
+		<-release
+	}}, HandlerOptions{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() { done <- inf.Run(ctx) }()
+	require.Eventually(t, func() bool { return calls.Load() == 1 }, wait, time.Millisecond)
+	cancel()
+	close(release)
+	require.NoError(t, <-done)
+	require.Equal(t, int64(1), calls.Load(), "the four queued adds are dropped, not delivered")
 }

@@ -171,7 +171,11 @@ func (l *listener[P]) run(ctx context.Context) {
 				continue
 			}
 		}
+		// A stopped informer or a removed handler abandons its backlog
+		// instead of draining it, as client-go does.
 		select {
+		case <-ctx.Done():
+			return
 		case <-l.removed:
 			return
 		default:

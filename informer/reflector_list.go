@@ -77,6 +77,13 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	s.page++
 	r.tr(TraceEvent{Stage: StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion})
 	if lm.Continue != "" {
+		if _, loop := s.seen[lm.Continue]; loop {
+			return r.fail(ctx, fmt.Errorf("%w (page %d)", errContinueLoop, s.page), r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+		}
+		if s.seen == nil {
+			s.seen = map[string]struct{}{}
+		}
+		s.seen[lm.Continue] = struct{}{}
 		r.paginated = true
 		s.cont = lm.Continue
 		return s

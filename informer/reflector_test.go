@@ -416,3 +416,17 @@ func TestBackoffDoublesToMaxAndResetsAfterHealth(t *testing.T) {
 	j := newBackoff(BackoffOptions{}, func() float64 { return 0.5 })
 	require.Equal(t, 1200*ms, j.next(now), "jitter adds up to 100%")
 }
+
+func TestRepeatedContinueTokenFailsTheList(t *testing.T) {
+	page := listReply{items: pods("a"), lm: meta.ListMeta{ResourceVersion: "10", Continue: "same"}}
+	lw := &scriptLW{lists: []listReply{page, page}}
+	r, q, _ := testReflector(t, lw, nil)
+	s := r.step(t.Context(), r.initialState())
+	s = r.step(t.Context(), s)
+	b, ok := s.(backingOff)
+	require.True(t, ok, "got %T", s)
+	require.ErrorIs(t, b.err, errContinueLoop)
+	require.Equal(t, "0", b.next.(listing[*pod]).opts.ResourceVersion)
+	require.Empty(t, b.next.(listing[*pod]).items)
+	require.Empty(t, q.got())
+}

@@ -15,6 +15,7 @@ type listing[P any] struct {
 	cont  string
 	page  int
 	items []P
+	seen  map[string]struct{} // continue tokens of this list: a repeat is a loop
 }
 
 // streamListing opens a streaming list (sendInitialEvents) from rv ("" for a
