@@ -1,0 +1,104 @@
+package docs
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// root is the module root, seen from this package's directory.
+const root = ".."
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, path))
+	require.NoError(t, err)
+	return string(b)
+}
+
+func TestReadmeStartsWithTheTwoCommands(t *testing.T) {
+	readme := read(t, "README.md")
+	re := regexp.MustCompile("^# zerokube\n\n```sh\ngo run ./cmd/demo( [^\n]*)?\ngo test ./...( [^\n]*)?\n```\n")
+	require.Regexp(t, re, readme)
+}
+
+// goBlock returns the first ```go block of a markdown text.
+func goBlock(t *testing.T, md string) string {
+	t.Helper()
+	m := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(md)
+	require.NotNil(t, m, "no ```go block")
+	return m[1]
+}
+
+// TestReadmeExampleCompiles type-checks and vets the README's example as a
+// main package inside the module (under testdata, which ./... ignores), so
+// it is built against the code as it is now, offline.
+func TestReadmeExampleCompiles(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	src := goBlock(t, read(t, "README.md"))
+	require.Contains(t, src, "package main")
+	require.NoError(t, os.MkdirAll("testdata", 0o755))
+	dir, err := os.MkdirTemp("testdata", "readme-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644))
+
+	cmd := exec.Command(goTool, "vet", "./"+filepath.ToSlash(dir))
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=readonly")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the README's example does not compile:\n%s", out)
+}
+
+// pointerRE matches `dir/file.go` and `dir/file.go:Name` in the docs (a
+// bare `file.go` is prose, not a pointer).
+var pointerRE = regexp.MustCompile("`([a-z][a-z0-9_]*/[a-z0-9_/]*\\.go)(?::([A-Za-z_][A-Za-z0-9_]*))?`")
+
+func TestEveryCodePointerExists(t *testing.T) {
+	for _, doc := range []string{"docs/internals.md"} {
+		t.Run(doc, func(t *testing.T) {
+			matches := pointerRE.FindAllStringSubmatch(read(t, doc), -1)
+			require.NotEmpty(t, matches)
+			for _, m := range matches {
+				file, name := m[1], m[2]
+				src, err := os.ReadFile(filepath.Join(root, file))
+				require.NoError(t, err, "%s points at %s", doc, m[0])
+				if name == "" {
+					continue
+				}
+				decl := regexp.MustCompile(`(?m)^(func (\([^)]*\) )?` + name + `[\[(]|type ` + name + `[\[ ])`)
+				require.True(t, decl.Match(src), "%s: %s declares no %s", doc, file, name)
+			}
+		})
+	}
+}
+
+// TestRelativeLinksExist checks the docs' links to files of the repo.
+func TestRelativeLinksExist(t *testing.T) {
+	linkRE := regexp.MustCompile(`\]\(([^)#\s]+)\)`)
+	codeRE := regexp.MustCompile("(?s)```.*?```")
+	for _, doc := range []string{"README.md", "docs/internals.md"} {
+		prose := codeRE.ReplaceAllString(read(t, doc), "")
+		for _, m := range linkRE.FindAllStringSubmatch(prose, -1) {
+			target := m[1]
+			if strings.Contains(target, "://") {
+				continue
+			}
+			if target == "bench/RESULTS.md" {
+				continue // written by bench/run.sh; may not exist yet
+			}
+			_, err := os.Stat(filepath.Join(root, filepath.Dir(doc), target))
+			require.NoError(t, err, "%s links to %s", doc, target)
+		}
+	}
+}
