@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // ListOptions are the query parameters of a LIST. The zero value lists
@@ -126,9 +127,45 @@ var ErrContinueLoop = errors.New("apiclient: the server's continue tokens loop")
 // errTrailing reports bytes after the list object.
 var errTrailing = errors.New("unexpected data after the list object")
 
+// MaxObjectSize caps the bytes of one object read from a reply: a list item
+// or the object a GET or a write returns. etcd refuses objects over 1.5 MiB;
+// the cap, watchstream's event limit, only keeps a broken or hostile server
+// from making the client allocate without bound.
+const MaxObjectSize = watchstream.DefaultMaxEventSize
+
+// ErrObjectTooLarge is wrapped by the error of a reply that holds an object
+// (or any other JSON value) over MaxObjectSize.
+var ErrObjectTooLarge = errors.New("apiclient: object larger than MaxObjectSize")
+
+// budgetReader lets a JSON decoder read at most left more bytes. jsontext
+// grows its buffer to hold a whole value, so without a budget one endless
+// value would be an endless allocation. Refilled before each value: the
+// decoder reads ahead, so a value may also use bytes read before it began,
+// which only ever makes the budget more generous.
+type budgetReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (b *budgetReader) refill() { b.left = MaxObjectSize }
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, ErrObjectTooLarge
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
 // decodeList reads a list object from r, streaming its items to each.
 func decodeList[T any, P meta.PtrObject[T]](r io.Reader, each func(P) error) (meta.ListMeta, error) {
-	dec := jsontext.NewDecoder(r)
+	br := &budgetReader{r: r}
+	br.refill()
+	dec := jsontext.NewDecoder(br)
 	var lm meta.ListMeta
 	var tm meta.TypeMeta
 	if tok, err := dec.ReadToken(); err != nil {
@@ -136,7 +173,7 @@ func decodeList[T any, P meta.PtrObject[T]](r io.Reader, each func(P) error) (me
 	} else if tok.Kind() != '{' {
 		return lm, fmt.Errorf("decoding the list: want a JSON object, got %v", tok.Kind())
 	}
-	for dec.PeekKind() != '}' {
+	for br.refill(); dec.PeekKind() != '}'; br.refill() {
 		tok, err := dec.ReadToken()
 		if err != nil {
 			return lm, fmt.Errorf("decoding the list: %w", err)
@@ -150,7 +187,7 @@ func decodeList[T any, P meta.PtrObject[T]](r io.Reader, each func(P) error) (me
 		case "metadata":
 			err = json.UnmarshalDecode(dec, &lm)
 		case "items":
-			err = decodeItems(dec, itemTypeMeta(tm), each)
+			err = decodeItems(dec, br, itemTypeMeta(tm), each)
 		default:
 			err = dec.SkipValue()
 		}
@@ -191,7 +228,7 @@ func itemTypeMeta(list meta.TypeMeta) meta.TypeMeta {
 }
 
 // decodeItems reads the items array (or null) one item at a time.
-func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, tm meta.TypeMeta, each func(P) error) error {
+func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetReader, tm meta.TypeMeta, each func(P) error) error {
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
@@ -203,7 +240,11 @@ func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, tm meta.Type
 	default:
 		return fmt.Errorf("want an array or null, got %v", tok.Kind())
 	}
-	for i := 0; dec.PeekKind() != ']'; i++ {
+	for i := 0; ; i++ {
+		br.refill()
+		if dec.PeekKind() == ']' {
+			break
+		}
 		p := P(new(T))
 		if err := json.UnmarshalDecode(dec, p); err != nil {
 			return fmt.Errorf("item %d: %w", i, err)

@@ -127,7 +127,7 @@ func call[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, r request)
 
 func decodeObject[T any, P meta.PtrObject[T]](resp *http.Response, r request) (P, error) {
 	p := P(new(T))
-	if err := json.UnmarshalRead(resp.Body, p); err != nil {
+	if err := json.UnmarshalRead(&budgetReader{r: resp.Body, left: MaxObjectSize}, p); err != nil {
 		return nil, fmt.Errorf("apiclient: %s %s: decoding the reply: %w", r.method, r.path, err)
 	}
 	return p, nil

@@ -1,0 +1,5 @@
+//go:build !race
+
+package apiclient_test
+
+const raceEnabled = false
