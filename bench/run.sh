@@ -5,16 +5,19 @@
 # table per package, and benchstat's summary (with confidence intervals)
 # when benchstat can be installed.
 #
-# usage: bench/run.sh [-count N] [-benchtime D] [-bench REGEXP] [-full] [-out FILE] [-profile DIR] [packages...]
+# usage: bench/run.sh [-count N] [-benchtime D] [-bench REGEXP] [-full] [-out FILE] [-profile DIR] [-from RAW] [packages...]
 #   -count N      repetitions of each benchmark (default 5)
 #   -benchtime D  go test -benchtime (default 1s)
 #   -full         also the 50,000-pod variants (ZEROKUBE_BENCH_FULL=1)
+#   -out FILE     the markdown to write (default bench/RESULTS.md); the raw
+#                 go test output goes beside it as .txt, for benchstat A/B
 #   -profile DIR  also write CPU and heap profiles of the bench package to DIR
+#   -from RAW     do not run anything: summarize an earlier raw output
 #   packages      default: every package of the module
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-count=5 benchtime=1s bench=. out=bench/RESULTS.md profile=""
+count=5 benchtime=1s bench=. out=bench/RESULTS.md profile="" from=""
 pkgs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -24,7 +27,8 @@ while [ $# -gt 0 ]; do
 	-full) export ZEROKUBE_BENCH_FULL=1; shift ;;
 	-out) out=$2; shift 2 ;;
 	-profile) profile=$2; shift 2 ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	-from) from=$2; shift 2 ;;
+	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
 	*) pkgs+=("$1"); shift ;;
 	esac
 done
@@ -32,12 +36,30 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-raw=$tmp/bench.txt
+raw=${out%.md}.txt
+cmdline="go test -run '^\$' -bench '$bench' -benchtime $benchtime -count $count ${pkgs[*]}${ZEROKUBE_BENCH_FULL:+ (ZEROKUBE_BENCH_FULL=1)}"
 
-echo "running: go test -run '^\$' -bench '$bench' -benchtime $benchtime -count $count ${pkgs[*]}" >&2
-go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count "$count" -timeout 2h "${pkgs[@]}" | tee "$raw" >&2
+if [ -n "$from" ]; then
+	[ "$from" -ef "$raw" ] || cp "$from" "$raw"
+	cmdline=$(sed -n 's/^# command: //p' "$raw" | head -1)
+	loadavg=$(sed -n 's/^# load: //p' "$raw" | head -1)
+	date=$(sed -n 's/^# date: //p' "$raw" | head -1)
+	commit=$(sed -n 's/^# commit: //p' "$raw" | head -1)
+else
+	echo "running: $cmdline" >&2
+	{
+		echo "# command: $cmdline"
+		echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+		echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with uncommitted changes in the tree)')"
+		go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count "$count" -timeout 2h "${pkgs[@]}"
+		echo "# load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+	} | tee "$raw" >&2
+	loadavg=$(sed -n 's/^# load: //p' "$raw" | head -1)
+	date=$(sed -n 's/^# date: //p' "$raw" | head -1)
+	commit=$(sed -n 's/^# commit: //p' "$raw" | head -1)
+fi
 
-if [ -n "$profile" ]; then
+if [ -n "$profile" ] && [ -z "$from" ]; then
 	mkdir -p "$profile"
 	go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count 1 \
 		-cpuprofile "$profile/cpu.out" -memprofile "$profile/mem.out" -o "$profile/bench.test" ./bench/ >/dev/null
@@ -67,12 +89,13 @@ gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)
 	echo
 	echo "| | |"
 	echo "|---|---|"
-	echo "| date | $(date -u '+%Y-%m-%d %H:%M UTC') |"
-	echo "| commit | $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with local changes)') |"
+	echo "| date | ${date:-?} |"
+	echo "| commit | ${commit:-?} |"
 	echo "| Go | $(go version | cut -d' ' -f3-) |"
 	echo "| CPU | ${gocpu:-$cpu} ($(nproc) CPUs visible, /proc/cpuinfo: ${cpu:-?}) |"
-	echo "| load average at the end | $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?) |"
-	echo "| command | \`go test -bench '$bench' -benchtime $benchtime -count $count ${pkgs[*]}\`${ZEROKUBE_BENCH_FULL:+ with ZEROKUBE_BENCH_FULL=1} |"
+	echo "| load average (1, 5, 15 min) at the end | ${loadavg:-?} (on $(nproc) CPUs: above that, other work shared the machine) |"
+	echo "| command | \`$cmdline\` |"
+	echo "| raw output | [$(basename "$raw")]($(basename "$raw")) (benchstat input) |"
 	echo
 	echo "Cells are medians over the runs. x-floor: time over the time jsontext needs to validate"
 	echo "the same bytes, measured in the same benchmark; x-json: retained heap per object over"

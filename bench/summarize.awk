@@ -38,8 +38,11 @@ function cell(v, u) {
 	return sprintf("%.3g ns", v)
 }
 
-function target(what, b, u, op, limit,    v, ok) {
-	v = get("github.com/zerokube/zerokube/bench", b, u)
+function target(what, b, u, op, limit) { ptarget(what, "bench", b, u, op, limit) }
+
+# ptarget checks benchmark b of package github.com/zerokube/zerokube/<p>.
+function ptarget(what, p, b, u, op, limit,    v, ok) {
+	v = get("github.com/zerokube/zerokube/" p, b, u)
 	if (v == "") { printf "| %s | %s | — | %s %s | not run |\n", what, u, op, limit; return }
 	ok = (op == "≤") ? (v + 0 <= limit + 0) : (v + 0 >= limit + 0)
 	printf "| %s | %s | %s | %s %s | %s |\n", what, u, fmtnum(v), op, limit, ok ? "met" : "**missed**"
@@ -75,6 +78,8 @@ END {
 	target("same, CPU time, slim", "SyncMemory/pods=5000/type=slim", "cpu-x-floor", "≤", 2)
 	target("sync 5k pods over loopback, raw", "SyncLoopback/pods=5000/list/type=raw", "x-floor", "≤", 3)
 	target("sync 5k pods over loopback, slim", "SyncLoopback/pods=5000/list/type=slim", "x-floor", "≤", 2)
+	target("same, CPU time (the in-process server's included), raw", "SyncLoopback/pods=5000/list/type=raw", "cpu-x-floor", "≤", 3)
+	target("same, CPU time (the in-process server's included), slim", "SyncLoopback/pods=5000/list/type=slim", "cpu-x-floor", "≤", 2)
 	target("retained per pod, raw, vs its JSON", "SyncMemory/pods=5000/type=raw", "x-json", "≤", 1.3)
 	target("retained per pod, slim, vs its JSON", "SyncMemory/pods=5000/type=slim", "x-json", "≤", 0.2)
 	target("retained per pod, slim without managedFields", "SyncMemory/pods=5000/type=slim-nomf", "x-json", "≤", 0.2)
@@ -82,6 +87,10 @@ END {
 	target("watch, 1 KiB pods, 1 handler, saturation", "Watch/handlers=1/saturation", "events/s", "≥", 50000)
 	target("watch p99 at 1k events/s, 1 handler", "Watch/handlers=1/rate=1000", "p99-µs", "≤", 2000)
 	target("watch p99 at 1k events/s, 10 handlers", "Watch/handlers=10/rate=1000", "p99-µs", "≤", 2000)
+	ptarget("FIFO pop, DeltaFIFO", "fifo", "Pop/DeltaFIFO", "allocs/op", "≤", 0)
+	ptarget("FIFO pop, InOrder", "fifo", "Pop/InOrder", "allocs/op", "≤", 0)
+	ptarget("index lookup into a caller's slice", "cache", "ByIndex/objects=100000/node/ByIndexAppend", "allocs/op", "≤", 0)
+	ptarget("index lookup returning a new slice (the slice itself)", "cache", "ByIndex/objects=100000/node/ByIndex", "allocs/op", "≤", 1)
 	print ""
 	for (p = 1; p <= npkg; p++) {
 		pk = pkgs[p]
