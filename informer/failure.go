@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/meta"
 )
 
@@ -88,8 +89,10 @@ func classify(err error, goneStreak int) FailureReason {
 }
 
 var (
-	errMissingRV      = errors.New("informer: the server's reply carried no resourceVersion")
-	errShortWatch     = errors.New("informer: watch closed within a second without any event")
-	errContinueLoop   = errors.New("informer: the server repeated a continue token of the same list")
+	errMissingRV  = errors.New("informer: the server's reply carried no resourceVersion")
+	errShortWatch = errors.New("informer: watch closed within a second without any event")
+	// errContinueLoop wraps apiclient's sentinel, so errors.Is(err,
+	// apiclient.ErrContinueLoop) holds for the reflector's paging too.
+	errContinueLoop   = fmt.Errorf("informer: the server repeated a continue token of the same list: %w", apiclient.ErrContinueLoop)
 	errNoStreamingEnd = errors.New("informer: streaming list ended or timed out before its initial-events-end bookmark")
 )
