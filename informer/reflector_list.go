@@ -75,7 +75,8 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		return r.listFailed(ctx, s, err)
 	}
 	s.page++
-	r.tr(TraceEvent{Stage: StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion})
+	r.tr(TraceEvent{Stage: StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion,
+		More: lm.Continue != ""})
 	if lm.Continue != "" {
 		if _, loop := s.seen[lm.Continue]; loop {
 			return r.fail(ctx, fmt.Errorf("%w (page %d)", errContinueLoop, s.page), r.listFrom(s.opts.ResourceVersion, CauseListError), false)

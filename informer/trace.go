@@ -15,7 +15,7 @@ type Stage uint8
 
 // The stages, in data-path order.
 const (
-	StageListPage      Stage = iota + 1 // a LIST page arrived: Page, Items, ResourceVersion
+	StageListPage      Stage = iota + 1 // a LIST page arrived: Page, Items, ResourceVersion, More
 	StageReplace                        // a full list goes into the queue: Items, ResourceVersion
 	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
 	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
@@ -55,6 +55,7 @@ type TraceEvent struct {
 	Items           int
 	ResourceVersion string
 	Streaming       bool
+	More            bool // list-page: the page carried a continue token, more pages follow
 	EventType       meta.EventType
 	Key             string
 	Op              string // "add", "update", "delete", "replace", "sync"
@@ -114,6 +115,9 @@ func (e TraceEvent) String() string {
 	add("type", string(e.EventType))
 	add("key", e.Key)
 	add("rv", e.ResourceVersion)
+	if e.More {
+		add("more", "true")
+	}
 	if e.Streaming {
 		add("streaming", "true")
 	}
