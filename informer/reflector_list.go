@@ -162,6 +162,8 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 // streamInitial; rejected by the server (400/422/405) → listing, and LIST
 // for good; 410 → streamListing at ""; other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
+	r.cfg.metrics.Relist(s.cause)
+	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true})
 	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
 	w, err := r.lw.Watch(ctx, opts)
@@ -174,7 +176,7 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
 			return r.fallBackToList(ctx, err)
 		}
-		return r.fail(ctx, err, s, false)
+		return r.fail(ctx, err, streamListing{rv: s.rv, cause: CauseListError}, false)
 	}
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Streaming: true})
 	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
