@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -119,24 +121,44 @@ func TestTraceShowsEveryHopOfOneObject(t *testing.T) {
 	}
 }
 
-func TestTraceShowsPaginationAndStreamingList(t *testing.T) {
+func TestTraceShowsPaginationSelectorsAndStreamingList(t *testing.T) {
 	tests := []struct {
 		name string
 		args []string
-		want string
+		want []string
+		adds int
 	}{
-		{"streaming list", []string{"--streaming-list"}, `WATCH opened as a streaming list`},
-		{"websocket watch", []string{"--websocket"}, `WATCH opened from resourceVersion`},
-		{"generic resource", []string{"--resource=configmaps"}, `LIST page 1: 3 items`},
+		{"streaming list", []string{"--streaming-list"}, []string{"WATCH opened as a streaming list"}, 3},
+		{"websocket watch", []string{"--websocket"}, []string{"WATCH opened from resourceVersion"}, 3},
+		{"generic resource", []string{"--resource=configmaps"}, []string{"LIST page 1: 3 items"}, 3},
+		{"all namespaces", []string{"--namespace="}, []string{"LIST page 1: 3 items"}, 3},
+		{"selector matching all", []string{"--selector=app=example"}, []string{"LIST page 1: 3 items"}, 3},
+		{"selector matching none", []string{"--selector=app!=example"}, []string{"synced: 0 objects"}, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			d := startDemo(t, append([]string{"--trace", "--churn=false"}, tc.args...)...)
-			waitFor(t, d.stdout, regexp.MustCompile(regexp.QuoteMeta(tc.want)))
-			waitFor(t, d.stdout, regexp.MustCompile(`(?s)(Add:  default/example-\S+\n.*){3}`))
+			for _, w := range tc.want {
+				waitFor(t, d.stdout, regexp.MustCompile(regexp.QuoteMeta(w)))
+			}
+			waitFor(t, d.stderr, regexp.MustCompile(`demo: synced`))
+			if tc.adds > 0 {
+				waitFor(t, d.stdout, regexp.MustCompile(fmt.Sprintf(`(?s)(Add:  default/example-\S+\n.*){%d}`, tc.adds)))
+			}
 			require.Equal(t, 0, d.stop(t))
+			require.Equal(t, tc.adds, strings.Count(d.stdout.String(), " Add:  "))
 		})
 	}
+}
+
+func TestTombstonesPrintTheirKey(t *testing.T) {
+	var out syncBuffer
+	d := &demo{out: &lineWriter{w: &out}, now: time.Now}
+	p := &Pod{}
+	p.Name, p.Namespace = "gone", "default"
+	printer[*Pod](d).OnDelete(p, true)
+	require.Regexp(t, articleRE, strings.TrimSuffix(out.String(), "\n"))
+	require.Contains(t, out.String(), " Delete:  default/gone\n")
 }
 
 func TestServeRunsOnlyTheServer(t *testing.T) {
@@ -169,5 +191,21 @@ func TestTraceShowsBookmarksAndRelistsWithTheirCause(t *testing.T) {
 	post(t, url+"/fake/drop-watches")
 	waitFor(t, d.stdout, regexp.MustCompile(`relist \(cause: watch-gone\) from resourceVersion "\d+"`))
 	waitFor(t, d.stdout, regexp.MustCompile(`(?s)watch-gone.*LIST page 1: 3 items`))
+	require.Equal(t, 0, d.stop(t))
+}
+
+// A LIST at resourceVersion "0" is served whole (as kube-apiserver serves it
+// from its watch cache); pages show on a consistent list, which the
+// informer makes after a LIST at a resourceVersion got 410.
+func TestTraceShowsPagesOfAConsistentRelist(t *testing.T) {
+	d := startDemo(t, "--trace", "--churn=false", "--page-size=2")
+	url := d.serverURL(t)
+	waitFor(t, d.stdout, regexp.MustCompile(`WATCH opened from resourceVersion \d+`))
+	post(t, url+"/fake/fail?code=410&verb=watch&count=1")
+	post(t, url+"/fake/fail?code=410&verb=list&count=1")
+	post(t, url+"/fake/drop-watches")
+	waitFor(t, d.stdout, regexp.MustCompile(`(?s)relist \(cause: watch-gone\).*relist \(cause: list-gone\) from resourceVersion ""`+
+		`.*LIST page 1: 2 items at resourceVersion \d+, continue token present: more pages follow`+
+		`.*LIST page 2: 1 items at resourceVersion \d+, no continue token: last page`))
 	require.Equal(t, 0, d.stop(t))
 }

@@ -30,6 +30,7 @@ type config struct {
 	color         string
 	syncTimeout   time.Duration
 	bookmarkEvery time.Duration
+	pageSize      int64
 	verbose       bool
 }
 
@@ -77,6 +78,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.color, "color", "auto", "colour the --trace output: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
 	fs.DurationVar(&c.syncTimeout, "sync-timeout", 30*time.Second, "give up when the first sync takes longer")
 	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
+	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache)")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
@@ -111,6 +113,8 @@ func (c config) check() error {
 		return fmt.Errorf("--churn-interval must be positive, got %v", c.churnEvery)
 	case c.syncTimeout <= 0:
 		return fmt.Errorf("--sync-timeout must be positive, got %v", c.syncTimeout)
+	case c.pageSize == 0:
+		return errors.New("--page-size must not be 0 (negative means unpaginated)")
 	case c.bookmarkEvery <= 0:
 		return fmt.Errorf("--bookmark-interval must be positive, got %v", c.bookmarkEvery)
 	case c.serve && c.real():

@@ -60,6 +60,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		Name:          ref.String(),
 		ResyncPeriod:  d.cfg.resync,
 		StreamingList: d.cfg.streamingList,
+		PageSize:      d.cfg.pageSize,
 		Selectors:     informer.Selectors{LabelSelector: d.cfg.selector, Websocket: d.cfg.websocket},
 		FailFast:      true, // 401, 403, 404: say so at once instead of retrying forever
 		Logger:        slog.New(d.logHandler()),
