@@ -430,3 +430,11 @@ func TestRepeatedContinueTokenFailsTheList(t *testing.T) {
 	require.Empty(t, b.next.(listing[*pod]).items)
 	require.Empty(t, q.got())
 }
+
+func TestStreamingInformerRelistsByStreaming(t *testing.T) {
+	w := newFakeWatch(nil, statusErr(410, meta.ReasonExpired))
+	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+	r.setRV("10")
+	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
+	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, s)
+}

@@ -37,13 +37,25 @@ func (r *reflector[P]) watchFailed(ctx context.Context, err error, rv string) st
 	var se *meta.StatusError
 	switch {
 	case meta.IsGone(err):
-		return r.fail(ctx, err, r.listFrom(r.relistRV(), CauseWatchGone), true)
+		return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchGone), true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), false)
+		return r.fail(ctx, err, r.relist("", CauseTooLargeRV), false)
 	case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
 		return r.fail(ctx, err, watchOpening{rv: rv}, false)
 	}
-	return r.fail(ctx, err, r.listFrom(r.relistRV(), CauseWatchError), false)
+	return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchError), false)
+}
+
+// relist is the state that lists again from rv: a streaming list while the
+// server supports them, LIST otherwise.
+func (r *reflector[P]) relist(rv string, cause RelistCause) state {
+	if r.streaming {
+		if rv == "0" {
+			rv = "" // "0" with NotOlderThan would allow any stale state
+		}
+		return streamListing{rv: rv, cause: cause}
+	}
+	return r.listFrom(rv, cause)
 }
 
 // stepWatching reads events into the queue until the watch ends.
