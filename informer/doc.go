@@ -33,6 +33,9 @@
 //	      └─rejected / no end bookmark──▶ listing (for good)
 //	any failure ─▶ backing-off ─▶ (the state to retry)
 //
+// An informer with StreamingList relists by streaming list too, until the
+// server rejects one.
+//
 // # Slim structs or Transform
 //
 // The cheapest way to cache less is to decode less: declare a struct with
