@@ -30,6 +30,7 @@ var failureNames = [...]string{
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
 }
 
+// String returns the reason in words, e.g. "forbidden".
 func (r FailureReason) String() string {
 	if int(r) < len(failureNames) && failureNames[r] != "" {
 		return failureNames[r]
@@ -56,6 +57,7 @@ func (e *SyncError) Error() string {
 	return fmt.Sprintf("informer: initial sync failing (%s, %d attempts): %v", e.Reason, e.Attempts, e.Err)
 }
 
+// Unwrap returns the last failure, for errors.Is and errors.As.
 func (e *SyncError) Unwrap() error { return e.Err }
 
 // goneLimit is how many 410s in a row make a repeated-Gone failure.

@@ -26,18 +26,21 @@ type HandlerFuncs[P any] struct {
 	DeleteFunc func(obj P, finalStateUnknown bool)
 }
 
+// OnAdd calls AddFunc, if set.
 func (f HandlerFuncs[P]) OnAdd(obj P, initial bool) {
 	if f.AddFunc != nil {
 		f.AddFunc(obj, initial)
 	}
 }
 
+// OnUpdate calls UpdateFunc, if set.
 func (f HandlerFuncs[P]) OnUpdate(old, new P) {
 	if f.UpdateFunc != nil {
 		f.UpdateFunc(old, new)
 	}
 }
 
+// OnDelete calls DeleteFunc, if set.
 func (f HandlerFuncs[P]) OnDelete(obj P, finalStateUnknown bool) {
 	if f.DeleteFunc != nil {
 		f.DeleteFunc(obj, finalStateUnknown)

@@ -44,7 +44,7 @@ type Metrics interface {
 	Skipped(reason string)
 }
 
-// NopMetrics implements Metrics by doing nothing.
+// NopMetrics implements Metrics by doing nothing; its methods are no-ops.
 type NopMetrics struct{}
 
 func (NopMetrics) ListCall(error)                                   {}

@@ -38,6 +38,7 @@ var stageNames = [...]string{
 	StageSynced: "synced", StageSkipped: "skipped",
 }
 
+// String returns the stage's short name, e.g. "list-page".
 func (s Stage) String() string {
 	if int(s) < len(stageNames) && stageNames[s] != "" {
 		return stageNames[s]
@@ -87,6 +88,7 @@ var causeNames = [...]string{
 	CauseWatchError: "watch-error",
 }
 
+// String returns the cause's short name, e.g. "watch-gone".
 func (c RelistCause) String() string {
 	if int(c) < len(causeNames) && causeNames[c] != "" {
 		return causeNames[c]
