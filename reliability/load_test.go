@@ -41,6 +41,12 @@ func TestLoad(t *testing.T) {
 	if os.Getenv("ZEROKUBE_LOAD") == "1" {
 		sh.objects, sh.duration = 50_000, 60*time.Second
 	}
+	if n, err := strconv.Atoi(os.Getenv("ZEROKUBE_LOAD_OBJECTS")); err == nil {
+		sh.objects = n
+	}
+	if d, err := time.ParseDuration(os.Getenv("ZEROKUBE_LOAD_DURATION")); err == nil {
+		sh.duration = d
+	}
 	if testing.Short() {
 		t.Skip("load test skipped in -short mode")
 	}
@@ -95,7 +101,7 @@ func heapSampler(ctx context.Context) (peak func() uint64) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(50 * time.Millisecond)
+		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		var ms runtime.MemStats
 		for {
@@ -122,6 +128,7 @@ func runLoad(t *testing.T, sh loadShape) {
 		require.NoError(t, err)
 	}
 	t.Logf("load: %d objects created in %s", sh.objects, time.Since(start).Round(time.Millisecond))
+	serverHeap := heapInUse()
 	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{Logger: quiet()})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
@@ -147,12 +154,29 @@ func runLoad(t *testing.T, sh loadShape) {
 	start = time.Now()
 	require.NoError(t, inf.WaitForSync(ctx))
 	t.Logf("load: synced %d objects in %s", sh.objects, time.Since(start).Round(time.Millisecond))
+	require.Eventually(t, func() bool { return views[1].calls.Load() >= int64(sh.objects) }, time.Minute, 10*time.Millisecond)
+	syncedHeap := heapInUse()
+	t.Logf("load: live heap: fake server with %d objects %.1f MiB; after the sync, with the informer's cache and 10 handler views, %.1f MiB (+%.0f B/object)",
+		sh.objects, float64(serverHeap)/(1<<20), float64(syncedHeap)/(1<<20), float64(syncedHeap-serverHeap)/float64(sh.objects))
+	progress := func(what string) {
+		t.Logf("load: %s: slow handler %d calls, fast handler %d calls", what, views[0].calls.Load(), views[1].calls.Load())
+	}
+	progress("synced")
 	writes := writeAtRate(t, srv, sh)
+	progress("writes done")
 	converged := time.Now()
 	// The slow handler works through at most one call per object for the
 	// initial list and one per object for the updates it coalesced.
 	within := 2*time.Duration(sh.objects)*sh.slow + time.Minute
-	ok := assertEventually(within, func() bool {
+	last := time.Now()
+	// Comparing ten views of N objects is work: poll less often for big N,
+	// so that the check does not starve the slow handler it waits for.
+	every := max(20*time.Millisecond, time.Duration(sh.objects)*10*time.Microsecond)
+	ok := assertEventually(within, every, func() bool {
+		if time.Since(last) > 10*time.Second {
+			last = time.Now()
+			progress("converging")
+		}
 		want := serverStateNS(srv)
 		for _, v := range views {
 			if diff(want, v.snapshot()) != "" {
@@ -225,14 +249,14 @@ func serverStateNS(srv *fakeapiserver.Server) state {
 	return out
 }
 
-// assertEventually polls cond every 20 ms until it holds or d passes.
-func assertEventually(d time.Duration, cond func() bool) bool {
+// assertEventually polls cond every tick until it holds or d passes.
+func assertEventually(d, tick time.Duration, cond func() bool) bool {
 	deadline := time.Now().Add(d)
 	for !cond() {
 		if time.Now().After(deadline) {
 			return false
 		}
-		time.Sleep(20 * time.Millisecond) // polling a condition with a deadline
+		time.Sleep(tick) // polling a condition with a deadline
 	}
 	return true
 }
