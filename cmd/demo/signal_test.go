@@ -33,6 +33,7 @@ func TestSignalsStopTheProcessCleanly(t *testing.T) {
 				}
 			})
 			waitFor(t, &stderr, regexp.MustCompile(`demo: synced 3 v1/pods`))
+			waitFor(t, &stdout, regexp.MustCompile(`(?s)(Add:  default/example-\S+\n.*){3}`))
 			require.NoError(t, cmd.Process.Signal(sig))
 			select {
 			case err := <-exited:
