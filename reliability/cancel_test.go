@@ -110,14 +110,11 @@ var stages = []stage{
 	}, ready: func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, inf *informer.Informer[object, *object], _ *tracer) {
 		require.NoError(t, inf.WaitForSync(ctx))
 	}},
-	{name: "mid-dispatch, a slow handler with a long queue", bug: "informer/listener.go:144-162 (listener.run) checks ctx.Done() " +
-		"only when the handler's queue is empty, so Run drains the whole backlog before it returns (here 200 × 50 ms = 10 s; " +
-		"client-go abandons pending notifications on stop). Fix: also select on ctx.Done() next to l.removed before each call.",
-		handler: func(ctx context.Context) informer.Handler[*object] {
-			return informer.HandlerFuncs[*object]{AddFunc: func(*object, bool) { time.Sleep(50 * time.Millisecond) }}
-		}, ready: func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, inf *informer.Informer[object, *object], _ *tracer) {
-			require.NoError(t, inf.WaitForSync(ctx)) // 200 adds queued at 50 ms each: 10 s to drain, far over stopWithin
-		}},
+	{name: "mid-dispatch, a slow handler with a long queue", handler: func(ctx context.Context) informer.Handler[*object] {
+		return informer.HandlerFuncs[*object]{AddFunc: func(*object, bool) { time.Sleep(50 * time.Millisecond) }}
+	}, ready: func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, inf *informer.Informer[object, *object], _ *tracer) {
+		require.NoError(t, inf.WaitForSync(ctx)) // 200 adds queued at 50 ms each: 10 s to drain, far over stopWithin
+	}},
 	{name: "during backoff", server: func(t *testing.T, srv *fakeapiserver.Server) string {
 		srv.FailNext(fakeapiserver.Failure{Count: 1000, Code: 500})
 		return ""
