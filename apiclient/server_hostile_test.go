@@ -194,10 +194,6 @@ func TestAServerThatNeverAnswersIsBoundedByTheContext(t *testing.T) {
 	} {
 		for _, verb := range []string{"list", "get", "watch", "websocket watch"} {
 			t.Run(name+"/"+verb, func(t *testing.T) {
-				if name != "no reply at all" && strings.Contains(verb, "watch") && watchstreamStopCtxRace {
-					t.Skip("the context ends a stream before any shut has run: the race of " +
-						"watchstream/stream.go start/shut on stopCtx (see watchstream's TestNewWithAContextAlreadyCancelledAndNoNext)")
-				}
 				c, _ := newClient(t, &apiclient.Config{Host: host, QPS: -1})
 				ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 				defer cancel()
@@ -212,10 +208,6 @@ func TestAServerThatNeverAnswersIsBoundedByTheContext(t *testing.T) {
 		}
 	}
 }
-
-// watchstreamStopCtxRace is set while watchstream's Stream can race on
-// stopCtx when its context ends first; unset it once that is fixed.
-const watchstreamStopCtxRace = true
 
 // callVerb runs one call of verb; a watch is read until its first event.
 func callVerb(ctx context.Context, c *apiclient.Client, verb string) error {
