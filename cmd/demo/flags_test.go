@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 )
 
@@ -92,14 +94,25 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-func TestConnectionFailuresGiveOneClearLineAndExitOne(t *testing.T) {
-	unreachable := writeFile(t, "kubeconfig", `apiVersion: v1
+// kubeconfigFor writes a kubeconfig for server with an optional token.
+func kubeconfigFor(t *testing.T, server, token string) string {
+	user := "{}"
+	if token != "" {
+		user = `{token: "` + token + `"}`
+	}
+	return writeFile(t, "kubeconfig", `apiVersion: v1
 kind: Config
-clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
-users: [{name: u, user: {}}]
+clusters: [{name: c, cluster: {server: "`+server+`"}}]
+users: [{name: u, user: `+user+`}]
 contexts: [{name: x, context: {cluster: c, user: u}}]
 current-context: x
 `)
+}
+
+func TestConnectionFailuresGiveOneClearLineAndExitOne(t *testing.T) {
+	unreachable := kubeconfigFor(t, "http://127.0.0.1:1", "")
+	secured := fakeapiserver.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler),
+		Tokens: []fakeapiserver.Token{{Value: "configmaps-only", Resources: []string{"configmaps"}}}})
 	tests := []struct {
 		name string
 		args []string
@@ -108,6 +121,9 @@ current-context: x
 		{"kubeconfig does not parse", []string{"--kubeconfig", writeFile(t, "bad", "clusters: [[[\n  - :")}, "load kubeconfig"},
 		{"kubeconfig missing", []string{"--kubeconfig", filepath.Join(t.TempDir(), "none")}, "load kubeconfig"},
 		{"server unreachable", []string{"--kubeconfig", unreachable}, "server unreachable"},
+		{"no credentials", []string{"--kubeconfig", kubeconfigFor(t, secured.URL(), "")}, ": unauthorized: "},
+		{"wrong credentials", []string{"--kubeconfig", kubeconfigFor(t, secured.URL(), "nope")}, ": unauthorized: "},
+		{"not allowed", []string{"--kubeconfig", kubeconfigFor(t, secured.URL(), "configmaps-only")}, ": forbidden: "},
 		{"resource not served", []string{"--resource=example.com/v1/widgets", "--churn=false"}, "resource not found"},
 	}
 	for _, tc := range tests {
