@@ -84,6 +84,7 @@ type shape struct {
 	streaming bool
 	websocket bool
 	selector  bool
+	tls       bool // https, so HTTP/2 for lists and chunked watches
 	pageSize  int64
 }
 
@@ -92,7 +93,7 @@ func (s shape) String() string {
 	if s.queue == informer.QueueDeltaFIFO {
 		q = "deltafifo"
 	}
-	return fmt.Sprintf("%s/stream=%t/ws=%t/sel=%t/page=%d", q, s.streaming, s.websocket, s.selector, s.pageSize)
+	return fmt.Sprintf("%s/stream=%t/ws=%t/sel=%t/tls=%t/page=%d", q, s.streaming, s.websocket, s.selector, s.tls, s.pageSize)
 }
 
 // scenario is one fake server, one informer over every namespace, and its
@@ -118,7 +119,7 @@ func newScenario(t *testing.T, seed uint64) *scenario {
 	sh := shape{
 		queue:     []informer.QueueKind{informer.QueueInOrder, informer.QueueDeltaFIFO}[rnd.IntN(2)],
 		streaming: rnd.IntN(2) == 0, websocket: rnd.IntN(3) == 0, selector: rnd.IntN(2) == 0,
-		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)],
+		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0,
 	}
 	return &scenario{seed: seed, rnd: rnd, shape: sh, held: map[string]bool{}}
 }
@@ -132,7 +133,7 @@ type metrics struct {
 func (m metrics) Relist(informer.RelistCause) { m.sc.relists.Add(1) }
 
 func (sc *scenario) start(t *testing.T) {
-	sc.srv = fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond,
+	sc.srv = fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond, TLS: sc.shape.tls,
 		WatchBuffer: 8 + sc.rnd.IntN(64), HistoryEvents: 100 + sc.rnd.IntN(400), MinRequestTimeout: time.Second})
 	for i := range 3 {
 		name := fmt.Sprintf("chaos-%d", i)
