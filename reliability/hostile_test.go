@@ -3,9 +3,9 @@ package reliability
 import (
 	"context"
 	"fmt"
-	"os"
 	"net"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
