@@ -162,7 +162,8 @@ func TestWaitForSyncReportsWhy(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)}}}
 	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
 	startInformer(t, inf)
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	require.Eventually(t, func() bool { return inf.SyncError() != nil }, wait, time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	err := inf.WaitForSync(ctx)
 	var se *SyncError
@@ -189,7 +190,8 @@ func TestWaitForCacheSyncJoinsInformers(t *testing.T) {
 	b := New[pod](&scriptLW{lists: []listReply{{err: errors.New("refused")}}}, Options[*pod]{Logger: quiet(), Name: "b"})
 	startInformer(t, a)
 	startInformer(t, b)
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	require.Eventually(t, func() bool { return b.SyncError() != nil }, wait, time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
 	err := WaitForCacheSync(ctx, a, b)
 	var se *SyncError

@@ -209,3 +209,27 @@ func TestTraceEventString(t *testing.T) {
 		require.Equal(t, tc.want, tc.ev.String())
 	}
 }
+
+func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	var skipped sync.Map
+	opts := fastOpts()
+	opts.Trace = func(ev informer.TraceEvent) {
+		if ev.Stage == informer.StageSkipped {
+			skipped.Store(ev.Key, true)
+		}
+	}
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+	e.srv.InjectFrame([]byte(`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v2","metadata":{"name":"alien","namespace":"default","resourceVersion":"1000"}}}` + "\n"))
+	e.put(t, "b", "0", nil)
+	require.Eventually(t, func() bool { _, ok := skipped.Load("default/alien"); return ok }, wait, 5*time.Millisecond)
+	converges(t, e, inf)
+	require.NotEqual(t, "1000", inf.LastSyncResourceVersion(), "a dropped object's rv is not adopted")
+	e.srv.DropWatches() // the re-watch must start from a real rv
+	e.put(t, "c", "0", nil)
+	converges(t, e, inf)
+}

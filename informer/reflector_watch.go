@@ -120,19 +120,22 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 		if ev.Type != meta.Added {
 			s.holdRV = false
 		}
-		if err := r.apply(ev); err != nil {
+		kept, err := r.apply(ev)
+		if err != nil {
 			res.watching, res.err, res.stopErr = s, err, err
 			return res
 		}
-		if !s.holdRV && ev.ResourceVersion != "" && ev.ResourceVersion != s.rv {
+		// A dropped object's rv is not trusted: it may not even be this resource's.
+		if kept && !s.holdRV && ev.ResourceVersion != "" && ev.ResourceVersion != s.rv {
 			s.rv = ev.ResourceVersion
 			r.setRV(s.rv)
 		}
 	}
 }
 
-// apply turns one event into a queue operation.
-func (r *reflector[P]) apply(ev Event[P]) error {
+// apply turns one event into a queue operation. kept is false when the
+// event's object was dropped (wrong kind, unknown event type).
+func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	var op func(P) error
 	var name string
 	switch ev.Type {
@@ -144,25 +147,25 @@ func (r *reflector[P]) apply(ev Event[P]) error {
 		op, name = r.q.Delete, "delete"
 	case meta.Bookmark:
 		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
-		return nil
+		return true, nil
 	case meta.Error:
-		return nil
+		return false, nil
 	}
 	if op == nil {
 		r.cfg.log.Error("informer: unknown watch event type", "informer", r.cfg.name, "type", ev.Type)
-		return nil
+		return false, nil
 	}
 	key := meta.Key(ev.Object)
 	r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
 	obj, ok := r.accept(ev.Object)
 	if !ok {
-		return nil
+		return false, nil
 	}
 	// Traced before the call, so that the trace shows stages in data-path
 	// order: the processing loop may apply the delta before op returns.
 	r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
 	if err := op(obj); err != nil {
-		return fmt.Errorf("informer: queue %s %s: %w", name, key, err)
+		return false, fmt.Errorf("informer: queue %s %s: %w", name, key, err)
 	}
-	return nil
+	return true, nil
 }

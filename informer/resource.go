@@ -8,10 +8,18 @@ import (
 )
 
 // NewForResource returns an informer for ref over c, narrowed by
-// opts.Selectors (zero: everything).
+// opts.Selectors (zero: everything). ExpectedAPIVersion defaults to ref's
+// group/version.
 func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
 	if opts.Name == "" {
 		opts.Name = ref.String()
+	}
+	if opts.ExpectedAPIVersion == "" {
+		// Objects that say they are of another group/version are dropped.
+		opts.ExpectedAPIVersion = ref.GVR.Version
+		if ref.GVR.Group != "" {
+			opts.ExpectedAPIVersion = ref.GVR.Group + "/" + ref.GVR.Version
+		}
 	}
 	return New[T](NewListerWatcher[T, P](c, ref, opts.Selectors), opts)
 }
