@@ -117,6 +117,12 @@ func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
 	case <-i.fatal:
 		return fmt.Errorf("informer %s: %w", i.opts.Name, i.fatalErr)
 	case <-i.done:
+		// fatal is closed before done: when both are, say why.
+		select {
+		case <-i.fatal:
+			return fmt.Errorf("informer %s: %w", i.opts.Name, i.fatalErr)
+		default:
+		}
 		if i.HasSynced() {
 			return nil
 		}
