@@ -57,6 +57,11 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 	tot.writes += sc.writes
 	tot.faults += faults
 	tot.relists += sc.relists.Load()
+	sc.mu.Lock()
+	for c, n := range sc.causes {
+		tot.byCause[c] += n
+	}
+	sc.mu.Unlock()
 	tot.watchEnds += sc.watchEnds.Load()
 	for _, v := range sc.views {
 		tot.anomalies += v.anomalies.Load()
@@ -201,6 +206,7 @@ func (sc *scenario) fault() {
 		s.CutWatches()
 	case 2:
 		s.Compact(0)
+		sc.compactMidList.Store(r.IntN(2) == 0)
 	case 3:
 		s.StallWatches()
 	case 4:

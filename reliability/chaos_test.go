@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
+	"net/http"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -40,6 +42,7 @@ type chaosTotals struct {
 	scenarios, writes, faults, relists, watchEnds, divergences int64
 	anomalies, rvBack, handlerCalls                            int64
 	byFault                                                    map[fakeapiserver.Fault]int64
+	byCause                                                    map[string]int64 // relists
 }
 
 // TestChaosConvergence runs random scenarios until the budget is spent. Each
@@ -57,7 +60,7 @@ func TestChaosConvergence(t *testing.T) {
 	}
 	t.Logf("chaos base seed %d (replay one scenario: ZEROKUBE_CHAOS_SEED=<its seed>)", base)
 	budget := chaosBudget(t)
-	tot := chaosTotals{byFault: map[fakeapiserver.Fault]int64{}}
+	tot := chaosTotals{byFault: map[fakeapiserver.Fault]int64{}, byCause: map[string]int64{}}
 	start := time.Now()
 	for i := uint64(0); ; i++ {
 		if i > 0 && (replay != "" || time.Since(start) > budget) {
@@ -70,9 +73,9 @@ func TestChaosConvergence(t *testing.T) {
 			t.Logf("scenario failed: replay with ZEROKUBE_CHAOS_SEED=%d", seed)
 		}
 	}
-	t.Logf("chaos: %d scenarios in %s, %d writes, %d faults %v, %d relists, %d watch ends, %d handler calls",
+	t.Logf("chaos: %d scenarios in %s, %d writes, %d faults %v, %d relists %v, %d watch ends, %d handler calls",
 		tot.scenarios, time.Since(start).Round(time.Millisecond), tot.writes, tot.faults, tot.byFault,
-		tot.relists, tot.watchEnds, tot.handlerCalls)
+		tot.relists, tot.byCause, tot.watchEnds, tot.handlerCalls)
 	t.Logf("chaos: divergences %d, protocol anomalies %d, resourceVersions gone backwards %d",
 		tot.divergences, tot.anomalies, tot.rvBack)
 	require.Zero(t, tot.divergences)
@@ -108,6 +111,10 @@ type scenario struct {
 	views []*view
 
 	relists, watchEnds atomic.Int64
+	compactMidList     atomic.Bool // armed by a fault: compact when the next continue token arrives
+	bumps              atomic.Int64
+	mu                 sync.Mutex       // guards causes
+	causes             map[string]int64 // relists by cause
 	writes             int64
 	held               map[string]bool // key → has the finalizer
 }
@@ -121,7 +128,7 @@ func newScenario(t *testing.T, seed uint64) *scenario {
 		streaming: rnd.IntN(2) == 0, websocket: rnd.IntN(3) == 0, selector: rnd.IntN(2) == 0,
 		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0,
 	}
-	return &scenario{seed: seed, rnd: rnd, shape: sh, held: map[string]bool{}}
+	return &scenario{seed: seed, rnd: rnd, shape: sh, held: map[string]bool{}, causes: map[string]int64{}}
 }
 
 // metrics counts relists and watch ends for the report.
@@ -130,10 +137,16 @@ type metrics struct {
 	sc *scenario
 }
 
-func (m metrics) Relist(informer.RelistCause) { m.sc.relists.Add(1) }
+func (m metrics) Relist(c informer.RelistCause) {
+	m.sc.relists.Add(1)
+	m.sc.mu.Lock()
+	m.sc.causes[c.String()]++
+	m.sc.mu.Unlock()
+}
 
 func (sc *scenario) start(t *testing.T) {
 	sc.srv = fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond, TLS: sc.shape.tls,
+		Intercept:   sc.intercept,
 		WatchBuffer: 8 + sc.rnd.IntN(64), HistoryEvents: 100 + sc.rnd.IntN(400), MinRequestTimeout: time.Second})
 	for i := range 3 {
 		name := fmt.Sprintf("chaos-%d", i)
@@ -190,4 +203,21 @@ func (sc *scenario) start(t *testing.T) {
 			t.Errorf("Run did not return within 10 s of cancel")
 		}
 	})
+}
+
+// intercept compacts the history when a paginated list asks for its next
+// page while compactMidList is armed, so the continue token gets 410
+// Expired: lists run too fast for a fault from the script to land between
+// two pages.
+func (sc *scenario) intercept(r *http.Request, verb string) error {
+	if verb == "list" && r.URL.Query().Get("continue") != "" && sc.compactMidList.CompareAndSwap(true, false) {
+		// A write the informer does not watch moves the history past the
+		// list's snapshot first; compacting then expires the token.
+		name := fmt.Sprintf("chaos-bump-%d", sc.bumps.Add(1))
+		if _, err := sc.srv.Create(nsGVR, map[string]any{"metadata": map[string]any{"name": name}}); err != nil {
+			return err
+		}
+		sc.srv.Compact(0)
+	}
+	return nil
 }
