@@ -76,8 +76,10 @@
 //     TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged]
 //  2. 410 on a continue token restarts the list; 410 on a list at a
 //     resourceVersion relists at "" (consistent); 504 ResourceVersionTooLarge
-//     waits for the hint, then lists at "". [TestListErrorTransitions,
-//     TestGoneMidPaginatedListRestartsTheList]
+//     waits for the hint, then lists at "". A continue token repeated within
+//     one list fails it (apiclient.ErrContinueLoop) instead of paging
+//     forever. [TestListErrorTransitions, TestGoneMidPaginatedListRestartsTheList,
+//     TestRepeatedContinueTokenFailsTheList]
 //  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
 //     2·MinWatchTimeout). A clean end re-watches from the last
 //     resourceVersion without relisting; 410 relists from the last known
@@ -123,11 +125,13 @@
 //     *SyncError that WaitForSync returns with the context's cause; with
 //     FailFast, 401/403/404 stop Run. [TestSyncFailuresAreTyped,
 //     TestTypedSyncFailures, TestWaitForSyncReportsWhy]
-//  13. Objects of an unexpected kind are dropped and reported, never stored;
-//     Transform runs before an object is queued.
-//     [TestObjectsOfTheWrongKindAreSkipped, TestTransformRunsBeforeQueueing]
+//  13. Objects of an unexpected kind or apiVersion are dropped and reported,
+//     never stored, and their resourceVersion is not adopted; Transform runs
+//     before an object is queued. [TestObjectsOfTheWrongKindAreSkipped,
+//     TestObjectsOfAnotherAPIVersionAreDropped, TestTransformRunsBeforeQueueing]
 //  14. Run returns once every goroutine it started has ended (goleak checks
-//     every test).
+//     every test); pending handler notifications are abandoned, not drained.
+//     [TestStoppingAbandonsAHandlerBacklog, TestStoppedInformerIsCollected]
 //  15. Whatever the faults, the cache and every handler's view converge to
 //     the server's state. [TestRandomWritesAndFaultsConverge]
 package informer
