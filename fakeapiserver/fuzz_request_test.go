@@ -51,8 +51,8 @@ func FuzzServeRequest(f *testing.F) {
 		if strings.HasPrefix(path, "/fake") || isTrue(q.Get("watch")) || !validMethod(method) || !strings.HasPrefix(path, "/") {
 			return
 		}
-		if statusInvalidUTF8Bug && !utf8.ValidString(path) {
-			return // see TestStatusWithInvalidUTF8IsComplete
+		if statusInvalidUTF8Bug && !(utf8.ValidString(path) && validQuery(q)) {
+			return // see TestStatusWithInvalidUTF8IsComplete: a name or a parameter quoted in the Status
 		}
 		s := New(Options{Logger: slog.New(slog.DiscardHandler), TooLargeWait: time.Millisecond})
 		if _, err := s.Create(apiclient.GVR{Version: "v1", Resource: "configmaps"},
@@ -79,6 +79,20 @@ func FuzzServeRequest(f *testing.F) {
 			t.Fatalf("%s %s?%s: reply %d carries a Status with code %d", method, path, rawQuery, w.Code, st.Code)
 		}
 	})
+}
+
+func validQuery(q url.Values) bool {
+	for k, vs := range q {
+		if !utf8.ValidString(k) {
+			return false
+		}
+		for _, v := range vs {
+			if !utf8.ValidString(v) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func validMethod(m string) bool {
@@ -119,9 +133,10 @@ func FuzzContinueToken(f *testing.F) {
 // passes.
 const statusInvalidUTF8Bug = true
 
-// TestStatusWithInvalidUTF8IsComplete is the regression test of the first
-// input FuzzServeRequest found: PATCH /api/v1/namespaces/\xe8 answered 404
-// with a Status cut off in the middle.
+// TestStatusWithInvalidUTF8IsComplete is the regression test of the inputs
+// FuzzServeRequest found: PATCH /api/v1/namespaces/\xe8 answered 404, and
+// GET /api/v1/configmaps?resourceVersion=\xc8 answered 400, each with a
+// Status cut off in the middle.
 func TestStatusWithInvalidUTF8IsComplete(t *testing.T) {
 	if statusInvalidUTF8Bug {
 		t.Skip("BUG fakeapiserver/http.go:178 (writeError): json.Marshal(&se.Status) fails on a message or name " +
@@ -129,13 +144,18 @@ func TestStatusWithInvalidUTF8IsComplete(t *testing.T) {
 			"so the client cannot decode the Status. Fix: marshal with jsontext.AllowInvalidUTF8(true), as " +
 			"kube-apiserver's encoder replaces invalid bytes with U+FFFD.")
 	}
-	s := New(Options{Logger: slog.New(slog.DiscardHandler)})
-	r := httptest.NewRequest("PATCH", "/", strings.NewReader("0"))
-	r.URL.Path = "/api/v1/namespaces/\xe8"
-	w := httptest.NewRecorder()
-	s.serveHTTP(w, r)
-	var st meta.Status
-	if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || int(st.Code) != w.Code {
-		t.Fatalf("reply %d: %q (%v)", w.Code, w.Body.String(), err)
+	for _, tc := range []struct{ method, path, query string }{
+		{"PATCH", "/api/v1/namespaces/\xe8", ""},
+		{"GET", "/api/v1/configmaps", "resourceVersion=\xc8"},
+	} {
+		s := New(Options{Logger: slog.New(slog.DiscardHandler)})
+		r := httptest.NewRequest(tc.method, "/", strings.NewReader("0"))
+		r.URL.Path, r.URL.RawQuery = tc.path, tc.query
+		w := httptest.NewRecorder()
+		s.serveHTTP(w, r)
+		var st meta.Status
+		if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || int(st.Code) != w.Code {
+			t.Fatalf("%s %s?%s: reply %d: %q (%v)", tc.method, tc.path, tc.query, w.Code, w.Body.String(), err)
+		}
 	}
 }
