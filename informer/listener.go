@@ -124,6 +124,15 @@ func (l *listener[P]) indexPendingLocked() {
 
 // pop returns the next live notification, or nil when there is none.
 func (l *listener[P]) pop() *notification[P] {
+	n, depth := l.popDepth()
+	if n != nil {
+		l.metrics.HandlerQueueDepth(l.name, depth)
+	}
+	return n
+}
+
+// popDepth is pop under the lock, also returning the depth left behind.
+func (l *listener[P]) popDepth() (*notification[P], int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for l.head < len(l.q) {
@@ -138,9 +147,9 @@ func (l *listener[P]) pop() *notification[P] {
 		}
 		l.live--
 		l.compact()
-		return n
+		return n, l.live
 	}
-	return nil
+	return nil, 0
 }
 
 // compact drops the consumed prefix once it is most of the slice, so the
