@@ -1,9 +1,12 @@
 package reliability
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,10 +41,27 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					cfg := srv.ClientConfig()
 					cfg.BearerToken = tc.token
-					c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: quiet()})
+					var logs bytes.Buffer // written by Run's goroutines, read after Run returns
+					var logMu sync.Mutex
+					logger := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+						logMu.Lock()
+						defer logMu.Unlock()
+						return logs.Write(p)
+					}), &slog.HandlerOptions{Level: slog.LevelDebug}))
+					c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: logger})
 					require.NoError(t, err)
 					t.Cleanup(c.CloseIdleConnections)
-					opts := informer.Options[*object]{Logger: quiet(), FailFast: failFast, StreamingList: mode == "streaming",
+					defer func() {
+						logMu.Lock()
+						defer logMu.Unlock()
+						if !failFast {
+							require.NotEmpty(t, logs.String(), "retried failures are logged")
+						}
+						for _, tok := range []string{good, bad} {
+							require.NotContains(t, logs.String(), tok, "a token reached the logs")
+						}
+					}()
+					opts := informer.Options[*object]{Logger: logger, FailFast: failFast, StreamingList: mode == "streaming",
 						Selectors: informer.Selectors{Websocket: mode == "websocket"},
 						Backoff:   informer.BackoffOptions{Initial: time.Millisecond, Max: 5 * time.Millisecond}}
 					inf := informer.NewForResource[object](c, allCMs, opts)
@@ -82,3 +102,8 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 		}
 	}
 }
+
+// writerFunc adapts a function to io.Writer.
+type writerFunc func(p []byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }

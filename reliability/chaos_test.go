@@ -87,6 +87,7 @@ type shape struct {
 	streaming bool
 	websocket bool
 	selector  bool
+	fieldSel  bool // metadata.namespace!=chaos-2, so the server filters by field too
 	tls       bool // https, so HTTP/2 for lists and chunked watches
 	pageSize  int64
 }
@@ -96,7 +97,7 @@ func (s shape) String() string {
 	if s.queue == informer.QueueDeltaFIFO {
 		q = "deltafifo"
 	}
-	return fmt.Sprintf("%s/stream=%t/ws=%t/sel=%t/tls=%t/page=%d", q, s.streaming, s.websocket, s.selector, s.tls, s.pageSize)
+	return fmt.Sprintf("%s/stream=%t/ws=%t/sel=%t/fsel=%t/tls=%t/page=%d", q, s.streaming, s.websocket, s.selector, s.fieldSel, s.tls, s.pageSize)
 }
 
 // scenario is one fake server, one informer over every namespace, and its
@@ -119,14 +120,17 @@ type scenario struct {
 	held               map[string]bool // key → has the finalizer
 }
 
-const selectorLabel = "chaos"
+const (
+	selectorLabel = "chaos"
+	excludedNS    = "chaos-2" // by the field selector, when the shape has one
+)
 
 func newScenario(t *testing.T, seed uint64) *scenario {
 	rnd := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	sh := shape{
 		queue:     []informer.QueueKind{informer.QueueInOrder, informer.QueueDeltaFIFO}[rnd.IntN(2)],
 		streaming: rnd.IntN(2) == 0, websocket: rnd.IntN(3) == 0, selector: rnd.IntN(2) == 0,
-		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0,
+		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0, fieldSel: rnd.IntN(3) == 0,
 	}
 	return &scenario{seed: seed, rnd: rnd, shape: sh, held: map[string]bool{}, causes: map[string]int64{}}
 }
@@ -176,6 +180,9 @@ func (sc *scenario) start(t *testing.T) {
 	}
 	if sc.shape.selector {
 		opts.Selectors.LabelSelector = selectorLabel + "=in"
+	}
+	if sc.shape.fieldSel {
+		opts.Selectors.FieldSelector = "metadata.namespace!=" + excludedNS
 	}
 	sc.inf = informer.NewForResource[object](c, allCMs, opts)
 	for _, h := range []struct {
