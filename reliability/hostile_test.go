@@ -43,6 +43,13 @@ func (s *scripted) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func startScripted(t *testing.T, s *scripted) *informer.Informer[object, *object] {
 	t.Helper()
+	return startScriptedWith(t, s, nil)
+}
+
+// startScriptedWith runs an informer against s with h, when not nil, as
+// its handler.
+func startScriptedWith(t *testing.T, s *scripted, h informer.Handler[*object]) *informer.Informer[object, *object] {
+	t.Helper()
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -57,6 +64,10 @@ func startScripted(t *testing.T, s *scripted) *informer.Informer[object, *object
 			}
 		},
 		WatchIdleTimeout: -1, Backoff: informer.BackoffOptions{Initial: time.Millisecond, Max: 10 * time.Millisecond}})
+	if h != nil {
+		_, err := inf.AddHandler(h, informer.HandlerOptions{})
+		require.NoError(t, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
@@ -237,4 +248,27 @@ func TestAnObjectThatDoesNotFitTheTypeIsReportedNotHidden(t *testing.T) {
 			"they fall through to FailureUnreachable. Fix: errors.As for *watchstream.DecodeError, *json.SemanticError "+
 			"and *jsontext.SyntacticError (and errors.Is apiclient.ErrObjectTooLarge).", se.Reason)
 	}
+}
+
+func TestReplayedEventsReachHandlersAsTheRightCalls(t *testing.T) {
+	// A server (or a proxy replaying a stream) sends ADDED for an object the
+	// informer already has, and the same MODIFIED twice. Handlers must see
+	// an update, never a second add, and the cache the last state.
+	s := &scripted{list: func(n int64, r *http.Request) string {
+		return `{"metadata":{"resourceVersion":"10"},"items":[` + item("a", "5") + `]}`
+	}, watch: func(n int64, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			_, _ = w.Write([]byte(frame("ADDED", item("a", "11")) + frame("MODIFIED", item("a", "12")) +
+				frame("MODIFIED", item("a", "12")) + frame("ADDED", item("b", "13"))))
+			w.(http.Flusher).Flush()
+		}
+		<-r.Context().Done()
+	}}
+	v := newView("replay", 0)
+	inf := startScriptedWith(t, s, v)
+	require.NoError(t, syncWithin(t, inf, 10*time.Second))
+	require.Eventually(t, func() bool { return diff(state{"default/a": "12", "default/b": "13"}, v.snapshot()) == "" },
+		10*time.Second, time.Millisecond)
+	require.Zero(t, v.anomalies.Load(), "a replayed ADDED must reach handlers as an update: %s", v.bad())
+	require.Equal(t, state{"default/a": "12", "default/b": "13"}, storeState(inf))
 }
