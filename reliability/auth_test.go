@@ -6,13 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 )
@@ -107,3 +112,66 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 type writerFunc func(p []byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestTokenFileRotationUnderARunningInformer rotates the service-account
+// token the way kubelet does (a new file, the server accepting only the new
+// token from then on) while an informer runs: after its watch is dropped it
+// must come back with the new token, without a restart, and keep up.
+func TestTokenFileRotationUnderARunningInformer(t *testing.T) {
+	var current atomic.Value
+	current.Store("token-one")
+	var refused atomic.Int64
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Intercept: func(r *http.Request, verb string) error {
+		if r.Header.Get("Authorization") != "Bearer "+current.Load().(string) {
+			refused.Add(1)
+			return meta.NewStatusError(401, meta.ReasonUnauthorized, "Unauthorized")
+		}
+		return nil
+	}})
+	file := filepath.Join(t.TempDir(), "token")
+	require.NoError(t, os.WriteFile(file, []byte("token-one"), 0o600))
+	cfg := srv.ClientConfig()
+	cfg.BearerTokenFile = file
+	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(),
+		Backoff: informer.BackoffOptions{Initial: 5 * time.Millisecond, Max: 50 * time.Millisecond}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	defer func() { cancel(); require.NoError(t, <-done) }()
+	require.NoError(t, inf.WaitForSync(ctx))
+	put := func(name string) {
+		_, err := srv.Create(cmGVR, map[string]any{"metadata": map[string]any{"name": name, "namespace": "default"}})
+		require.NoError(t, err)
+	}
+	rotate := func(i int, tok string) {
+		require.NoError(t, os.WriteFile(file, []byte(tok), 0o600))
+		mt := time.Now().Add(time.Duration(i+1) * time.Minute)
+		require.NoError(t, os.Chtimes(file, mt, mt))
+	}
+	for i, tok := range []string{"token-two", "token-three"} {
+		require.NoError(t, srv.AwaitWatchers(ctx, 1))
+		if i == 0 {
+			// The file changes first, as kubelet rewrites it well before
+			// the old token expires; then the server refuses the old one.
+			rotate(i, tok)
+			current.Store(tok)
+			srv.DropWatches()
+		} else {
+			// The server refuses the old token before the file changes:
+			// the informer gets 401s until it reads the new file.
+			before := refused.Load()
+			current.Store(tok)
+			srv.DropWatches()
+			require.Eventually(t, func() bool { return refused.Load() > before }, 10*time.Second, time.Millisecond)
+			rotate(i, tok)
+		}
+		name := fmt.Sprintf("after-rotation-%d", i)
+		put(name)
+		require.Eventually(t, func() bool { _, ok := inf.Lister().Get("default", name); return ok },
+			10*time.Second, time.Millisecond, "the informer resumed with %s", tok)
+	}
+	t.Logf("%d requests refused during the rotations", refused.Load())
+}
