@@ -77,9 +77,12 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 						cancel()
 						<-done
 					}()
-					wait := 300 * time.Millisecond // long enough for a few failed attempts
-					if failFast {
-						wait = 10 * time.Second // WaitForSync returns at the failure
+					wait := 10 * time.Second // with FailFast, WaitForSync returns at the failure
+					if !failFast {
+						// Without it, WaitForSync waits for its context: end it
+						// soon once a failure has been recorded.
+						require.Eventually(t, func() bool { return inf.SyncError() != nil }, 10*time.Second, time.Millisecond)
+						wait = 10 * time.Millisecond
 					}
 					wctx, wcancel := context.WithTimeout(context.Background(), wait)
 					defer wcancel()
