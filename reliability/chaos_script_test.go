@@ -47,6 +47,7 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 		t.Logf("%s script done", stopped.Format("15:04:05.000"))
 	}
 	want, converged := sc.awaitConvergence()
+	tot.maxConverge = max(tot.maxConverge, time.Since(stopped))
 	stats := sc.srv.Stats()
 	var faults int64
 	for k, n := range stats.Faults {

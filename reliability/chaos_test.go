@@ -43,6 +43,7 @@ type chaosTotals struct {
 	anomalies, rvBack, handlerCalls                            int64
 	byFault                                                    map[fakeapiserver.Fault]int64
 	byCause                                                    map[string]int64 // relists
+	maxConverge                                                time.Duration    // longest wait after the last fault
 }
 
 // TestChaosConvergence runs random scenarios until the budget is spent. Each
@@ -76,8 +77,8 @@ func TestChaosConvergence(t *testing.T) {
 	t.Logf("chaos: %d scenarios in %s, %d writes, %d faults %v, %d relists %v, %d watch ends, %d handler calls",
 		tot.scenarios, time.Since(start).Round(time.Millisecond), tot.writes, tot.faults, tot.byFault,
 		tot.relists, tot.byCause, tot.watchEnds, tot.handlerCalls)
-	t.Logf("chaos: divergences %d, protocol anomalies %d, resourceVersions gone backwards %d",
-		tot.divergences, tot.anomalies, tot.rvBack)
+	t.Logf("chaos: divergences %d, protocol anomalies %d, resourceVersions gone backwards %d; longest convergence after the last fault %s",
+		tot.divergences, tot.anomalies, tot.rvBack, tot.maxConverge.Round(time.Millisecond))
 	require.Zero(t, tot.divergences)
 }
 
