@@ -41,7 +41,9 @@
 // The cheapest way to cache less is to decode less: declare a struct with
 // only the fields you read (meta.ObjectMeta plus a few). When you need the
 // full type but not all of it, Options.Transform runs before an object is
-// queued and stored, e.g. to drop ObjectMeta.ManagedFields.
+// queued and stored. ObjectMeta.ManagedFields is dropped by default before
+// that (Options.KeepManagedFields keeps it): on a typical pod it is a third
+// or more of the JSON, and almost no informer reads it.
 //
 // # Queue choice
 //

@@ -62,6 +62,12 @@ type Options[P meta.Object] struct {
 	// drop managedFields. It may modify and return its argument. On error the
 	// object is kept as received and the error logged.
 	Transform func(P) (P, error)
+	// KeepManagedFields keeps metadata.managedFields on cached objects. By
+	// default the reflector drops them before Transform runs: they are often
+	// the largest part of an object's metadata (kilobytes per pod) and only
+	// field-ownership tooling reads them, which is why client-go users add
+	// a transform to strip them. Raw objects keep them in their bytes either way.
+	KeepManagedFields bool
 	// ExpectedKind and ExpectedAPIVersion, when set, make the reflector drop
 	// (and report) objects that carry another kind or apiVersion.
 	ExpectedKind, ExpectedAPIVersion string
@@ -132,6 +138,7 @@ func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 		initialEventsTimeout: o.InitialEventsTimeout, minWatchTimeout: o.MinWatchTimeout,
 		idleTimeout: max(o.WatchIdleTimeout, 0), expectedKind: o.ExpectedKind,
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
+		keepManagedFields: o.KeepManagedFields,
 		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, clock: o.Clock,
 		rand: o.Rand, log: o.Logger, metrics: o.Metrics, trace: o.Trace, backoff: o.Backoff,
 	}

@@ -30,6 +30,7 @@ type reflectorConfig[P meta.Object] struct {
 	expectedKind         string
 	expectedAPIVersion   string
 	transform            func(P) (P, error)
+	keepManagedFields    bool
 	watchErrorHandler    func(ctx context.Context, err error)
 	failFast             bool
 	clock                Clock

@@ -128,9 +128,10 @@ func (r *reflector[P]) replace(items []P, rv string) error {
 	return nil
 }
 
-// accept checks an object's kind and applies the transform. Objects of the
-// wrong kind are reported and dropped, never stored. A failed transform
-// keeps the object as it came (dropping it could lose a delete).
+// accept checks an object's kind, drops its managedFields (unless asked to
+// keep them) and applies the transform. Objects of the wrong kind are
+// reported and dropped, never stored. A failed transform keeps the object as
+// it came (dropping it could lose a delete).
 func (r *reflector[P]) accept(obj P) (P, bool) {
 	if r.cfg.expectedKind != "" || r.cfg.expectedAPIVersion != "" {
 		if tm, ok := any(obj).(meta.TypeMetaAccessor); ok {
@@ -145,6 +146,9 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 				return obj, false
 			}
 		}
+	}
+	if !r.cfg.keepManagedFields {
+		obj.GetObjectMeta().ManagedFields = nil
 	}
 	if r.cfg.transform != nil {
 		t, err := r.cfg.transform(obj)

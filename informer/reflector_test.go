@@ -438,3 +438,22 @@ func TestStreamingInformerRelistsByStreaming(t *testing.T) {
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
 	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, s)
 }
+
+func TestManagedFieldsAreDroppedUnlessKept(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		items := pods("a")
+		items[0].ManagedFields = []byte(`[{"manager":"kubectl"}]`)
+		lw := &scriptLW{lists: []listReply{{items: items, lm: meta.ListMeta{ResourceVersion: "3"}}}}
+		var seen []byte
+		r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) {
+			c.keepManagedFields = keep
+			c.transform = func(p *pod) (*pod, error) { seen = p.ManagedFields; return p, nil }
+		})
+		r.step(t.Context(), r.initialState())
+		if keep {
+			require.JSONEq(t, `[{"manager":"kubectl"}]`, string(seen), "KeepManagedFields")
+		} else {
+			require.Nil(t, seen, "managedFields must be gone before Transform and the store")
+		}
+	}
+}
