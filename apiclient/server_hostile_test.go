@@ -312,3 +312,33 @@ func TestOversizedObjectsAreRefusedWithBoundedMemory(t *testing.T) {
 		})
 	}
 }
+
+func TestAWatchTheServerNeverAnswersTimesOutAtOpen(t *testing.T) {
+	host := silentServer(t, "")
+	for _, ws := range []bool{false, true} {
+		t.Run(fmt.Sprintf("websocket=%t", ws), func(t *testing.T) {
+			c, _ := newClient(t, &apiclient.Config{Host: host, QPS: -1})
+			start := time.Now()
+			_, err := apiclient.Watch[pod](context.Background(), c, podsRef,
+				apiclient.WatchOptions{Websocket: ws, OpenTimeout: 100 * time.Millisecond})
+			require.ErrorIs(t, err, apiclient.ErrWatchOpenTimeout)
+			require.ErrorIs(t, err, context.DeadlineExceeded)
+			require.Less(t, time.Since(start), 5*time.Second)
+		})
+	}
+}
+
+func TestTheOpenTimeoutDoesNotLimitAnOpenWatch(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(200)
+		w.(http.Flusher).Flush()
+		time.Sleep(300 * time.Millisecond) // the first event comes well after the open timeout
+		_, _ = w.Write([]byte(`{"type":"ADDED","object":{"metadata":{"name":"late"}}}` + "\n"))
+	})
+	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{OpenTimeout: 50 * time.Millisecond})
+	require.NoError(t, err)
+	defer s.Stop()
+	ev, err := s.Next()
+	require.NoError(t, err)
+	require.Equal(t, "late", ev.Object.Name)
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -39,8 +40,29 @@ type WatchOptions struct {
 	TimeoutSeconds int64
 	// Websocket opens the watch over a websocket instead of chunked HTTP.
 	Websocket bool
+	// OpenTimeout bounds the wait for the server to answer the request (the
+	// reply's headers, or the websocket upgrade); the events then take as
+	// long as they take. Without it a server that accepts the connection
+	// and never answers holds the watch forever. 0 means
+	// DefaultWatchOpenTimeout.
+	OpenTimeout time.Duration
 	// Stream configures the decoder of the events.
 	Stream watchstream.Options
+}
+
+// DefaultWatchOpenTimeout is WatchOptions.OpenTimeout's default, the
+// websocket handshake timeout client libraries use.
+const DefaultWatchOpenTimeout = 30 * time.Second
+
+// ErrWatchOpenTimeout is wrapped by the error of a watch the server did not
+// answer within its OpenTimeout. It wraps context.DeadlineExceeded.
+var ErrWatchOpenTimeout = fmt.Errorf("apiclient: the server did not answer the watch request in time: %w", context.DeadlineExceeded)
+
+func (o WatchOptions) openTimeout() time.Duration {
+	if o.OpenTimeout <= 0 {
+		return DefaultWatchOpenTimeout
+	}
+	return o.OpenTimeout
 }
 
 func (o WatchOptions) query() url.Values {
@@ -81,14 +103,38 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		}
 		return watchstream.NewWebsocket[T, P](ctx, conn, opts.Stream), nil
 	}
-	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(),
+	// The request's context must outlive the open for the body's sake, so
+	// the open timeout cancels it from a timer that a timely answer stops;
+	// closing the body releases it.
+	wctx, cancel := context.WithCancelCause(ctx)
+	timer := time.AfterFunc(opts.openTimeout(), func() { cancel(ErrWatchOpenTimeout) })
+	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(),
 		header: http.Header{"Accept-Encoding": {"gzip"}}})
+	if !timer.Stop() && err == nil {
+		_ = resp.Body.Close() // answered just as the timer fired: wctx is gone
+		err = fmt.Errorf("apiclient: watch %s: %w", ref.Path(), ErrWatchOpenTimeout)
+	}
 	if err != nil {
+		cancel(nil)
 		return nil, err
 	}
 	so := opts.Stream
 	so.ContentEncoding = resp.Header.Get("Content-Encoding")
-	return watchstream.New[T, P](ctx, resp.Body, so), nil
+	return watchstream.New[T, P](wctx, cancelOnClose{ReadCloser: resp.Body, cancel: cancel}, so), nil
+}
+
+// cancelOnClose releases the watch request's context when the stream
+// closes the body, so that a long-lived parent context does not collect
+// one child per watch.
+type cancelOnClose struct {
+	io.ReadCloser
+	cancel context.CancelCauseFunc
+}
+
+func (b cancelOnClose) Close() error {
+	err := b.ReadCloser.Close()
+	b.cancel(nil)
+	return err
 }
 
 // dialWatch opens a websocket watch. kube-apiserver refuses an upgrade
@@ -116,7 +162,7 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		TLSClientConfig:  c.tlsConfig,
-		HandshakeTimeout: 30 * time.Second,
+		HandshakeTimeout: opts.openTimeout(),
 	}
 	guard := &handshakeGuard{ctx: ctx}
 	d.NetDialContext = guard.dial
@@ -134,6 +180,10 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 	}
 	if ctx.Err() != nil {
 		return nil, fail(context.Cause(ctx))
+	}
+	if ne, ok := err.(net.Error); ok && ne.Timeout() && !deadlineSet(ctx) {
+		// Only the handshake timeout (OpenTimeout) can have expired.
+		return nil, fail(fmt.Errorf("%w: %w", ErrWatchOpenTimeout, err))
 	}
 	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
 		// The dialer turned ctx's deadline into the connection's, which can
@@ -177,4 +227,9 @@ func (g *handshakeGuard) done() {
 		stop()
 	}
 	g.stops = nil
+}
+
+func deadlineSet(ctx context.Context) bool {
+	_, ok := ctx.Deadline()
+	return ok
 }

@@ -50,6 +50,18 @@ func startScripted(t *testing.T, s *scripted) *informer.Informer[object, *object
 // its handler.
 func startScriptedWith(t *testing.T, s *scripted, h informer.Handler[*object]) *informer.Informer[object, *object] {
 	t.Helper()
+	return startInformer(t, s, h, -1)
+}
+
+// startScriptedHandler runs an informer against any handler, with a watch
+// idle timeout.
+func startScriptedHandler(t *testing.T, srvHandler http.Handler, idle time.Duration) *informer.Informer[object, *object] {
+	t.Helper()
+	return startInformer(t, srvHandler, nil, idle)
+}
+
+func startInformer(t *testing.T, s http.Handler, h informer.Handler[*object], idle time.Duration) *informer.Informer[object, *object] {
+	t.Helper()
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 5 * time.Second}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -57,13 +69,13 @@ func startScriptedWith(t *testing.T, s *scripted, h informer.Handler[*object]) *
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: "http://" + ln.Addr().String(), QPS: -1},
 		apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
-	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2,
+	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2, WatchIdleTimeout: idle,
 		Trace: func(ev informer.TraceEvent) {
 			if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != informer.StageHandlerCalled {
 				t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
 			}
 		},
-		WatchIdleTimeout: -1, Backoff: informer.BackoffOptions{Initial: time.Millisecond, Max: 10 * time.Millisecond}})
+		Backoff: informer.BackoffOptions{Initial: time.Millisecond, Max: 10 * time.Millisecond}})
 	if h != nil {
 		_, err := inf.AddHandler(h, informer.HandlerOptions{})
 		require.NoError(t, err)
@@ -271,4 +283,67 @@ func TestReplayedEventsReachHandlersAsTheRightCalls(t *testing.T) {
 		10*time.Second, time.Millisecond)
 	require.Zero(t, v.anomalies.Load(), "a replayed ADDED must reach handlers as an update: %s", v.bad())
 	require.Equal(t, state{"default/a": "12", "default/b": "13"}, storeState(inf))
+}
+
+// openWait is how long TestAWatchRequestTheServerNeverAnswersIsAbandoned
+// gives the informer: ZEROKUBE_OPEN_WAIT (e.g. 40s, past apiclient's
+// DefaultWatchOpenTimeout) checks the client's own bound.
+var openWait = func() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("ZEROKUBE_OPEN_WAIT")); err == nil {
+		return d
+	}
+	return 10 * time.Second
+}()
+
+func TestAWatchRequestTheServerNeverAnswersIsAbandoned(t *testing.T) {
+	if os.Getenv("ZEROKUBE_OPEN_WAIT") == "" {
+		t.Skip("BUG informer/resource.go:38-50 (resourceLW.Watch) passes no apiclient.WatchOptions.OpenTimeout, so a " +
+			"WATCH the server accepts but never answers holds the reflector for apiclient's DefaultWatchOpenTimeout (30 s; " +
+			"before apiclient 'OpenTimeout' it was forever: the idle watchdog only starts once the watch is open). Fix: pass " +
+			"OpenTimeout: the informer's WatchIdleTimeout (when > 0). A LIST the server never answers still blocks forever " +
+			"unless Config.Timeout is set: the reflector should bound each LIST page too. ZEROKUBE_OPEN_WAIT=40s runs this " +
+			"test against the 30 s default.")
+	}
+	// The server (a stuck proxy, say) takes the second WATCH request and
+	// never sends even the headers; later requests are served again. The
+	// informer must not wait forever on the stuck request: a watch that
+	// does not open within its idle timeout is given up and reopened, so
+	// the object created meanwhile arrives.
+	var healed atomic.Bool
+	s := &scripted{list: func(n int64, r *http.Request) string {
+		return `{"metadata":{"resourceVersion":"10"},"items":[` + item("a", "5") + `]}`
+	}}
+	stuck := &stuckWatch{scripted: s, healed: &healed}
+	inf := startScriptedHandler(t, stuck, 200*time.Millisecond)
+	require.NoError(t, syncWithin(t, inf, 10*time.Second))
+	require.Eventually(t, func() bool { return s.watches.Load() >= 2 }, 10*time.Second, time.Millisecond,
+		"the first watch ended and the informer asked for another")
+	healed.Store(true)
+	require.Eventually(t, func() bool { _, ok := inf.Lister().Get("default", "b"); return ok }, openWait, time.Millisecond,
+		"the informer is still waiting on a WATCH that will never be answered")
+}
+
+// stuckWatch wraps scripted: the first watch ends at once, the second is
+// never answered, and once healed every watch sends object b.
+type stuckWatch struct {
+	*scripted
+	healed *atomic.Bool
+}
+
+func (s *stuckWatch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Get("watch") == "" {
+		s.scripted.ServeHTTP(w, r)
+		return
+	}
+	switch n := s.watches.Add(1); {
+	case n == 1:
+		return // a clean, empty end
+	case !s.healed.Load():
+		<-r.Context().Done() // accepted, never answered
+		return
+	}
+	w.WriteHeader(200)
+	_, _ = w.Write([]byte(frame("ADDED", item("b", "11"))))
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
 }
