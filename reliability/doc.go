@@ -19,10 +19,14 @@
 //     loop return goroutines and heap to their baseline; cancelling at each
 //     stage (mid-list, mid-watch, mid-dispatch, during backoff) returns
 //     promptly.
-//   - security: 401 and 403 from the server become typed sync failures.
-//   - hostile servers: an informer against a server that lies (looping
-//     continue tokens, resourceVersions going backwards, objects without a
-//     name or resourceVersion).
+//   - security: 401 and 403 from the server become typed sync failures,
+//     tokens never reach the logs, and a token file rotated under a running
+//     informer is picked up without a restart (in both orders).
+//   - hostile servers: an informer against a server that lies or breaks
+//     (looping continue tokens, a lying remainingItemCount, resourceVersions
+//     going backwards, objects without a name or resourceVersion, replayed
+//     events, objects that do not fit the user's type, garbage after a good
+//     sync, a WATCH accepted and never answered).
 //   - load: 50,000 objects and 1,000 events/s with ten handlers, one slow,
 //     behind ZEROKUBE_LOAD=1 (a short version runs by default).
 //
@@ -37,4 +41,10 @@
 //     TestStartStopLeavesNothingBehind).
 //  4. Credentials the server refuses give a *informer.SyncError with the
 //     matching reason, never a silent retry loop (TestAuthFailuresAreTyped).
+//  5. Whatever a server sends after the sync, the objects already cached
+//     stay cached until a good list replaces them
+//     (TestAServerGoneBadNeverCostsTheObjectsAlreadyStored).
+//
+// The hostile tests of single packages live beside them, in files named
+// *_hostile_test.go (apiclient, watchstream) and fuzz_*_test.go.
 package reliability
