@@ -105,10 +105,10 @@ gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)
 	if [ -n "$benchstat" ]; then
 		echo "## benchstat"
 		echo
-		echo "<details><summary>benchstat summary (medians with 95% confidence intervals)</summary>"
+		echo "<details><summary>benchstat summary (medians with 90% confidence intervals: 95% needs 6 runs)</summary>"
 		echo
 		echo '```'
-		"$benchstat" "$raw" 2>/dev/null
+		(cd "$(dirname "$raw")" && "$benchstat" -confidence 0.9 "$(basename "$raw")" 2>/dev/null)
 		echo '```'
 		echo
 		echo "</details>"
