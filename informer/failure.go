@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // FailureReason classifies why the initial sync has not completed.
@@ -83,8 +87,7 @@ func classify(err error, goneStreak int) FailureReason {
 	case errors.Is(err, context.DeadlineExceeded):
 		return FailureUnreachable
 	}
-	var de interface{ DecodeOffset() int64 }
-	if errors.As(err, &de) {
+	if isDecodeError(err) {
 		return FailureOther
 	}
 	return FailureUnreachable
@@ -98,3 +101,17 @@ var (
 	errContinueLoop   = fmt.Errorf("informer: the server repeated a continue token of the same list: %w", apiclient.ErrContinueLoop)
 	errNoStreamingEnd = errors.New("informer: streaming list ended or timed out before its initial-events-end bookmark")
 )
+
+// isDecodeError reports a reply the server sent whole but that could not be
+// read: bad JSON, an object that does not fit the caller's type, or one over
+// the size limits. Retrying may not help, and calling it "unreachable" would
+// send the operator to check the network instead of the data.
+func isDecodeError(err error) bool {
+	var (
+		de  *watchstream.DecodeError
+		sem *json.SemanticError
+		syn *jsontext.SyntacticError
+	)
+	return errors.As(err, &de) || errors.As(err, &sem) || errors.As(err, &syn) ||
+		errors.Is(err, apiclient.ErrObjectTooLarge) || errors.Is(err, watchstream.ErrEventTooLarge)
+}

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"time"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -40,6 +41,12 @@ type WatchOptions struct {
 	AllowWatchBookmarks  bool
 	SendInitialEvents    bool
 	TimeoutSeconds       int64
+	// OpenTimeout bounds the wait for the server to answer the WATCH
+	// request (its headers). The reflector sets it to its idle timeout: its
+	// watchdog only starts once a watch is open, so a request a stuck proxy
+	// accepts and never answers would otherwise hold it. 0: the
+	// ListerWatcher's own default.
+	OpenTimeout time.Duration
 }
 
 // Watch is an open watch stream.

@@ -169,7 +169,8 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 	r.cfg.metrics.Relist(s.cause)
 	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true})
 	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: MatchNotOlderThan,
-		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
+		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
+		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {

@@ -119,6 +119,7 @@ func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
 		require.Equal(t, "10", opts.ResourceVersion)
 		require.GreaterOrEqual(t, opts.TimeoutSeconds, int64(300))
 		require.Less(t, opts.TimeoutSeconds, int64(600))
+		require.Equal(t, 3*time.Minute, opts.OpenTimeout, "bounded by the idle timeout")
 	}
 }
 
@@ -242,7 +243,8 @@ func TestStreamingListAsksForInitialEvents(t *testing.T) {
 	require.Equal(t, "stream-initial", s.stateName())
 	opts := lw.lastWatch()
 	require.Equal(t, WatchOptions{ResourceVersionMatch: MatchNotOlderThan, SendInitialEvents: true,
-		AllowWatchBookmarks: true, TimeoutSeconds: 300}, opts)
+		AllowWatchBookmarks: true, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, opts,
+		"the open timeout is the idle timeout: a request never answered must not hold the reflector")
 }
 
 func TestStreamingListRejectedFallsBackToList(t *testing.T) {

@@ -23,7 +23,8 @@ func (r *reflector[P]) watchTimeout() int64 {
 // listing at ""; unreachable, 429 or 5xx → backingOff, watchOpening again
 // (no relist: the rv is still good); any other error → backingOff, listing.
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
-	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout()}
+	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
+		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {

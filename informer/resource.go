@@ -49,6 +49,7 @@ func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P],
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
 		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
 		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: lw.sel.Stream,
+		OpenTimeout: o.OpenTimeout,
 	})
 	if err != nil {
 		return nil, err
