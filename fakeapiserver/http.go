@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/meta"
@@ -175,7 +176,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 		w.Header().Set("Retry-After", strconv.Itoa(int(d.RetryAfterSeconds)))
 	}
 	s.log.Debug("fakeapiserver: request failed", "method", r.Method, "path", r.URL.Path, "code", se.Status.Code, "reason", se.Status.Reason)
-	b, _ := json.Marshal(&se.Status)
+	// A message can quote a name taken from the URL, which may hold invalid
+	// UTF-8; kube-apiserver's encoder writes U+FFFD for such bytes, and a
+	// Status cut short at the first one would leave the client nothing to read.
+	b, err := json.Marshal(&se.Status, jsontext.AllowInvalidUTF8(true))
+	if err != nil { // unreachable for a Status; never send half of one
+		b = []byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"unencodable error","reason":"InternalError","code":500}`)
+	}
 	writeJSON(w, int(se.Status.Code), b)
 }
 
