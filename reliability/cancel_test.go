@@ -31,8 +31,6 @@ type stage struct {
 	// client tunes the apiclient; nil means no client-side retries, so
 	// failures reach the reflector at once.
 	client func(o *apiclient.Options)
-	// bug, when set, skips the stage: it names a known bug that breaks it.
-	bug string
 	// handler, when set, is registered on the informer.
 	handler func(ctx context.Context) informer.Handler[*object]
 	ready   func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, inf *informer.Informer[object, *object], tr *tracer)
@@ -160,9 +158,6 @@ func TestCancelAtEveryStage(t *testing.T) {
 				cfg := srv.ClientConfig()
 				if host != "" {
 					cfg.Host = host
-				}
-				if st.bug != "" {
-					t.Skip("BUG " + st.bug)
 				}
 				co := apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}}
 				if st.client != nil {
