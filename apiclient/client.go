@@ -47,7 +47,18 @@ type Options struct {
 	// means one built from the Config's TLS settings. Authentication, rate
 	// limiting and retries are applied on top of it.
 	Transport http.RoundTripper
+	// HeaderTimeout bounds the wait for a reply's headers once a request is
+	// sent, whatever the request, so a server that accepts a LIST and never
+	// answers cannot hold an informer forever (HTTP/2 pings catch a dead
+	// peer, not a stuck one). kube-apiserver ends any non-watch request
+	// after 60 s itself. 0 means DefaultHeaderTimeout; negative turns it
+	// off. Ignored with a custom Transport.
+	HeaderTimeout time.Duration
 }
+
+// DefaultHeaderTimeout is Options.HeaderTimeout's default: past
+// kube-apiserver's own 60 s request timeout.
+const DefaultHeaderTimeout = 90 * time.Second
 
 // New builds a Client for cfg with default Options.
 func New(cfg *Config) (*Client, error) { return NewWithOptions(cfg, Options{}) }
@@ -102,7 +113,14 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 	if rt == nil {
 		// The transport adds "h2" to its config's NextProtos; a clone keeps
 		// c.tlsConfig fit for websocket dials, which speak HTTP/1.1 only.
-		rt = newTransport(c.tlsConfig.Clone())
+		t := newTransport(c.tlsConfig.Clone())
+		switch {
+		case opts.HeaderTimeout == 0:
+			t.ResponseHeaderTimeout = DefaultHeaderTimeout
+		case opts.HeaderTimeout > 0:
+			t.ResponseHeaderTimeout = opts.HeaderTimeout
+		}
+		rt = t
 	}
 	c.http = &http.Client{Transport: rt}
 	return c, nil

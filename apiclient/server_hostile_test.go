@@ -342,3 +342,25 @@ func TestTheOpenTimeoutDoesNotLimitAnOpenWatch(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "late", ev.Object.Name)
 }
+
+func TestAReplyWhoseHeadersNeverComeIsBoundedByTheHeaderTimeout(t *testing.T) {
+	// No context deadline and no Config.Timeout: only the header timeout
+	// can end these calls, each retried read included.
+	host := silentServer(t, "")
+	s := &sleeps{}
+	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{
+		HeaderTimeout: 100 * time.Millisecond,
+		Retry:         apiclient.RetryOptions{MaxAttempts: 2, Sleep: s.sleep},
+	})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	for _, verb := range []string{"list", "get"} {
+		start := time.Now()
+		err := callVerb(context.Background(), c, verb)
+		var ne net.Error
+		require.ErrorAs(t, err, &ne, "%s: %v", verb, err)
+		require.True(t, ne.Timeout(), "%s: %v", verb, err)
+		require.Less(t, time.Since(start), 5*time.Second)
+	}
+	require.Len(t, s.waits(), 2, "a read whose reply never came is retried, once per call here")
+}

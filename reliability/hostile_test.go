@@ -67,7 +67,7 @@ func startInformer(t *testing.T, s http.Handler, h informer.Handler[*object], id
 	require.NoError(t, err)
 	go func() { _ = srv.Serve(ln) }()
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: "http://" + ln.Addr().String(), QPS: -1},
-		apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
+		apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}, HeaderTimeout: 500 * time.Millisecond})
 	require.NoError(t, err)
 	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2, WatchIdleTimeout: idle,
 		Trace: func(ev informer.TraceEvent) {
@@ -317,4 +317,50 @@ func (s *stuckWatch) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte(frame("ADDED", item("b", "11"))))
 	w.(http.Flusher).Flush()
 	<-r.Context().Done()
+}
+
+func TestAListRequestTheServerNeverAnswersIsAbandoned(t *testing.T) {
+	// As for the WATCH above, but the stuck request is a relist: the first
+	// watch ends with 410 Gone, and the LIST that follows is accepted and
+	// never answered until the server heals. The client's header timeout
+	// (here 500 ms; by default 90 s, past kube-apiserver's own 60 s) ends
+	// the stuck LIST, and the reflector lists again.
+	var healed atomic.Bool
+	s := &stuckList{healed: &healed}
+	inf := startScriptedHandler(t, s, 200*time.Millisecond)
+	require.NoError(t, syncWithin(t, inf, 10*time.Second))
+	require.Eventually(t, func() bool { return s.lists.Load() >= 2 }, 10*time.Second, time.Millisecond,
+		"the informer relisted after the 410")
+	healed.Store(true)
+	require.Eventually(t, func() bool { _, ok := inf.Lister().Get("default", "b"); return ok }, 10*time.Second, time.Millisecond,
+		"the informer is still waiting on a LIST that will never be answered")
+}
+
+// stuckList answers the first LIST, ends the first WATCH with 410 Gone,
+// never answers the second LIST, and once healed lists a and b.
+type stuckList struct {
+	lists, watches atomic.Int64
+	healed         *atomic.Bool
+}
+
+func (s *stuckList) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Query().Get("watch") != "" {
+		w.WriteHeader(200)
+		if s.watches.Add(1) == 1 {
+			_, _ = w.Write([]byte(frame("ERROR", `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410}`)))
+			return
+		}
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		return
+	}
+	switch n := s.lists.Add(1); {
+	case n == 1:
+		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"10"},"items":[` + item("a", "5") + `]}`))
+	case !s.healed.Load():
+		<-r.Context().Done() // accepted, never answered
+	default:
+		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"12"},"items":[` + item("a", "5") + `,` + item("b", "11") + `]}`))
+	}
 }
