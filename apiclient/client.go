@@ -34,6 +34,7 @@ type Client struct {
 	timeout   time.Duration
 	retry     retryPolicy
 	log       *slog.Logger
+	idle      time.Duration // Options.HeaderTimeout in effect; 0: off
 }
 
 // Options tunes a Client beyond its Config. The zero value means defaults.
@@ -48,11 +49,12 @@ type Options struct {
 	// limiting and retries are applied on top of it.
 	Transport http.RoundTripper
 	// HeaderTimeout bounds the wait for a reply's headers once a request is
-	// sent, whatever the request, so a server that accepts a LIST and never
-	// answers cannot hold an informer forever (HTTP/2 pings catch a dead
-	// peer, not a stuck one). kube-apiserver ends any non-watch request
-	// after 60 s itself. 0 means DefaultHeaderTimeout; negative turns it
-	// off. Ignored with a custom Transport.
+	// sent, whatever the request, and the silence between two reads of a
+	// LIST's body, so a server that accepts a LIST and then stalls cannot
+	// hold an informer forever (HTTP/2 pings catch a dead peer, not a stuck
+	// one). kube-apiserver ends any non-watch request after 60 s itself. 0
+	// means DefaultHeaderTimeout; negative turns it off. With a custom
+	// Transport only the LIST body part applies.
 	HeaderTimeout time.Duration
 }
 
@@ -80,7 +82,12 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		timeout:   cfg.Timeout,
 		retry:     opts.Retry.policy(),
 		log:       opts.Logger,
+		idle:      opts.HeaderTimeout,
 	}
+	if c.idle == 0 {
+		c.idle = DefaultHeaderTimeout
+	}
+	c.idle = max(c.idle, 0)
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
 	}

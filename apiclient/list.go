@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -63,12 +64,23 @@ func setNonEmpty(q url.Values, k, v string) {
 func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts ListOptions, each func(P) error) (meta.ListMeta, error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
+	ctx, stall := context.WithCancelCause(ctx)
+	defer stall(nil)
 	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: true})
 	if err != nil {
 		return meta.ListMeta{}, err
 	}
 	defer resp.Body.Close()
-	lm, err := decodeList[T, P](resp.Body, each)
+	var body io.Reader = resp.Body
+	if c.idle > 0 {
+		// A body that stops mid-way holds the list as surely as a reply
+		// that never starts; the callback's time counts too, so it must
+		// not block for long.
+		dog := time.AfterFunc(c.idle, func() { stall(ErrListStalled) })
+		defer dog.Stop()
+		body = &kickReader{r: resp.Body, dog: dog, d: c.idle}
+	}
+	lm, err := decodeList[T, P](body, each)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
@@ -76,6 +88,26 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 		return lm, fmt.Errorf("apiclient: list %s: %w", ref, err)
 	}
 	return lm, nil
+}
+
+// ErrListStalled is wrapped by the error of a LIST whose body went silent
+// for the client's header timeout (Options.HeaderTimeout). It wraps
+// context.DeadlineExceeded.
+var ErrListStalled = fmt.Errorf("apiclient: the list reply stalled: %w", context.DeadlineExceeded)
+
+// kickReader restarts dog on every read that returns bytes.
+type kickReader struct {
+	r   io.Reader
+	dog *time.Timer
+	d   time.Duration
+}
+
+func (k *kickReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 {
+		k.dog.Reset(k.d)
+	}
+	return n, err
 }
 
 // ListAll reads every page of ref, following continue tokens, and hands each

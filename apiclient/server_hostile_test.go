@@ -364,3 +364,39 @@ func TestAReplyWhoseHeadersNeverComeIsBoundedByTheHeaderTimeout(t *testing.T) {
 	}
 	require.Len(t, s.waits(), 2, "a read whose reply never came is retried, once per call here")
 }
+
+func TestAListBodyThatStallsIsBoundedByTheHeaderTimeout(t *testing.T) {
+	host := silentServer(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"+
+		"20\r\n{\"items\":[{\"metadata\":{\"name\":\r\n")
+	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{
+		HeaderTimeout: 100 * time.Millisecond, Retry: apiclient.RetryOptions{MaxAttempts: 1}})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	start := time.Now()
+	_, err = apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+	require.ErrorIs(t, err, apiclient.ErrListStalled)
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.Less(t, time.Since(start), 5*time.Second)
+}
+
+func TestASlowButSteadyListIsNotCutByTheHeaderTimeout(t *testing.T) {
+	host := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"1"},"items":[`))
+		for i := range 10 {
+			if i > 0 {
+				_, _ = w.Write([]byte(","))
+			}
+			fmt.Fprintf(w, `{"metadata":{"name":"p%d"}}`, i)
+			w.(http.Flusher).Flush()
+			time.Sleep(30 * time.Millisecond) // each gap under the timeout, the whole list well over it
+		}
+		_, _ = w.Write([]byte(`]}`))
+	})
+	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{HeaderTimeout: 100 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	n := 0
+	_, err = apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { n++; return nil })
+	require.NoError(t, err)
+	require.Equal(t, 10, n)
+}
