@@ -27,14 +27,11 @@ type Raw struct {
 var skipManagedFields = json.WithUnmarshalers(json.UnmarshalFromFunc(
 	func(dec *jsontext.Decoder, _ *jsontext.Value) error { return dec.SkipValue() }))
 
-// rawHeader is the part of an object Raw decodes.
-type rawHeader struct {
-	TypeMeta
-	Metadata *ObjectMeta `json:"metadata"`
-}
-
 // NewRaw decodes b as a JSON object into a Raw that keeps a copy of b.
 func NewRaw(b []byte) (*Raw, error) {
+	if !jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true)) {
+		return nil, fmt.Errorf("meta: raw object: %w", json.Unmarshal(b, new(jsontext.Value)))
+	}
 	r := new(Raw)
 	if err := r.set(bytes.Clone(b)); err != nil {
 		return nil, err
@@ -43,7 +40,7 @@ func NewRaw(b []byte) (*Raw, error) {
 }
 
 // UnmarshalJSONFrom implements json.UnmarshalerFrom: it reads one value from
-// dec and keeps a private copy of it, decoding the metadata once.
+// dec (which validates it) and keeps a private copy of it.
 func (r *Raw) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	v, err := dec.ReadValue()
 	if err != nil {
@@ -52,18 +49,53 @@ func (r *Raw) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	return r.set(bytes.Clone(v))
 }
 
-// set decodes b's metadata into r and keeps b (which r now owns).
+// set decodes the metadata of b, which must be valid JSON, into r and keeps b
+// (which r now owns). It decodes only the kind, apiVersion and metadata
+// members and stops scanning once it has all three: the rest of the object
+// was already validated, and parsing it again only to skip it doubled the
+// cost of a Raw decode.
 func (r *Raw) set(b []byte) error {
 	if k := jsontext.Value(b).Kind(); k != '{' {
 		return fmt.Errorf("meta: raw object: want a JSON object, got %v", k)
 	}
 	*r = Raw{raw: b}
-	h := rawHeader{Metadata: &r.ObjectMeta}
-	if err := json.Unmarshal(b, &h, skipManagedFields); err != nil {
+	var err error
+	var seen uint8
+	scanErr := eachMember(b, func(name, value []byte) bool {
+		switch string(canonicalName(name)) { // no allocation: the conversion is in the switch
+		case `"kind"`:
+			seen |= 1
+			err = json.Unmarshal(value, &r.Kind)
+		case `"apiVersion"`:
+			seen |= 2
+			err = json.Unmarshal(value, &r.APIVersion)
+		case `"metadata"`:
+			seen |= 4
+			err = json.Unmarshal(value, &r.ObjectMeta, skipManagedFields)
+		}
+		return err == nil && seen != 7
+	})
+	if err == nil {
+		err = scanErr
+	}
+	if err != nil {
 		return fmt.Errorf("meta: raw object: %w", err)
 	}
-	r.TypeMeta = h.TypeMeta
 	return nil
+}
+
+// canonicalName returns a quoted member name with its escapes resolved, so
+// "meta\u0064ata" is found too. Names without a backslash, all real ones,
+// are returned as they are.
+func canonicalName(quoted []byte) []byte {
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		return quoted
+	}
+	u, err := jsontext.AppendUnquote(nil, quoted)
+	if err != nil {
+		return nil
+	}
+	return append(append([]byte{'"'}, u...), '"')
 }
 
 // MarshalJSONTo implements json.MarshalerTo: it writes the bytes Raw was
