@@ -85,13 +85,19 @@ func BenchmarkListDecode(b *testing.B) {
 	})
 	b.Run("into=Raw", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, func(*meta.Raw) error { return nil })
+			_, err := decodeList(r, nil, func(*meta.Raw) error { return nil })
 			return err
 		})
 	})
 	b.Run("into=slim", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, func(*benchPod) error { return nil })
+			_, err := decodeList(r, nil, func(*benchPod) error { return nil })
+			return err
+		})
+	})
+	b.Run("into=slim-skip-managedFields", func(b *testing.B) {
+		benchPage(b, page, n, func(r io.Reader) error {
+			_, err := decodeList(r, meta.SkipManagedFields(), func(*benchPod) error { return nil })
 			return err
 		})
 	})

@@ -48,12 +48,12 @@ func FuzzListBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var raws []*meta.Raw
-		lmRaw, errRaw := decodeList[meta.Raw](bytes.NewReader(body), func(r *meta.Raw) error {
+		lmRaw, errRaw := decodeList[meta.Raw](bytes.NewReader(body), nil, func(r *meta.Raw) error {
 			raws = append(raws, r)
 			return nil
 		})
 		var slim []*fuzzPod
-		lmSlim, errSlim := decodeList[fuzzPod](bytes.NewReader(body), func(p *fuzzPod) error {
+		lmSlim, errSlim := decodeList[fuzzPod](bytes.NewReader(body), nil, func(p *fuzzPod) error {
 			slim = append(slim, p)
 			return nil
 		})

@@ -29,6 +29,9 @@ type ListOptions struct {
 	// must be; see PROTOCOL.md. "" reads the most recent state.
 	ResourceVersion, ResourceVersionMatch string
 	TimeoutSeconds                        int64
+	// Unmarshal holds extra options for decoding each item, such as
+	// meta.SkipManagedFields(); it is not sent to the server.
+	Unmarshal json.Options
 }
 
 func (o ListOptions) query() url.Values {
@@ -80,7 +83,7 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 		defer dog.Stop()
 		body = &kickReader{r: resp.Body, dog: dog, d: c.idle}
 	}
-	lm, err := decodeList[T, P](body, each)
+	lm, err := decodeList[T, P](body, opts.Unmarshal, each)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
@@ -194,7 +197,7 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 }
 
 // decodeList reads a list object from r, streaming its items to each.
-func decodeList[T any, P meta.PtrObject[T]](r io.Reader, each func(P) error) (meta.ListMeta, error) {
+func decodeList[T any, P meta.PtrObject[T]](r io.Reader, itemOpts json.Options, each func(P) error) (meta.ListMeta, error) {
 	br := &budgetReader{r: r}
 	br.refill()
 	dec := jsontext.NewDecoder(br)
@@ -219,7 +222,7 @@ func decodeList[T any, P meta.PtrObject[T]](r io.Reader, each func(P) error) (me
 		case "metadata":
 			err = json.UnmarshalDecode(dec, &lm)
 		case "items":
-			err = decodeItems(dec, br, itemTypeMeta(tm), each)
+			err = decodeItems(dec, br, itemTypeMeta(tm), itemOpts, each)
 		default:
 			err = dec.SkipValue()
 		}
@@ -260,7 +263,11 @@ func itemTypeMeta(list meta.TypeMeta) meta.TypeMeta {
 }
 
 // decodeItems reads the items array (or null) one item at a time.
-func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetReader, tm meta.TypeMeta, each func(P) error) error {
+func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetReader, tm meta.TypeMeta, itemOpts json.Options, each func(P) error) error {
+	var opts []json.Options
+	if itemOpts != nil {
+		opts = append(opts, itemOpts)
+	}
 	tok, err := dec.ReadToken()
 	if err != nil {
 		return err
@@ -278,7 +285,7 @@ func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetRe
 			break
 		}
 		p := P(new(T))
-		if err := json.UnmarshalDecode(dec, p); err != nil {
+		if err := json.UnmarshalDecode(dec, p, opts...); err != nil {
 			return fmt.Errorf("item %d: %w", i, err)
 		}
 		fillTypeMeta(p, tm)

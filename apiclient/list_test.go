@@ -168,3 +168,28 @@ func TestListAllReturnsGoneWhenTheTokenExpires(t *testing.T) {
 	require.True(t, meta.IsGone(err), "%v", err)
 	require.Contains(t, err.Error(), "page 2")
 }
+
+func TestListUnmarshalOptionsApplyToItems(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		require.Empty(t, r.URL.Query(), "decode options are not sent")
+		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[` +
+			`{"metadata":{"name":"a","managedFields":[{"manager":"m"}]}}]}`))
+	})
+	for _, skip := range []bool{false, true} {
+		opts := apiclient.ListOptions{}
+		if skip {
+			opts.Unmarshal = meta.SkipManagedFields()
+		}
+		var mf []meta.ManagedFields
+		_, err := apiclient.List[pod](context.Background(), c, podsRef, opts, func(p *pod) error {
+			mf = append(mf, p.ManagedFields)
+			return nil
+		})
+		require.NoError(t, err)
+		if skip {
+			require.Equal(t, []meta.ManagedFields{nil}, mf)
+		} else {
+			require.Equal(t, []meta.ManagedFields{meta.ManagedFields(`[{"manager":"m"}]`)}, mf)
+		}
+	}
+}

@@ -391,3 +391,32 @@ func TestFactorySharesOneInformerPerResourceSelectorAndType(t *testing.T) {
 	cancel()
 	f.Shutdown()
 }
+
+func TestManagedFieldsNeverReachTheCacheUnlessKept(t *testing.T) {
+	withMF := func(name string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name, "namespace": "default",
+			"managedFields": []any{map[string]any{"manager": "kubectl", "operation": "Apply"}}}}
+	}
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep=%t", keep), func(t *testing.T) {
+			e := newEnv(t)
+			_, err := e.srv.Create(cmGVR, withMF("listed"))
+			require.NoError(t, err)
+			opts := fastOpts()
+			opts.KeepManagedFields = keep
+			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			run(t, inf)
+			synced(t, inf)
+			_, err = e.srv.Create(cmGVR, withMF("watched"))
+			require.NoError(t, err)
+			require.Eventually(t, func() bool { return len(inf.Store().List()) == 2 }, wait, 5*time.Millisecond)
+			for _, cm := range inf.Store().List() {
+				if keep {
+					require.Contains(t, string(cm.ManagedFields), `"manager":"kubectl"`, cm.Name)
+				} else {
+					require.Nil(t, cm.ManagedFields, cm.Name)
+				}
+			}
+		})
+	}
+}

@@ -66,7 +66,9 @@ type Options[P meta.Object] struct {
 	// default the reflector drops them before Transform runs: they are often
 	// the largest part of an object's metadata (kilobytes per pod) and only
 	// field-ownership tooling reads them, which is why client-go users add
-	// a transform to strip them. Raw objects keep them in their bytes either way.
+	// a transform to strip them. NewForResource goes further and skips them
+	// while decoding (meta.SkipManagedFields), so they are never even copied.
+	// Raw objects keep them in their bytes either way.
 	KeepManagedFields bool
 	// ExpectedKind and ExpectedAPIVersion, when set, make the reflector drop
 	// (and report) objects that carry another kind or apiVersion.

@@ -3,6 +3,8 @@ package informer
 import (
 	"context"
 
+	"github.com/go-json-experiment/json"
+
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/meta"
 )
@@ -21,7 +23,13 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 			opts.ExpectedAPIVersion = ref.GVR.Group + "/" + ref.GVR.Version
 		}
 	}
-	return New[T](NewListerWatcher[T, P](c, ref, opts.Selectors), opts)
+	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors}
+	if !opts.KeepManagedFields {
+		// The reflector would drop them anyway; skipping them while decoding
+		// saves copying kilobytes per object that become garbage at once.
+		lw.unmarshal = meta.SkipManagedFields()
+	}
+	return New[T](lw, opts)
 }
 
 // NewListerWatcher lists and watches ref over c.
@@ -33,6 +41,8 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 	c   *apiclient.Client
 	ref apiclient.Ref
 	sel Selectors
+	// unmarshal holds extra decode options for objects; nil: none.
+	unmarshal json.Options
 }
 
 func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
@@ -40,15 +50,20 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
 		Limit: o.Limit, Continue: o.Continue,
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
+		Unmarshal: lw.unmarshal,
 	}, each)
 }
 
 func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
+	stream := lw.sel.Stream
+	if lw.unmarshal != nil {
+		stream.Unmarshal = lw.unmarshal
+	}
 	s, err := apiclient.Watch[T, P](ctx, lw.c, lw.ref, apiclient.WatchOptions{
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
 		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
-		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: lw.sel.Stream,
+		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: stream,
 		OpenTimeout: o.OpenTimeout,
 	})
 	if err != nil {

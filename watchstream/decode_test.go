@@ -255,3 +255,19 @@ func TestMetricsCountBytesAndEvents(t *testing.T) {
 }
 
 var _ = errors.New
+
+func TestUnmarshalOptionsApplyToObjects(t *testing.T) {
+	obj := `{"metadata":{"name":"a","resourceVersion":"7","managedFields":[{"manager":"m"}]}}`
+	// The second event names its object first, so it is decoded from the
+	// buffered bytes: both paths must honour the options.
+	in := `{"type":"ADDED","object":` + obj + "}\n" + `{"object":` + obj + `,"type":"MODIFIED"}` + "\n"
+	s := watchstream.New[testPod](context.Background(), io.NopCloser(strings.NewReader(in)),
+		watchstream.Options{Unmarshal: meta.SkipManagedFields()})
+	evs, err := drain(s)
+	require.ErrorIs(t, err, io.EOF)
+	require.Len(t, evs, 2)
+	for _, ev := range evs {
+		require.Equal(t, "a", ev.Object.Name)
+		require.Nil(t, ev.Object.ManagedFields, "%s", ev.Type)
+	}
+}

@@ -121,7 +121,13 @@ func (s *Stream[T, P]) decodePending(env *envelope[P]) error {
 // nil.
 func (s *Stream[T, P]) unmarshal(dec *jsontext.Decoder, v any) error {
 	if dec == nil {
+		if s.opts.Unmarshal != nil {
+			return json.Unmarshal(s.pending, v, decoderOptions, s.opts.Unmarshal)
+		}
 		return json.Unmarshal(s.pending, v, decoderOptions)
+	}
+	if s.opts.Unmarshal != nil {
+		return json.UnmarshalDecode(dec, v, s.opts.Unmarshal)
 	}
 	return json.UnmarshalDecode(dec, v)
 }

@@ -1,6 +1,7 @@
 package watchstream
 
 import (
+	"github.com/go-json-experiment/json"
 	"sync/atomic"
 	"time"
 
@@ -32,6 +33,9 @@ type Options struct {
 	ContentEncoding string
 	// Metrics receives counts as the stream is read; nil means none.
 	Metrics Metrics
+	// Unmarshal holds extra options for decoding each object, such as
+	// meta.SkipManagedFields(); nil means none.
+	Unmarshal json.Options
 }
 
 func (o Options) maxEventSize() int64 {

@@ -3,8 +3,6 @@ package meta
 import (
 	"strings"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // TypeMeta names an object's kind and API version. Lists of built-in types
@@ -19,9 +17,8 @@ func (t *TypeMeta) GetTypeMeta() *TypeMeta { return t }
 
 // ObjectMeta is the metadata every persisted Kubernetes object carries.
 //
-// ManagedFields is kept as undecoded JSON: it is often the largest part of an
-// object's metadata and almost nobody reads it. Drop it with a transform (set
-// it to nil) to save memory.
+// ManagedFields is kept as undecoded JSON (see [ManagedFields]); decoders
+// skip it under [SkipManagedFields], and informers drop it by default.
 type ObjectMeta struct {
 	Name                       string            `json:"name,omitempty"`
 	GenerateName               string            `json:"generateName,omitempty"`
@@ -36,7 +33,7 @@ type ObjectMeta struct {
 	Annotations                map[string]string `json:"annotations,omitempty"`
 	OwnerReferences            []OwnerReference  `json:"ownerReferences,omitempty"`
 	Finalizers                 []string          `json:"finalizers,omitempty"`
-	ManagedFields              jsontext.Value    `json:"managedFields,omitempty"`
+	ManagedFields              ManagedFields     `json:"managedFields,omitempty"`
 }
 
 // GetObjectMeta returns m itself. Embedding ObjectMeta in a struct promotes this

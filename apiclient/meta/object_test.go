@@ -85,3 +85,20 @@ func TestZeroNumbersAreOmittedWhenEncoding(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(out), "code")
 }
+
+func TestManagedFieldsAreKeptVerbatimOrSkipped(t *testing.T) {
+	var kept slimPod
+	require.NoError(t, json.Unmarshal([]byte(podJSON), &kept))
+	require.Equal(t, `[{"manager":"kubectl"}]`, string(kept.ManagedFields))
+	out, err := json.Marshal(&kept)
+	require.NoError(t, err)
+	require.Contains(t, string(out), `"managedFields":[{"manager":"kubectl"}]`)
+
+	var skipped slimPod
+	require.NoError(t, json.Unmarshal([]byte(podJSON), &skipped, meta.SkipManagedFields()))
+	require.Nil(t, skipped.ManagedFields)
+	require.Equal(t, "web-1", skipped.Name, "the rest of the metadata is still decoded")
+	out, err = json.Marshal(&skipped)
+	require.NoError(t, err)
+	require.NotContains(t, string(out), "managedFields")
+}

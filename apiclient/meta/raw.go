@@ -22,11 +22,6 @@ type Raw struct {
 	raw jsontext.Value
 }
 
-// skipManagedFields skips the only jsontext.Value in ObjectMeta, managedFields,
-// instead of copying it: Raw already holds those bytes.
-var skipManagedFields = json.WithUnmarshalers(json.UnmarshalFromFunc(
-	func(dec *jsontext.Decoder, _ *jsontext.Value) error { return dec.SkipValue() }))
-
 // NewRaw decodes b as a JSON object into a Raw that keeps a copy of b.
 func NewRaw(b []byte) (*Raw, error) {
 	if !jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true)) {

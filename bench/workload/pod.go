@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
 )
@@ -218,7 +217,7 @@ func podStatus(rng *rand.Rand, p *Pod, sh shape, i int) PodStatus {
 // managedFields builds the two entries kube-apiserver keeps on a pod made by
 // a ReplicaSet: the controller's (metadata and spec) and the kubelet's
 // (status). They mirror the fields actually set, so they grow with the pod.
-func managedFields(p *Pod) jsontext.Value {
+func managedFields(p *Pod) meta.ManagedFields {
 	ts := p.CreationTimestamp.Format(time.RFC3339)
 	type entry struct {
 		Manager     string         `json:"manager"`

@@ -1,0 +1,46 @@
+package meta
+
+import (
+	"bytes"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// ManagedFields is metadata.managedFields kept as the JSON that arrived: the
+// field-ownership records of server-side apply. It is often the largest part
+// of an object's metadata (kilobytes on a pod) and almost no client reads it,
+// so it is never decoded into Go values.
+type ManagedFields []byte
+
+// MarshalJSONTo writes the kept JSON, or null when there is none (which
+// omitempty then leaves out).
+func (m ManagedFields) MarshalJSONTo(enc *jsontext.Encoder) error {
+	if len(m) == 0 {
+		return enc.WriteToken(jsontext.Null)
+	}
+	return enc.WriteValue(jsontext.Value(m))
+}
+
+// UnmarshalJSONFrom keeps a copy of the next value of dec.
+func (m *ManagedFields) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	v, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	if v.Kind() == 'n' {
+		*m = nil
+		return nil
+	}
+	*m = bytes.Clone(v)
+	return nil
+}
+
+var skipManagedFields = json.WithUnmarshalers(json.UnmarshalFromFunc(
+	func(dec *jsontext.Decoder, _ *ManagedFields) error { return dec.SkipValue() }))
+
+// SkipManagedFields returns decode options under which metadata.managedFields
+// is skipped instead of copied. Pass it where a decoder takes extra options
+// (apiclient.ListOptions.Unmarshal, watchstream.Options.Unmarshal): an
+// informer that drops managedFields anyway then never allocates them.
+func SkipManagedFields() json.Options { return skipManagedFields }
