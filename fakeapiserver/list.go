@@ -2,9 +2,9 @@ package fakeapiserver
 
 import (
 	"encoding/base64"
+	"maps"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/go-json-experiment/json"
@@ -126,11 +126,14 @@ func (s *Server) snapshotLocked(res *Resource, rv int64, start string) []*stored
 			state[e.key] = e.prev
 		}
 	}
-	out := make([]*stored, 0, len(state))
-	for _, o := range state {
-		out = append(out, o)
+	// Sort by the map's keys: building each object's key inside the
+	// comparison allocated O(n log n) strings per page and was half the
+	// server's CPU in a paginated sync.
+	keys := slices.Sorted(maps.Keys(state))
+	out := make([]*stored, len(keys))
+	for i, k := range keys {
+		out[i] = state[k]
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].key() < out[j].key() })
 	return out
 }
 
