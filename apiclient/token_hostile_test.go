@@ -1,7 +1,6 @@
 package apiclient_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
@@ -18,25 +17,8 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/internal/testutil"
 )
-
-// syncBuffer is a log sink safe for the client's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // rotatingServer accepts only the current token; it answers 500 to the
 // first request of each token (so the client logs a retry), and 401 to
@@ -87,7 +69,7 @@ func TestProjectedTokenRotationIsPickedUpAndNeverLogged(t *testing.T) {
 	rs.current.Store(tokens[0])
 	srv := httptest.NewServer(rs)
 	t.Cleanup(srv.Close)
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: srv.URL, QPS: -1, BearerTokenFile: filepath.Join(dir, "token")},
 		apiclient.Options{Logger: logger, Retry: apiclient.RetryOptions{Sleep: func(context.Context, time.Duration) error { return nil }}})

@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/zerokube/zerokube/internal/testutil"
 )
 
 // asMainEnv makes the test binary run the demo's main instead of the tests,
@@ -40,24 +40,9 @@ var articleRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} (Add|Up
 // waitTimeout bounds every wait for output; generous for loaded CI machines.
 const waitTimeout = 20 * time.Second
 
-// syncBuffer is a bytes.Buffer the demo's goroutines write and the test
-// reads concurrently.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the demo's stdout or stderr as the test reads it while the
+// demo's goroutines write it.
+type syncBuffer struct{ testutil.SyncBuffer }
 
 func (s *syncBuffer) lines() []string {
 	return strings.Split(strings.TrimRight(s.String(), "\n"), "\n")
