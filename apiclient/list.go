@@ -200,7 +200,10 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 func decodeList[T any, P meta.PtrObject[T]](r io.Reader, itemOpts json.Options, each func(P) error) (meta.ListMeta, error) {
 	br := &budgetReader{r: r}
 	br.refill()
-	dec := jsontext.NewDecoder(br)
+	// Duplicate member names are accepted, the last one winning, as
+	// kube-apiserver's own decoder and watchstream do; checking for them costs
+	// a set insert per member, and managedFields' nested fieldsV1 is all names.
+	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
 	var lm meta.ListMeta
 	var tm meta.TypeMeta
 	if tok, err := dec.ReadToken(); err != nil {

@@ -193,3 +193,23 @@ func TestListUnmarshalOptionsApplyToItems(t *testing.T) {
 		}
 	}
 }
+
+func TestListAcceptsDuplicateNamesLastOneWinsAsKubeAPIServer(t *testing.T) {
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{},"items":[` +
+			`{"metadata":{"name":"a","name":"b"}}]}`))
+	})
+	var slim, raw []string
+	_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(p *pod) error {
+		slim = append(slim, p.Name)
+		return nil
+	})
+	require.NoError(t, err)
+	_, err = apiclient.List[meta.Raw](context.Background(), c, podsRef, apiclient.ListOptions{}, func(r *meta.Raw) error {
+		raw = append(raw, r.Name)
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, []string{"b"}, slim)
+	require.Equal(t, []string{"b"}, raw)
+}

@@ -22,9 +22,13 @@ type Raw struct {
 	raw jsontext.Value
 }
 
+// lenient accepts duplicate member names, the last one winning, as
+// kube-apiserver and the list and watch decoders do.
+var lenient = jsontext.AllowDuplicateNames(true)
+
 // NewRaw decodes b as a JSON object into a Raw that keeps a copy of b.
 func NewRaw(b []byte) (*Raw, error) {
-	if !jsontext.Value(b).IsValid(jsontext.AllowDuplicateNames(true)) {
+	if !jsontext.Value(b).IsValid(lenient) {
 		return nil, fmt.Errorf("meta: raw object: %w", json.Unmarshal(b, new(jsontext.Value)))
 	}
 	r := new(Raw)
@@ -66,7 +70,7 @@ func (r *Raw) set(b []byte) error {
 			err = json.Unmarshal(value, &r.APIVersion)
 		case `"metadata"`:
 			seen |= 4
-			err = json.Unmarshal(value, &r.ObjectMeta, skipManagedFields)
+			err = json.Unmarshal(value, &r.ObjectMeta, skipManagedFields, lenient)
 		}
 		return err == nil && seen != 7
 	})
