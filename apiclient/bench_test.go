@@ -13,20 +13,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench/workload"
 )
-
-// benchPod is a slim struct of the kind GUIDE.md has users declare.
-type benchPod struct {
-	meta.TypeMeta
-	meta.ObjectMeta `json:"metadata"`
-	Spec            struct {
-		NodeName string `json:"nodeName"`
-	} `json:"spec"`
-	Status struct {
-		Phase string `json:"phase"`
-		PodIP string `json:"podIP"`
-	} `json:"status"`
-}
 
 // podListJSON builds a PodList page of n realistic pods (about 4 KB each:
 // labels, annotations, managedFields, two containers, conditions).
@@ -91,13 +79,13 @@ func BenchmarkListDecode(b *testing.B) {
 	})
 	b.Run("into=slim", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, nil, func(*benchPod) error { return nil })
+			_, err := decodeList(r, nil, func(*workload.SlimPod) error { return nil })
 			return err
 		})
 	})
 	b.Run("into=slim-skip-managedFields", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, meta.SkipManagedFields(), func(*benchPod) error { return nil })
+			_, err := decodeList(r, meta.SkipManagedFields(), func(*workload.SlimPod) error { return nil })
 			return err
 		})
 	})
@@ -135,7 +123,7 @@ func BenchmarkListHTTP(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		got := 0
-		if _, err := List(context.Background(), c, ref, ListOptions{}, func(*benchPod) error { got++; return nil }); err != nil || got != n {
+		if _, err := List(context.Background(), c, ref, ListOptions{}, func(*workload.SlimPod) error { got++; return nil }); err != nil || got != n {
 			b.Fatal(err, got)
 		}
 	}

@@ -11,22 +11,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/watchstream"
 )
-
-// benchPod is the slim user struct of the benchmarks: what a typical
-// controller reads of a pod.
-type benchPod struct {
-	meta.TypeMeta
-	meta.ObjectMeta `json:"metadata"`
-	Spec            struct {
-		NodeName string `json:"nodeName"`
-	} `json:"spec"`
-	Status struct {
-		Phase string `json:"phase"`
-		PodIP string `json:"podIP"`
-	} `json:"status"`
-}
 
 // skipAll declares no JSON field at all: decoding into it measures the
 // stream's own cost (envelope, limits, one allocation per event) over the
@@ -104,7 +91,7 @@ func BenchmarkDecode(b *testing.B) {
 			run(b, body, sz.events, decodeAll[meta.Raw])
 		})
 		b.Run(sz.name+"/slim", func(b *testing.B) {
-			run(b, body, sz.events, decodeAll[benchPod])
+			run(b, body, sz.events, decodeAll[workload.SlimPod])
 		})
 	}
 }
@@ -126,7 +113,7 @@ func BenchmarkDecodeGzip(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		s := watchstream.New[benchPod](context.Background(), io.NopCloser(bytes.NewReader(zipped.Bytes())),
+		s := watchstream.New[workload.SlimPod](context.Background(), io.NopCloser(bytes.NewReader(zipped.Bytes())),
 			watchstream.Options{ContentEncoding: "gzip"})
 		n := 0
 		for _, err := range s.All() {
