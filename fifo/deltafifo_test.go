@@ -156,23 +156,34 @@ func TestDeltaFIFORequeue(t *testing.T) {
 	})
 }
 
-// TestDeltaFIFOReplaceWhileProcessing covers the key a Pop is working on
-// outside the lock: it is neither queued nor (yet) stored, yet a relist
+// TestReplaceWhileProcessing covers the key a Pop is working on outside the
+// lock, for both queues: it is neither queued nor (yet) stored, yet a relist
 // that lacks it must still report its deletion, and a resync must skip it.
-func TestDeltaFIFOReplaceWhileProcessing(t *testing.T) {
-	st := newStore()
-	q := fifo.NewDelta(fifo.DeltaOptions[obj]{Key: objKey, KnownObjects: st})
-	q.Add(o("a", 1))
-	err := q.Pop(context.Background(), func(ds []fifo.Delta[obj], _ bool) error {
-		require.NoError(t, q.Resync())
-		require.Equal(t, 0, q.Len(), "resync skips the in-flight key")
-		require.NoError(t, q.Replace(nil, "10"))
-		st.apply(ds[0])
-		return nil
-	})
-	require.NoError(t, err)
-	require.Equal(t, [][]string{{"Deleted? a/1"}}, justDeltas(popAll(t, q, st)))
-	require.Empty(t, st.snapshot())
+func TestReplaceWhileProcessing(t *testing.T) {
+	for name, newQueue := range map[string]func(*store) fifo.Queue[obj]{
+		"DeltaFIFO": func(st *store) fifo.Queue[obj] {
+			return fifo.NewDelta(fifo.DeltaOptions[obj]{Key: objKey, KnownObjects: st})
+		},
+		"InOrder": func(st *store) fifo.Queue[obj] {
+			return fifo.NewInOrder(fifo.InOrderOptions[obj]{Key: objKey, KnownObjects: st})
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			st := newStore()
+			q := newQueue(st)
+			q.Add(o("a", 1))
+			err := q.Pop(context.Background(), func(ds []fifo.Delta[obj], _ bool) error {
+				require.NoError(t, q.Resync())
+				require.Equal(t, 0, q.Len(), "resync skips the in-flight key")
+				require.NoError(t, q.Replace(nil, "10"))
+				st.apply(ds[0])
+				return nil
+			})
+			require.NoError(t, err)
+			require.Equal(t, [][]string{{"Deleted? a/1"}}, justDeltas(popAll(t, q, st)))
+			require.Empty(t, st.snapshot())
+		})
+	}
 }
 
 func TestDeltaFIFOHasSynced(t *testing.T) {

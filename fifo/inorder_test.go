@@ -100,24 +100,6 @@ func TestInOrderRequeueGoesBackToTheFront(t *testing.T) {
 	}, popAll(t, q, nil))
 }
 
-// TestInOrderReplaceWhileProcessing: the batch being processed is pending
-// state; a relist that lacks its objects must delete them afterwards.
-func TestInOrderReplaceWhileProcessing(t *testing.T) {
-	st := newStore()
-	q := fifo.NewInOrder(fifo.InOrderOptions[obj]{Key: objKey, KnownObjects: st})
-	q.Add(o("a", 1))
-	err := q.Pop(context.Background(), func(ds []fifo.Delta[obj], _ bool) error {
-		require.NoError(t, q.Resync())
-		require.Equal(t, 0, q.Len(), "resync skips in-flight keys")
-		require.NoError(t, q.Replace(nil, "10"))
-		st.apply(ds[0])
-		return nil
-	})
-	require.NoError(t, err)
-	require.Equal(t, [][]string{{"Deleted? a/1"}}, justDeltas(popAll(t, q, st)))
-	require.Empty(t, st.snapshot())
-}
-
 func TestNewPanicsOnBadOptions(t *testing.T) {
 	require.PanicsWithValue(t, "fifo: DeltaOptions.Key is required", func() { fifo.NewDelta(fifo.DeltaOptions[obj]{}) })
 	require.PanicsWithValue(t, "fifo: InOrderOptions.Key is required", func() { fifo.NewInOrder(fifo.InOrderOptions[obj]{}) })
