@@ -3,6 +3,7 @@ package meta
 import (
 	"bytes"
 	"fmt"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -60,17 +61,17 @@ func (r *Raw) set(b []byte) error {
 	*r = Raw{raw: b}
 	var err error
 	var seen uint8
-	scanErr := eachMember(b, func(name, value []byte) bool {
-		switch string(canonicalName(name)) { // no allocation: the conversion is in the switch
+	scanErr := eachMember(b, func(m member) bool {
+		switch string(canonicalName(m.name)) { // no allocation: the conversion is in the switch
 		case `"kind"`:
 			seen |= 1
-			err = json.Unmarshal(value, &r.Kind)
+			err = json.Unmarshal(m.value, &r.Kind)
 		case `"apiVersion"`:
 			seen |= 2
-			err = json.Unmarshal(value, &r.APIVersion)
+			err = json.Unmarshal(m.value, &r.APIVersion)
 		case `"metadata"`:
 			seen |= 4
-			err = json.Unmarshal(value, &r.ObjectMeta, skipManagedFields, lenient)
+			err = r.setMeta(m.value)
 		}
 		return err == nil && seen != 7
 	})
@@ -81,6 +82,28 @@ func (r *Raw) set(b []byte) error {
 		return fmt.Errorf("meta: raw object: %w", err)
 	}
 	return nil
+}
+
+// metaScratch holds the buffers setMeta copies metadata into; the decoder
+// copies every string it keeps, so a buffer is free again once it returns.
+var metaScratch = sync.Pool{New: func() any { return new([]byte) }}
+
+// setMeta decodes the metadata object md into r.ObjectMeta, leaving out
+// managedFields, which Raw keeps only in its bytes. Copying the rest of md
+// aside (about a kilobyte on a pod) costs less than letting the decoder
+// tokenize managedFields only to skip them (several kilobytes).
+func (r *Raw) setMeta(md []byte) error {
+	if jsontext.Value(md).Kind() != '{' {
+		return json.Unmarshal(md, &r.ObjectMeta, skipManagedFields, lenient) // null, or a type error to report
+	}
+	buf := metaScratch.Get().(*[]byte)
+	defer metaScratch.Put(buf)
+	stripped, err := appendWithout((*buf)[:0], md, `"managedFields"`)
+	*buf = stripped
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(stripped, &r.ObjectMeta, lenient)
 }
 
 // canonicalName returns a quoted member name with its escapes resolved, so

@@ -16,7 +16,7 @@ func slowRaw(b []byte) (TypeMeta, ObjectMeta, error) {
 		TypeMeta
 		Metadata *ObjectMeta `json:"metadata"`
 	}{Metadata: &m}
-	err := json.Unmarshal(b, &h, skipManagedFields)
+	err := json.Unmarshal(b, &h, skipManagedFields, lenient)
 	return h.TypeMeta, m, err
 }
 
@@ -30,6 +30,13 @@ var rawSeeds = []string{
 	` { "x" : 1 , "y" : true , "z" : null , "metadata" : { "uid" : "u" } } `,
 	`{}`,
 	`{"metadata":{"managedFields":[{"manager":"m"}],"name":"a"}}`,
+	`{"metadata":{"name":"a","managedFields":[{"f:x":{"\"}":{}}}],"uid":"u"}}`,
+	`{"metadata":{"name":"a","managedFields":[]}}`,
+	`{"metadata":{"managedFields":null}}`,
+	`{"metadata":{"managedFields":[1],"labels":{"a":"b"},"managedFields":[2],"name":"dup"}}`,
+	`{"metadata":{"managed\u0046ields":[{"manager":"m"}],"name":"escaped"}}`,
+	`{"metadata":{}}`,
+	`{"metadata":{"managedFields":5,"name":"wrong type is skipped too"}}`,
 }
 
 func TestRawScannerAgreesWithAFullDecode(t *testing.T) {
@@ -63,4 +70,21 @@ func checkRawScanner(t *testing.T, b []byte) {
 	require.Equal(t, tm, r.TypeMeta, "input %s", b)
 	require.Equal(t, m, r.ObjectMeta, "input %s", b)
 	require.Equal(t, string(b), string(r.Bytes()))
+}
+
+func TestAppendWithout(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{}`, `{}`},
+		{`{"managedFields":[]}`, `{}`},
+		{`{"a":1,"managedFields":[{"x":"]"}],"b":{"c":2}}`, `{"a":1,"b":{"c":2}}`},
+		{` { "managedFields" : 1 , "a" : "x" } `, `{"a" : "x"}`},
+		{`{"a":1,"managedFields":2,"managedFields":3}`, `{"a":1}`},
+		{`{"managed\u0046ields":1,"z":null}`, `{"z":null}`},
+	} {
+		got, err := appendWithout([]byte("prefix"), []byte(tc.in), `"managedFields"`)
+		require.NoError(t, err, tc.in)
+		require.Equal(t, "prefix"+tc.want, string(got), tc.in)
+	}
+	_, err := appendWithout(nil, []byte(`{"a":`), `"a"`)
+	require.Error(t, err, "truncated input is an error, not a panic")
 }

@@ -1,7 +1,6 @@
 package meta
 
 import (
-	"bytes"
 	"errors"
 )
 
@@ -9,15 +8,21 @@ import (
 // callers promise; it guards the index arithmetic, it is not a validator.
 var errScan = errors.New("meta: malformed JSON object")
 
-// eachMember calls fn with the quoted name and the raw value of each member of
-// the JSON object b, in order, until fn returns false.
+// member is one member of a JSON object as eachMember finds it.
+type member struct {
+	name, value []byte // the quoted name and the raw value
+	start, end  int    // the member's span in the object: name to end of value
+}
+
+// eachMember calls fn with each member of the JSON object b, in order, until
+// fn returns false.
 //
 // b must already be valid JSON (Raw validates it first). This is what lets Raw
 // decode an object in one pass: it finds "kind", "apiVersion" and "metadata"
 // by bracket counting, decodes only those, and stops as soon as it has them,
 // which on objects from kube-apiserver is before spec and status. The index
 // checks make malformed input an error, never a panic.
-func eachMember(b []byte, fn func(name, value []byte) bool) error {
+func eachMember(b []byte, fn func(m member) bool) error {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		return errScan
@@ -34,6 +39,7 @@ func eachMember(b []byte, fn func(name, value []byte) bool) error {
 		if b[i] == '}' {
 			return nil
 		}
+		start := i
 		end, ok := stringEnd(b, i)
 		if !ok {
 			return errScan
@@ -48,7 +54,7 @@ func eachMember(b []byte, fn func(name, value []byte) bool) error {
 		if !ok {
 			return errScan
 		}
-		if !fn(name, b[i:vend]) {
+		if !fn(member{name: name, value: b[i:vend], start: start, end: vend}) {
 			return nil
 		}
 		i = vend
@@ -63,29 +69,30 @@ func skipSpace(b []byte, i int) int {
 }
 
 // stringEnd returns the index just past the string starting at b[i] == '"'.
+//
+// A plain loop, not bytes.IndexByte: metadata is mostly strings of a few to
+// a few dozen bytes (managedFields' "f:…" names above all), where the call
+// and setup of the vectorized search cost more than they save. The byte after
+// a backslash is skipped, which is enough in valid JSON: no escape sequence
+// contains a quote after its first byte.
 func stringEnd(b []byte, i int) (int, bool) {
 	if i >= len(b) || b[i] != '"' {
 		return 0, false
 	}
-	for k := i + 1; k < len(b); {
-		q := bytes.IndexByte(b[k:], '"')
-		if q < 0 {
-			return 0, false
-		}
-		k += q
-		// The quote closes the string unless an odd run of backslashes
-		// escapes it.
-		n := 0
-		for j := k - 1; j > i && b[j] == '\\'; j-- {
-			n++
-		}
-		if n%2 == 0 {
+	for k := i + 1; k < len(b); k++ {
+		switch b[k] {
+		case '"':
 			return k + 1, true
+		case '\\':
+			k++
 		}
-		k++
 	}
 	return 0, false
 }
+
+// structural marks the bytes valueEnd must look at inside an object or
+// array; one table load skips everything else.
+var structural = [256]bool{'"': true, '{': true, '[': true, '}': true, ']': true}
 
 // valueEnd returns the index just past the value starting at b[i].
 func valueEnd(b []byte, i int) (int, bool) {
@@ -98,7 +105,11 @@ func valueEnd(b []byte, i int) (int, bool) {
 	case '{', '[':
 		depth := 0
 		for k := i; k < len(b); k++ {
-			switch b[k] {
+			c := b[k]
+			if !structural[c] {
+				continue
+			}
+			switch c {
 			case '"':
 				end, ok := stringEnd(b, k)
 				if !ok {
@@ -107,7 +118,7 @@ func valueEnd(b []byte, i int) (int, bool) {
 				k = end - 1
 			case '{', '[':
 				depth++
-			case '}', ']':
+			default: // '}', ']'
 				depth--
 				if depth == 0 {
 					return k + 1, true
@@ -122,4 +133,25 @@ func valueEnd(b []byte, i int) (int, bool) {
 		k++
 	}
 	return k, k > i
+}
+
+// appendWithout appends to dst the JSON object obj without its members named
+// name (obj must be valid JSON). Raw uses it to hand the metadata decoder
+// metadata without managedFields: copying the kilobyte that remains is
+// cheaper than having the decoder tokenize the kilobytes it would skip.
+func appendWithout(dst, obj []byte, name string) ([]byte, error) {
+	dst = append(dst, '{')
+	first := true
+	err := eachMember(obj, func(m member) bool {
+		if string(canonicalName(m.name)) == name {
+			return true
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, obj[m.start:m.end]...)
+		return true
+	})
+	return append(dst, '}'), err
 }
