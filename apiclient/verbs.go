@@ -75,7 +75,7 @@ func Update[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref,
 		return nil, fmt.Errorf("apiclient: update in %s: encoding the object: %w", ref, err)
 	}
 	ref = objectRef(ref, obj)
-	return call[T, P](ctx, c, request{method: "PUT", path: ref.ObjectPath(obj.GetObjectMeta().Name),
+	return call[T, P](ctx, c, request{method: "PUT", path: ref.ObjectPath(obj.GetName()),
 		body: body, contentType: "application/json"})
 }
 
@@ -108,7 +108,7 @@ func (c *Client) Delete(ctx context.Context, ref Ref, name string, opts DeleteOp
 // objectRef puts a namespaced write into obj's namespace when ref has none.
 func objectRef(ref Ref, obj meta.Object) Ref {
 	if ref.Namespace == "" {
-		ref.Namespace = obj.GetObjectMeta().Namespace
+		ref.Namespace = obj.GetNamespace()
 	}
 	return ref
 }

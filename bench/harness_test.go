@@ -164,7 +164,7 @@ var goneFrame = watchstream.AppendFrame(nil, meta.Error,
 // eventIndex recovers an event's index in its batch from the object's
 // resourceVersion (events are generated at firstRV+index).
 func eventIndex(p meta.Object, firstRV int64) int {
-	rv, _ := strconv.ParseInt(p.GetObjectMeta().ResourceVersion, 10, 64)
+	rv, _ := strconv.ParseInt(p.GetResourceVersion(), 10, 64)
 	return int(rv - firstRV)
 }
 

@@ -25,7 +25,8 @@ func BenchmarkRetained(b *testing.B) {
 		name := fmt.Sprintf("pods=%d", n)
 		b.Run(name+"/type=raw", func(b *testing.B) { retainedBench[meta.Raw](b, f, false) })
 		b.Run(name+"/type=slim", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, false) })
-		b.Run(name+"/type=slim-nomf", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, true) })
+		b.Run(name+"/type=slim-fullmeta", func(b *testing.B) { retainedBench[workload.SlimPodFullMeta](b, f, false) })
+		b.Run(name+"/type=slim-fullmeta-nomf", func(b *testing.B) { retainedBench[workload.SlimPodFullMeta](b, f, true) })
 		b.Run(name+"/type=full", func(b *testing.B) { retainedBench[workload.Pod](b, f, false) })
 		b.Run(name+"/type=full-nomf", func(b *testing.B) { retainedBench[workload.Pod](b, f, true) })
 	}
@@ -41,11 +42,11 @@ func retainedBench[T any, P meta.PtrObject[T]](b *testing.B, f *fixture, dropMF 
 		base := bench.HeapAfterGC()
 		ph := bench.StartPeakHeap(0)
 		store := cache.New(func(p P) string { return meta.Key(p) }, cache.Indexers[P]{
-			cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string { return p.GetObjectMeta().Namespace }),
+			cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string { return p.GetNamespace() }),
 		})
 		_, err := apiclient.ListAll[T, P](ctx, c, podsRef, apiclient.ListOptions{Limit: pageSize}, nil, func(p P) error {
-			if dropMF {
-				p.GetObjectMeta().ManagedFields = nil
+			if m, ok := any(p).(meta.FullMeta); ok && dropMF {
+				m.GetObjectMeta().ManagedFields = nil
 			}
 			store.Add(p)
 			return nil

@@ -49,7 +49,7 @@ func (h *callCounter[P]) count(obj P) {
 func (h *callCounter[P]) OnAdd(obj P, _ bool)    { h.count(obj) }
 func (h *callCounter[P]) OnDelete(obj P, _ bool) { h.count(obj) }
 func (h *callCounter[P]) OnUpdate(_, obj P) {
-	if obj.GetObjectMeta().ResourceVersion == sentinelRV {
+	if obj.GetResourceVersion() == sentinelRV {
 		if ch := h.seen.Swap(nil); ch != nil {
 			close(*ch)
 		}

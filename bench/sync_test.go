@@ -34,13 +34,13 @@ func BenchmarkSyncMemory(b *testing.B) {
 		b.Run(name+"/type=slim", func(b *testing.B) {
 			syncBench[workload.SlimPod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.SlimPod]{})
 		})
-		b.Run(name+"/type=slim-keepmf", func(b *testing.B) {
-			syncBench[workload.SlimPod](b, src, memClient(b, f.pages), floor(b, f.pages),
-				informer.Options[*workload.SlimPod]{KeepManagedFields: true})
+		b.Run(name+"/type=slim-fullmeta", func(b *testing.B) {
+			syncBench[workload.SlimPodFullMeta](b, src, memClient(b, f.pages), floor(b, f.pages),
+				informer.Options[*workload.SlimPodFullMeta]{})
 		})
-		b.Run(name+"/type=slim-min", func(b *testing.B) {
-			syncBench[workload.SlimPod](b, src, memClient(b, f.pages), floor(b, f.pages),
-				informer.Options[*workload.SlimPod]{Transform: dropAnnotations[*workload.SlimPod]})
+		b.Run(name+"/type=slim-fullmeta-keepmf", func(b *testing.B) {
+			syncBench[workload.SlimPodFullMeta](b, src, memClient(b, f.pages), floor(b, f.pages),
+				informer.Options[*workload.SlimPodFullMeta]{KeepManagedFields: true})
 		})
 		b.Run(name+"/type=full", func(b *testing.B) {
 			syncBench[workload.Pod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.Pod]{})
@@ -77,13 +77,6 @@ func BenchmarkSyncLoopback(b *testing.B) {
 			})
 		}
 	}
-}
-
-// dropAnnotations is the transform of a user who does not read annotations:
-// their map costs about as much as the labels'.
-func dropAnnotations[P meta.Object](p P) (P, error) {
-	p.GetObjectMeta().Annotations = nil
-	return p, nil
 }
 
 // syncSource describes what a sync reads: n objects in bytes of list

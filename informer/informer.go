@@ -42,7 +42,7 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Informer[T, P] {
 	opts = opts.withDefaults()
 	indexers := cache.Indexers[P]{cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string {
-		return p.GetObjectMeta().Namespace
+		return p.GetNamespace()
 	})}
 	for name, fn := range opts.Indexers {
 		indexers[name] = fn

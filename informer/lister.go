@@ -50,7 +50,7 @@ func (l NamespaceLister[P]) List(sel meta.LabelSelector) []P {
 	if err != nil { // the informer always declares the index; a bare reader may not
 		objs = nil
 		for _, o := range l.r.List() {
-			if o.GetObjectMeta().Namespace == l.ns {
+			if o.GetNamespace() == l.ns {
 				objs = append(objs, o)
 			}
 		}
@@ -69,7 +69,7 @@ func filter[P meta.Object](objs []P, sel meta.LabelSelector) []P {
 	}
 	out := objs[:0:0]
 	for _, o := range objs {
-		if sel.Matches(o.GetObjectMeta().Labels) {
+		if sel.Matches(o.GetLabels()) {
 			out = append(out, o)
 		}
 	}

@@ -68,7 +68,8 @@ type Options[P meta.Object] struct {
 	// field-ownership tooling reads them, which is why client-go users add
 	// a transform to strip them. NewForResource goes further and skips them
 	// while decoding (meta.SkipManagedFields), so they are never even copied.
-	// Raw objects keep them in their bytes either way.
+	// Raw objects keep them in their bytes either way; types without a
+	// whole ObjectMeta (meta.SlimMeta) never keep them.
 	KeepManagedFields bool
 	// ExpectedKind and ExpectedAPIVersion, when set, make the reflector drop
 	// (and report) objects that carry another kind or apiVersion.

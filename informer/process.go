@@ -44,7 +44,7 @@ func (i *Informer[T, P]) process(deltas []fifo.Delta[P], isInInitialList bool) e
 				n.kind, n.old = notifUpdate, old
 				// A relist that found the object unchanged is a resync, not news.
 				isSync = d.Type == fifo.Sync || (d.Type == fifo.Replaced &&
-					old.GetObjectMeta().ResourceVersion == d.Object.GetObjectMeta().ResourceVersion)
+					old.GetResourceVersion() == d.Object.GetResourceVersion())
 			} else {
 				i.store.Add(d.Object)
 				n.kind, n.flag = notifAdd, isInInitialList

@@ -148,7 +148,9 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 		}
 	}
 	if !r.cfg.keepManagedFields {
-		obj.GetObjectMeta().ManagedFields = nil
+		if m, ok := any(obj).(meta.FullMeta); ok {
+			m.GetObjectMeta().ManagedFields = nil
+		}
 	}
 	if r.cfg.transform != nil {
 		t, err := r.cfg.transform(obj)

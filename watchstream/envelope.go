@@ -26,6 +26,15 @@ type envelope[P any] struct {
 	status *meta.Status // the object of an ERROR event
 	raw    bool         // the object is in Stream.pending: it came before "type"
 	hasObj bool
+
+	// bookmark is a BOOKMARK's object decoded a second time for its
+	// annotations: the initial-events-end marker must reach the reflector
+	// even when P does not keep annotations (meta.SlimMeta, a user's own).
+	bookmark struct {
+		Metadata struct {
+			Annotations map[string]string `json:"annotations"`
+		} `json:"metadata"`
+	}
 }
 
 // decodeEvent reads one event from dec: the envelope by hand, the object
@@ -81,10 +90,9 @@ func (s *Stream[T, P]) finish(env *envelope[P]) (Event[P], error) {
 		return Event[P]{}, fmt.Errorf("watchstream: watch ended by ERROR event %d: %w",
 			s.events, &meta.StatusError{Status: *env.status})
 	}
-	ev := Event[P]{Type: env.typ, Object: env.obj}
-	if m := env.obj.GetObjectMeta(); m != nil {
-		ev.ResourceVersion = m.ResourceVersion
-		ev.InitialEventsEnd = env.typ == meta.Bookmark && m.Annotations[meta.InitialEventsEndAnnotation] == "true"
+	ev := Event[P]{Type: env.typ, Object: env.obj, ResourceVersion: env.obj.GetResourceVersion()}
+	if env.typ == meta.Bookmark {
+		ev.InitialEventsEnd = env.bookmark.Metadata.Annotations[meta.InitialEventsEndAnnotation] == "true"
 	}
 	return ev, nil
 }
@@ -144,6 +152,20 @@ func (s *Stream[T, P]) decodeObject(env *envelope[P], dec *jsontext.Decoder) err
 		}
 		env.status = st
 		return nil
+	}
+	if env.typ == meta.Bookmark && dec != nil {
+		// Bookmarks are small and rare: keep the bytes to decode them twice.
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		s.pending = append(s.pending[:0], v...)
+		dec = nil
+	}
+	if env.typ == meta.Bookmark {
+		if err := s.unmarshal(nil, &env.bookmark); err != nil {
+			return fmt.Errorf("%s object does not decode: %w", env.typ, err)
+		}
 	}
 	obj := P(new(T))
 	if err := s.unmarshal(dec, obj); err != nil {

@@ -9,21 +9,26 @@
 // and imports nothing from it: no HTTP, no queues. Everything here is plain data
 // plus the few functions that interpret it.
 //
-// Objects are the caller's own Go types. A type is an [Object] when a pointer to
-// it carries an [ObjectMeta]; embedding ObjectMeta under the JSON name "metadata"
-// is enough, because the embedded field promotes [ObjectMeta.GetObjectMeta]:
+// Objects are the caller's own Go types. A type is an [Object] when a pointer
+// to it has the four getters zerokube files, versions and selects objects by
+// (GetName, GetNamespace, GetResourceVersion, GetLabels). Embedding
+// [ObjectMeta] or the smaller [SlimMeta] under the JSON name "metadata" is
+// enough, because the embedded field promotes them:
 //
 //	type Pod struct {
 //		meta.TypeMeta
-//		meta.ObjectMeta `json:"metadata"`
+//		meta.SlimMeta `json:"metadata"`
 //		Status struct {
 //			Phase string `json:"phase"`
 //		} `json:"status"`
 //	}
 //
 // A *Pod decodes only the fields it declares, so a cache of them pays memory for
-// those fields alone. [Raw] serves callers that want every field: its metadata is
-// decoded and the rest of the object is kept as the bytes that arrived.
+// those fields alone: with SlimMeta that excludes annotations, owner references,
+// finalizers and timestamps, which a Go map and a few strings make about half
+// of what a slim type keeps. [Raw] serves callers that want every field: its
+// metadata is decoded and the rest of the object is kept as the bytes that
+// arrived. Code that needs more than the getters asks for [FullMeta].
 //
 // Invariants:
 //  1. JSON is decoded and encoded with github.com/go-json-experiment/json (the

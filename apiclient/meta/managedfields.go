@@ -51,3 +51,23 @@ var skipManagedFields = json.WithUnmarshalers(json.UnmarshalFromFunc(
 // (apiclient.ListOptions.Unmarshal, watchstream.Options.Unmarshal): an
 // informer that drops managedFields anyway then never allocates them.
 func SkipManagedFields() json.Options { return skipManagedFields }
+
+// Ignored is a field type that reads past a JSON value and keeps nothing.
+//
+// An unknown member costs more to skip than a known one: the decoder walks
+// it token by token, while Ignored lets it scan the value in one validating
+// pass (ReadValue). Declare a field of this type for a large member a type
+// never reads, as [SlimMeta] does for managedFields. It takes no memory and,
+// tagged omitzero, is never encoded.
+type Ignored struct{}
+
+// UnmarshalJSONFrom reads the next value of dec and drops it.
+func (Ignored) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	_, err := dec.ReadValue()
+	return err
+}
+
+// MarshalJSONTo writes null: there is nothing to write back.
+func (Ignored) MarshalJSONTo(enc *jsontext.Encoder) error {
+	return enc.WriteToken(jsontext.Null)
+}

@@ -36,9 +36,42 @@ type ObjectMeta struct {
 	ManagedFields              ManagedFields     `json:"managedFields,omitempty"`
 }
 
-// GetObjectMeta returns m itself. Embedding ObjectMeta in a struct promotes this
-// method, which is what makes a pointer to that struct an [Object].
+// GetObjectMeta returns m itself. Embedding ObjectMeta in a struct promotes
+// this method, for code that wants every metadata field of an object it only
+// knows as an [Object].
 func (m *ObjectMeta) GetObjectMeta() *ObjectMeta { return m }
+
+// GetName, GetNamespace, GetResourceVersion and GetLabels make a pointer to a
+// struct embedding ObjectMeta an [Object].
+func (m *ObjectMeta) GetName() string              { return m.Name }
+func (m *ObjectMeta) GetNamespace() string         { return m.Namespace }
+func (m *ObjectMeta) GetResourceVersion() string   { return m.ResourceVersion }
+func (m *ObjectMeta) GetLabels() map[string]string { return m.Labels }
+
+// SlimMeta is the part of ObjectMeta that zerokube itself reads: what files an
+// object (namespace and name), tells its versions apart, and selects it. Embed
+// it instead of ObjectMeta under "metadata" when annotations, owner
+// references, finalizers and timestamps are not needed: they are then skipped
+// by the decoder and cost no memory in a cache. On a 5 KB pod that is about
+// half of what a cached slim object keeps.
+type SlimMeta struct {
+	// ManagedFields is read past, never kept: listed so that the decoder
+	// skips the kilobytes of it in one fast pass (see [Ignored]).
+	ManagedFields Ignored `json:"managedFields,omitzero"`
+
+	Name            string            `json:"name,omitempty"`
+	Namespace       string            `json:"namespace,omitempty"`
+	UID             string            `json:"uid,omitempty"`
+	ResourceVersion string            `json:"resourceVersion,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+}
+
+// GetName, GetNamespace, GetResourceVersion and GetLabels make a pointer to a
+// struct embedding SlimMeta an [Object].
+func (m *SlimMeta) GetName() string              { return m.Name }
+func (m *SlimMeta) GetNamespace() string         { return m.Namespace }
+func (m *SlimMeta) GetResourceVersion() string   { return m.ResourceVersion }
+func (m *SlimMeta) GetLabels() map[string]string { return m.Labels }
 
 // OwnerReference points at the object that owns this one.
 type OwnerReference struct {
@@ -57,9 +90,21 @@ type ListMeta struct {
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
 }
 
-// Object is anything that carries ObjectMeta. Implementations are pointers to
-// structs that embed ObjectMeta.
+// Object is what zerokube needs of every object it lists, watches and
+// caches: where it is filed, which version it is, and its labels for
+// selectors. Pointers to structs that embed [ObjectMeta] or [SlimMeta] are
+// Objects; so is any type with these four methods.
 type Object interface {
+	GetName() string
+	GetNamespace() string
+	GetResourceVersion() string
+	GetLabels() map[string]string
+}
+
+// FullMeta is implemented by objects that carry a whole [ObjectMeta]: code
+// that needs a field beyond [Object] (managedFields, annotations) asks for it
+// with a type assertion and leaves other objects alone.
+type FullMeta interface {
 	GetObjectMeta() *ObjectMeta
 }
 
@@ -80,11 +125,11 @@ type TypeMetaAccessor interface {
 // cluster-scoped objects. It is the key client-go's MetaNamespaceKeyFunc makes,
 // so keys printed by zerokube match what Kubernetes users know.
 func Key(obj Object) string {
-	m := obj.GetObjectMeta()
-	if m.Namespace == "" {
-		return m.Name
+	ns, name := obj.GetNamespace(), obj.GetName()
+	if ns == "" {
+		return name
 	}
-	return m.Namespace + "/" + m.Name
+	return ns + "/" + name
 }
 
 // SplitKey splits a key made by Key into namespace and name.

@@ -102,3 +102,34 @@ func TestManagedFieldsAreKeptVerbatimOrSkipped(t *testing.T) {
 	require.NoError(t, err)
 	require.NotContains(t, string(out), "managedFields")
 }
+
+// slimMetaPod is what a user who needs only names, labels and a phase
+// declares: meta.SlimMeta instead of ObjectMeta.
+type slimMetaPod struct {
+	meta.SlimMeta `json:"metadata"`
+	Status        struct {
+		Phase string `json:"phase"`
+	} `json:"status"`
+}
+
+func TestSlimMetaKeepsWhatObjectNeedsAndDropsManagedFields(t *testing.T) {
+	var p slimMetaPod
+	require.NoError(t, json.Unmarshal([]byte(podJSON), &p))
+	var obj meta.Object = &p
+	require.Equal(t, "default/web-1", meta.Key(obj))
+	require.Equal(t, "42", obj.GetResourceVersion())
+	require.Equal(t, map[string]string{"app": "web"}, obj.GetLabels())
+	require.Equal(t, "Running", p.Status.Phase)
+	_, full := obj.(meta.FullMeta)
+	require.False(t, full, "SlimMeta is not a FullMeta: code asking for ObjectMeta must leave it alone")
+
+	out, err := json.Marshal(&p)
+	require.NoError(t, err)
+	require.JSONEq(t, `{"metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","labels":{"app":"web"}},"status":{"phase":"Running"}}`,
+		string(out), "Ignored is never encoded")
+
+	// Ignored still validates what it skips: a broken managedFields is an
+	// error, not silently accepted.
+	err = json.Unmarshal([]byte(`{"metadata":{"managedFields":[1,}}`), &p)
+	require.Error(t, err)
+}

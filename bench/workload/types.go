@@ -20,16 +20,33 @@ type Pod struct {
 }
 
 // SlimPod is what a user who needs a pod's name, labels, node and phase
-// declares: everything else in the JSON is skipped by the decoder.
+// declares: meta.SlimMeta for the metadata zerokube files and selects by,
+// three fields of spec and status, and everything else in the JSON skipped by
+// the decoder.
 type SlimPod struct {
+	meta.SlimMeta `json:"metadata"`
+	Spec          SlimSpec   `json:"spec"`
+	Status        SlimStatus `json:"status"`
+}
+
+// SlimPodFullMeta is SlimPod with the whole meta.ObjectMeta: annotations,
+// owner references, timestamps and (unless the informer drops them)
+// managedFields. It measures what embedding ObjectMeta costs a slim type.
+type SlimPodFullMeta struct {
 	meta.ObjectMeta `json:"metadata"`
-	Spec            struct {
-		NodeName string `json:"nodeName"`
-	} `json:"spec"`
-	Status struct {
-		Phase string `json:"phase"`
-		PodIP string `json:"podIP"`
-	} `json:"status"`
+	Spec            SlimSpec   `json:"spec"`
+	Status          SlimStatus `json:"status"`
+}
+
+// SlimSpec is the one field of a pod's spec the slim types read.
+type SlimSpec struct {
+	NodeName string `json:"nodeName"`
+}
+
+// SlimStatus is the two fields of a pod's status the slim types read.
+type SlimStatus struct {
+	Phase string `json:"phase"`
+	PodIP string `json:"podIP"`
 }
 
 // PodSpec is the subset of core/v1 PodSpec the generator fills.

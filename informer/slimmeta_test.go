@@ -1,0 +1,52 @@
+package informer_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/informer"
+)
+
+// slimConfigMap embeds meta.SlimMeta, not ObjectMeta: an informer of it must
+// sync by either kind of list (the streaming one ends on a bookmark's
+// annotation, which the type does not keep), select by label, and follow
+// changes.
+type slimConfigMap struct {
+	meta.SlimMeta `json:"metadata"`
+	Data          map[string]string `json:"data,omitempty"`
+}
+
+func TestSlimMetaTypesSyncSelectAndFollow(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streaming=%t", streaming), func(t *testing.T) {
+			e := newEnv(t)
+			for i := range 30 {
+				e.put(t, fmt.Sprintf("cm-%02d", i), "0", map[string]string{"parity": fmt.Sprint(i % 2)})
+			}
+			inf := informer.NewForResource[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{
+				Logger: quiet(), StreamingList: streaming})
+			run(t, inf)
+			synced(t, inf)
+			require.Equal(t, 30, inf.Store().Len())
+
+			sel, err := meta.ParseLabelSelector("parity=1")
+			require.NoError(t, err)
+			odd := inf.Lister().List(sel)
+			require.Len(t, odd, 15)
+			for _, cm := range odd {
+				require.Equal(t, "1", cm.Labels["parity"])
+				require.NotEmpty(t, cm.UID)
+			}
+
+			e.put(t, "cm-03", "changed", map[string]string{"parity": "1"})
+			require.Eventually(t, func() bool {
+				cm, ok := inf.Lister().Namespace("default").Get("cm-03")
+				return ok && cm.Data["v"] == "changed"
+			}, wait, 5*time.Millisecond)
+		})
+	}
+}
