@@ -61,19 +61,22 @@ func (r *Raw) set(b []byte) error {
 	*r = Raw{raw: b}
 	var err error
 	var seen uint8
-	scanErr := eachMember(b, func(m member) bool {
-		switch string(canonicalName(m.name)) { // no allocation: the conversion is in the switch
+	_, scanErr := eachMember(b, 0, func(_ int, name []byte, at int) (int, bool) {
+		var end int
+		switch string(canonicalName(name)) { // no allocation: the conversion is in the switch
 		case `"kind"`:
 			seen |= 1
-			err = json.Unmarshal(m.value, &r.Kind)
+			end, err = unmarshalMember(b, at, &r.Kind)
 		case `"apiVersion"`:
 			seen |= 2
-			err = json.Unmarshal(m.value, &r.APIVersion)
+			end, err = unmarshalMember(b, at, &r.APIVersion)
 		case `"metadata"`:
 			seen |= 4
-			err = r.setMeta(m.value)
+			end, err = r.setMeta(b, at)
+		default:
+			end, _ = skipMember(b, at)
 		}
-		return err == nil && seen != 7
+		return end, err == nil && seen != 7
 	})
 	if err == nil {
 		err = scanErr
@@ -88,22 +91,34 @@ func (r *Raw) set(b []byte) error {
 // copies every string it keeps, so a buffer is free again once it returns.
 var metaScratch = sync.Pool{New: func() any { return new([]byte) }}
 
-// setMeta decodes the metadata object md into r.ObjectMeta, leaving out
-// managedFields, which Raw keeps only in its bytes. Copying the rest of md
-// aside (about a kilobyte on a pod) costs less than letting the decoder
-// tokenize managedFields only to skip them (several kilobytes).
-func (r *Raw) setMeta(md []byte) error {
-	if jsontext.Value(md).Kind() != '{' {
-		return json.Unmarshal(md, &r.ObjectMeta, skipManagedFields, lenient) // null, or a type error to report
+// setMeta decodes the metadata object at b[at] into r.ObjectMeta, leaving
+// out managedFields, which Raw keeps only in its bytes, and returns the index
+// just past it. Copying the rest of the metadata aside (about a kilobyte on a
+// pod) costs less than letting the decoder tokenize managedFields only to
+// skip them (several kilobytes); the copy is made by the same scan that finds
+// where the metadata ends.
+func (r *Raw) setMeta(b []byte, at int) (int, error) {
+	if b[at] != '{' { // null, or a type error to report
+		return unmarshalMember(b, at, &r.ObjectMeta)
 	}
 	buf := metaScratch.Get().(*[]byte)
 	defer metaScratch.Put(buf)
-	stripped, err := appendWithout((*buf)[:0], md, `"managedFields"`)
+	stripped, end, err := appendWithout((*buf)[:0], b, at, `"managedFields"`)
 	*buf = stripped
 	if err != nil {
-		return err
+		return -1, err
 	}
-	return json.Unmarshal(stripped, &r.ObjectMeta, lenient)
+	return end, json.Unmarshal(stripped, &r.ObjectMeta, lenient)
+}
+
+// unmarshalMember decodes the value at b[at] into v and returns the index
+// just past it.
+func unmarshalMember(b []byte, at int, v any) (int, error) {
+	end, ok := valueEnd(b, at)
+	if !ok {
+		return -1, errScan
+	}
+	return end, json.Unmarshal(b[at:end], v, lenient)
 }
 
 // canonicalName returns a quoted member name with its escapes resolved, so

@@ -1,6 +1,7 @@
 package meta
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -81,10 +82,13 @@ func TestAppendWithout(t *testing.T) {
 		{`{"a":1,"managedFields":2,"managedFields":3}`, `{"a":1}`},
 		{`{"managed\u0046ields":1,"z":null}`, `{"z":null}`},
 	} {
-		got, err := appendWithout([]byte("prefix"), []byte(tc.in), `"managedFields"`)
+		in := []byte("[" + tc.in + ",1]") // the object inside something else
+		got, end, err := appendWithout([]byte("prefix"), in, 1, `"managedFields"`)
 		require.NoError(t, err, tc.in)
 		require.Equal(t, "prefix"+tc.want, string(got), tc.in)
+		require.Equal(t, byte('}'), in[end-1], "end is just past the object")
+		require.Equal(t, ",1]", strings.TrimLeft(string(in[end:]), " "))
 	}
-	_, err := appendWithout(nil, []byte(`{"a":`), `"a"`)
+	_, _, err := appendWithout(nil, []byte(`{"a":`), 0, `"a"`)
 	require.Error(t, err, "truncated input is an error, not a panic")
 }

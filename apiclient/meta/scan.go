@@ -8,24 +8,27 @@ import (
 // callers promise; it guards the index arithmetic, it is not a validator.
 var errScan = errors.New("meta: malformed JSON object")
 
-// member is one member of a JSON object as eachMember finds it.
-type member struct {
-	name, value []byte // the quoted name and the raw value
-	start, end  int    // the member's span in the object: name to end of value
-}
+// memberFunc is called by eachMember for each member of an object: start is
+// where the member begins (its name's opening quote), name its quoted name,
+// at where its value begins. It returns the index just past the value (most
+// callers use valueEnd; one that walks a nested object itself returns where
+// that walk ended, so the object is not scanned twice) and whether to go on.
+// An end below zero reports malformed input.
+type memberFunc func(start int, name []byte, at int) (end int, more bool)
 
-// eachMember calls fn with each member of the JSON object b, in order, until
-// fn returns false.
+// eachMember walks the members of the JSON object that starts at b[i] (after
+// any whitespace), in order, until fn says stop, and returns the index just
+// past the object's closing brace, or where the walk stopped.
 //
 // b must already be valid JSON (Raw validates it first). This is what lets Raw
 // decode an object in one pass: it finds "kind", "apiVersion" and "metadata"
 // by bracket counting, decodes only those, and stops as soon as it has them,
 // which on objects from kube-apiserver is before spec and status. The index
 // checks make malformed input an error, never a panic.
-func eachMember(b []byte, fn func(m member) bool) error {
-	i := skipSpace(b, 0)
+func eachMember(b []byte, i int, fn memberFunc) (int, error) {
+	i = skipSpace(b, i)
 	if i >= len(b) || b[i] != '{' {
-		return errScan
+		return 0, errScan
 	}
 	i++
 	for {
@@ -34,31 +37,39 @@ func eachMember(b []byte, fn func(m member) bool) error {
 			i = skipSpace(b, i+1)
 		}
 		if i >= len(b) {
-			return errScan
+			return 0, errScan
 		}
 		if b[i] == '}' {
-			return nil
+			return i + 1, nil
 		}
 		start := i
 		end, ok := stringEnd(b, i)
 		if !ok {
-			return errScan
+			return 0, errScan
 		}
-		name := b[i:end]
 		i = skipSpace(b, end)
 		if i >= len(b) || b[i] != ':' {
-			return errScan
+			return 0, errScan
 		}
 		i = skipSpace(b, i+1)
-		vend, ok := valueEnd(b, i)
-		if !ok {
-			return errScan
+		vend, more := fn(start, b[start:end], i)
+		if vend < i || vend > len(b) {
+			return 0, errScan
 		}
-		if !fn(member{name: name, value: b[i:vend], start: start, end: vend}) {
-			return nil
+		if !more {
+			return vend, nil
 		}
 		i = vend
 	}
+}
+
+// skipMember is the memberFunc result for a value the caller does not read.
+func skipMember(b []byte, at int) (int, bool) {
+	end, ok := valueEnd(b, at)
+	if !ok {
+		return -1, false
+	}
+	return end, true
 }
 
 func skipSpace(b []byte, i int) int {
@@ -135,23 +146,25 @@ func valueEnd(b []byte, i int) (int, bool) {
 	return k, k > i
 }
 
-// appendWithout appends to dst the JSON object obj without its members named
-// name (obj must be valid JSON). Raw uses it to hand the metadata decoder
+// appendWithout appends to dst the JSON object that starts at b[i] without
+// its members named name (quoted), and returns the index just past that
+// object in b. b must be valid JSON. Raw uses it to hand the metadata decoder
 // metadata without managedFields: copying the kilobyte that remains is
 // cheaper than having the decoder tokenize the kilobytes it would skip.
-func appendWithout(dst, obj []byte, name string) ([]byte, error) {
+func appendWithout(dst, b []byte, i int, name string) ([]byte, int, error) {
 	dst = append(dst, '{')
 	first := true
-	err := eachMember(obj, func(m member) bool {
-		if string(canonicalName(m.name)) == name {
-			return true
+	end, err := eachMember(b, i, func(start int, n []byte, at int) (int, bool) {
+		vend, more := skipMember(b, at)
+		if !more || string(canonicalName(n)) == name {
+			return vend, more
 		}
 		if !first {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = append(dst, obj[m.start:m.end]...)
-		return true
+		dst = append(dst, b[start:vend]...)
+		return vend, true
 	})
-	return append(dst, '}'), err
+	return append(dst, '}'), end, err
 }
