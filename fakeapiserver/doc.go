@@ -43,7 +43,13 @@
 //     ends that watch (the client re-watches).
 //  4. Every page of one paginated list comes from the snapshot at the first
 //     page's resourceVersion, rebuilt from the history; once the history is
-//     compacted past it, the continue token gets 410 Expired.
+//     compacted past it, the continue token gets 410 Expired. A snapshot is
+//     sorted once and cached (a few, most recently used), so a page costs a
+//     binary search and its own items, not the table.
 //  5. Stored objects are immutable; lists, watches and history share them.
 //  6. Lists omit kind and apiVersion on items; watch events carry them.
+//  7. Replies are copied from the stored bytes, never re-encoded: list pages
+//     through a pooled buffer with the length known up front, initial watch
+//     events in batches of about 64 KiB per write and flush (one gzip member
+//     per event when the stream is gzipped).
 package fakeapiserver

@@ -128,7 +128,7 @@ func (s *Server) List(gvr apiclient.GVR, namespace string) ([]*meta.Raw, string,
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f := filter{ns: namespace}
-	p := paginate(s.snapshotLocked(res, s.rv, ""), &f, s.rv, 0)
+	p := paginate(s.snapshotLocked(res, s.rv).scope(f.ns, ""), &f, s.rv, 0)
 	out := make([]*meta.Raw, len(p.items))
 	for i, o := range p.items {
 		out[i] = o.raw

@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"encoding/base64"
-	"maps"
 	"net/url"
 	"slices"
 	"strconv"
@@ -102,58 +101,28 @@ type page struct {
 	items     []*stored
 	cont      string
 	remaining *int64
+	last      int // index in paginate's input of the last item
 }
 
-// snapshotLocked returns the objects of res as they were at rv, sorted by
-// key, starting after start. It undoes the logged events newer than rv.
-// Requires s.mu and rv >= s.hist.compacted.
-func (s *Server) snapshotLocked(res *Resource, rv int64, start string) []*stored {
-	state := map[string]*stored{}
-	for k, o := range s.tableLocked(res) {
-		if k >= start {
-			state[k] = o
-		}
-	}
-	evs := s.hist.since(rv)
-	for i := len(evs) - 1; i >= 0; i-- {
-		e := evs[i]
-		if e.res != res || e.key < start {
-			continue
-		}
-		if e.typ == meta.Added {
-			delete(state, e.key)
-		} else {
-			state[e.key] = e.prev
-		}
-	}
-	// Sort by the map's keys: building each object's key inside the
-	// comparison allocated O(n log n) strings per page and was half the
-	// server's CPU in a paginated sync.
-	keys := slices.Sorted(maps.Keys(state))
-	out := make([]*stored, len(keys))
-	for i, k := range keys {
-		out[i] = state[k]
-	}
-	return out
-}
-
-// paginate cuts one page of at most limit matching objects out of all
-// (sorted by key), with the continue token and remaining count for the rest.
-func paginate(all []*stored, f *filter, rv, limit int64) page {
+// paginate cuts one page of at most limit matching objects out of es
+// (sorted by key, already scoped to the request's namespace and continue
+// key), with the continue token and remaining count for the rest.
+func paginate(es []entry, f *filter, rv, limit int64) page {
 	p := page{rv: rv}
-	for i, o := range all {
-		if !f.matches(o) {
+	for i, e := range es {
+		if !f.matches(e.obj) {
 			continue
 		}
 		if limit > 0 && int64(len(p.items)) == limit {
-			p.cont = encodeContinue(rv, p.items[len(p.items)-1].key()+"\x00")
+			p.cont = encodeContinue(rv, es[p.last].key+"\x00")
 			if !f.selective() {
-				n := int64(len(all) - i)
+				n := int64(len(es) - i)
 				p.remaining = &n
 			}
 			return p
 		}
-		p.items = append(p.items, o)
+		p.items = append(p.items, e.obj)
+		p.last = i
 	}
 	return p
 }

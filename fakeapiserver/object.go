@@ -31,6 +31,9 @@ func (o *stored) appendItem(dst []byte) []byte {
 	return append(dst, o.raw.Bytes()[o.prefix:]...)
 }
 
+// itemLen is the length appendItem appends.
+func (o *stored) itemLen() int { return 1 + len(o.raw.Bytes()) - o.prefix }
+
 // key is the etcd-like sort key of an object: "namespace/name" or "name".
 func (o *stored) key() string { return meta.Key(&o.raw.ObjectMeta) }
 

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -38,7 +39,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, encodeList(req.res, p))
+	s.writeList(w, req.res, &p)
 }
 
 // list serves one page under the resourceVersion rules of PROTOCOL.md.
@@ -58,14 +59,14 @@ func (s *Server) list(ctx context.Context, res *Resource, f *filter, o listOptio
 	switch {
 	case o.rv == 0:
 		// "0" is served whole from the "watch cache": limit is ignored.
-		return paginate(s.snapshotLocked(res, s.rv, ""), f, s.rv, 0), nil
+		return paginate(s.snapshotLocked(res, s.rv).scope(f.ns, ""), f, s.rv, 0), nil
 	case exact:
 		if o.rv < s.hist.compacted {
 			return page{}, errExpired("The resourceVersion for the provided list is too old.")
 		}
-		return paginate(s.snapshotLocked(res, o.rv, ""), f, o.rv, o.limit), nil
+		return paginate(s.snapshotLocked(res, o.rv).scope(f.ns, ""), f, o.rv, o.limit), nil
 	default:
-		return paginate(s.snapshotLocked(res, s.rv, ""), f, s.rv, o.limit), nil
+		return paginate(s.snapshotLocked(res, s.rv).scope(f.ns, ""), f, s.rv, o.limit), nil
 	}
 }
 
@@ -78,7 +79,7 @@ func (s *Server) listContinue(res *Resource, f *filter, o listOptions) (page, er
 	if t.RV == -1 {
 		// An inconsistent continuation, handed out with a 410: the rest of
 		// the list as it is now.
-		return paginate(s.snapshotLocked(res, s.rv, t.Start), f, s.rv, o.limit), nil
+		return paginate(s.snapshotLocked(res, s.rv).scope(f.ns, t.Start), f, s.rv, o.limit), nil
 	}
 	if t.RV < s.hist.compacted {
 		e := errExpired("The provided continue parameter is too old to display a consistent list result. " +
@@ -92,7 +93,7 @@ func (s *Server) listContinue(res *Resource, f *filter, o listOptions) (page, er
 	if t.RV > s.rv {
 		return page{}, errBadRequest("continue key is not valid: resource version %d is in the future", t.RV)
 	}
-	return paginate(s.snapshotLocked(res, t.RV, t.Start), f, t.RV, o.limit), nil
+	return paginate(s.snapshotLocked(res, t.RV).scope(f.ns, t.Start), f, t.RV, o.limit), nil
 }
 
 // waitForRV waits until the server reaches rv, or answers 504 with the
@@ -117,14 +118,8 @@ func (s *Server) waitForRV(ctx context.Context, rv int64) error {
 	}
 }
 
-// encodeList writes the list reply: items without kind and apiVersion, and
-// `"items":[]` for an empty list, as kube-apiserver does.
-func encodeList(res *Resource, p page) []byte {
-	size := 128
-	for _, o := range p.items {
-		size += len(o.full())
-	}
-	b := make([]byte, 0, size)
+// appendListHeader appends the list reply up to the opening of its items.
+func appendListHeader(b []byte, res *Resource, p *page) []byte {
 	b = append(b, `{"kind":`...)
 	b, _ = jsontext.AppendQuote(b, res.Kind+"List")
 	b = append(b, `,"apiVersion":`...)
@@ -140,14 +135,47 @@ func encodeList(res *Resource, p page) []byte {
 		b = append(b, `,"remainingItemCount":`...)
 		b = appendInt(b, *p.remaining)
 	}
-	b = append(b, `},"items":[`...)
+	return append(b, `},"items":[`...)
+}
+
+// listFlushAt is how much of a list reply is gathered before it is written:
+// large enough that a 2.6 MB page is a few dozen writes, small enough that
+// the pooled buffer stays small.
+const listFlushAt = 128 << 10
+
+// writeList answers with the list reply: items without kind and apiVersion,
+// and `"items":[]` for an empty list, as kube-apiserver sends them. The
+// stored bytes are copied as they are through one pooled buffer, with the
+// length computed up front, so a page costs no allocation proportional to
+// its size and no re-encoding.
+func (s *Server) writeList(w http.ResponseWriter, res *Resource, p *page) {
+	bp := s.bufs.get()
+	defer s.bufs.put(bp)
+	b := appendListHeader((*bp)[:0], res, p)
+	size := len(b) + len("]}") + max(len(p.items)-1, 0)
+	for _, o := range p.items {
+		size += o.itemLen()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(size))
+	w.WriteHeader(http.StatusOK)
 	for i, o := range p.items {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		b = o.appendItem(b)
+		if len(b) >= listFlushAt {
+			if _, err := w.Write(b); err != nil {
+				*bp = b
+				return // the client left; nothing more to say
+			}
+			b = b[:0]
+		}
 	}
-	return append(b, "]}"...)
+	b = append(b, "]}"...)
+	_, _ = w.Write(b)
+	*bp = b
 }
 
 // listMeta is what the Go API returns with a list.

@@ -34,6 +34,9 @@ type Server struct {
 	rvChanged chan struct{} // closed and replaced whenever rv advances
 	nWatchers int
 	changed   chan struct{} // closed and replaced when watchers come and go
+	snaps     snapshotCache // sorted list snapshots, shared by the pages of a list
+
+	bufs bufferPool // reply buffers of lists and initial watch events
 
 	faults faultState
 	stats  counters

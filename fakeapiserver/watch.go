@@ -22,7 +22,12 @@ type sink interface {
 	end()
 }
 
-type chunkedSink struct{ enc *watchstream.Encoder }
+type chunkedSink struct {
+	enc *watchstream.Encoder
+	// gzip: every write is one gzip member, and the options promise a
+	// member per event, so initial events are not batched.
+	gzip bool
+}
 
 func (c chunkedSink) write(frame []byte) error { return c.enc.WriteFrame(frame) }
 func (c chunkedSink) end()                     { _ = c.enc.Close() }
@@ -105,7 +110,7 @@ func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool)
 	}
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
-	return chunkedSink{watchstream.NewEncoder(w, watchstream.EncoderOptions{Gzip: gz})}
+	return chunkedSink{enc: watchstream.NewEncoder(w, watchstream.EncoderOptions{Gzip: gz}), gzip: gz}
 }
 
 // upgrade switches to websocket. It returns a context that ends when the
@@ -178,10 +183,8 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 	w := st.w
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	for _, o := range st.initial {
-		if s.send(w, sk, watchstream.AppendFrame(nil, meta.Added, o.full())) != nil {
-			return
-		}
+	if s.sendInitial(w, sk, st.initial) != nil {
+		return
 	}
 	if st.initialEnd != nil && s.send(w, sk, st.initialEnd) != nil {
 		return
@@ -280,6 +283,41 @@ func (s *Server) coalesce(w *watcher, sk sink, frame, buf []byte) (frames, newBu
 		}
 	}
 	return buf, buf, n, false
+}
+
+// initialFlushAt is how much of the initial events is gathered into one
+// write and flush. kube-apiserver flushes a watch when no more events are
+// ready, and all the initial ones are: a flush per event cost a write
+// syscall per object on a streaming list.
+const initialFlushAt = 64 << 10
+
+// sendInitial writes the initial ADDED events. Over chunked HTTP they go
+// out in batches of about initialFlushAt bytes, built in a pooled buffer
+// straight from the stored bytes; a websocket gets one message per event,
+// and a stream armed to be cut gets single frames so the cut lands mid-event.
+func (s *Server) sendInitial(w *watcher, sk sink, initial []*stored) error {
+	bp := s.bufs.get()
+	defer s.bufs.put(bp)
+	cs, batch := sk.(chunkedSink)
+	batch = batch && !cs.gzip
+	b, n := (*bp)[:0], 0
+	for _, o := range initial {
+		b = watchstream.AppendFrame(b, meta.Added, o.full())
+		n++
+		if batch && len(b) < initialFlushAt && !w.cutNext.Load() {
+			continue
+		}
+		if err := s.sendN(w, sk, b, n); err != nil {
+			*bp = b
+			return err
+		}
+		b, n = b[:0], 0
+	}
+	*bp = b
+	if n == 0 {
+		return nil
+	}
+	return s.sendN(w, sk, b, n)
 }
 
 // sendN is send for a write that holds n frames.

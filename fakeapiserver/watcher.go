@@ -176,9 +176,9 @@ func (s *Server) startWatch(ctx context.Context, res *Resource, f filter, o watc
 	st := &watchStart{w: w}
 	switch {
 	case o.sendInitial || rv <= 0:
-		for _, obj := range s.snapshotLocked(res, s.rv, "") {
-			if f.matches(obj) {
-				st.initial = append(st.initial, obj)
+		for _, e := range s.snapshotLocked(res, s.rv).scope(f.ns, "") {
+			if f.matches(e.obj) {
+				st.initial = append(st.initial, e.obj)
 			}
 		}
 		w.minRV = s.rv

@@ -161,7 +161,8 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 	}
 	s.mu.Lock()
 	var deleted []*stored
-	for _, o := range s.snapshotLocked(req.res, s.rv, "") {
+	for _, e := range s.snapshotLocked(req.res, s.rv).scope(f.ns, "") {
+		o := e.obj
 		if !f.matches(o) {
 			continue
 		}
@@ -175,5 +176,5 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 	}
 	rv := s.rv
 	s.mu.Unlock()
-	writeJSON(w, http.StatusOK, encodeList(req.res, page{rv: rv, items: deleted}))
+	s.writeList(w, req.res, &page{rv: rv, items: deleted})
 }
