@@ -51,7 +51,7 @@ func (c Config) workloadMeta(m *meta.ObjectMeta, i int, name, app, uid string) {
 // template is the pod template of deployment (and replica set) i: the spec
 // of its pods without status, names or managedFields.
 func (c Config) template(i int, app string) PodTemplateSpec {
-	p := c.pod(i, 0) // pod i belongs to replica set i; its base spec is the template
+	p := c.podWithoutManagedFields(i, 0) // pod i belongs to replica set i; its base spec is the template
 	var t PodTemplateSpec
 	t.Metadata.Labels = map[string]string{"app.kubernetes.io/name": app}
 	t.Spec = p.Spec

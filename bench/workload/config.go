@@ -3,9 +3,6 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
-
-	"github.com/go-json-experiment/json"
 )
 
 // Config describes a workload. The zero value is the article's: pods of
@@ -125,58 +122,4 @@ func keysOf(m map[string]string) map[string]any {
 		out["f:"+k] = empty()
 	}
 	return out
-}
-
-// fieldSet turns a value into the FieldsV1 set of the fields it sets, the
-// way server-side apply records ownership: objects become "f:name" members,
-// list items with a name, type or ip become "k:{…}" members, leaves are {}.
-func fieldSet(v any) map[string]any {
-	var generic map[string]any
-	if err := json.Unmarshal(mustMarshal(v), &generic); err != nil {
-		panic(fmt.Sprintf("workload: fieldSet: %v", err))
-	}
-	return objectSet(generic, false)
-}
-
-func objectSet(m map[string]any, withDot bool) map[string]any {
-	out := map[string]any{}
-	if withDot {
-		out["."] = empty()
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		out["f:"+k] = valueSet(m[k])
-	}
-	return out
-}
-
-func valueSet(v any) map[string]any {
-	switch v := v.(type) {
-	case map[string]any:
-		return objectSet(v, true)
-	case []any:
-		out := map[string]any{}
-		for _, item := range v {
-			m, ok := item.(map[string]any)
-			if !ok {
-				return empty() // a list of scalars is owned as a whole
-			}
-			out[itemKey(m)] = objectSet(m, true)
-		}
-		return out
-	}
-	return empty()
-}
-
-func itemKey(m map[string]any) string {
-	for _, k := range []string{"name", "type", "ip", "key", "containerPort"} {
-		if v, ok := m[k]; ok {
-			return "k:" + string(mustMarshal(map[string]any{k: v}))
-		}
-	}
-	return "i:" + string(mustMarshal(m))
 }

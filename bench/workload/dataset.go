@@ -21,10 +21,18 @@ type Dataset struct {
 func (c Config) Generate(pods int) *Dataset {
 	c = c.withDefaults()
 	d := &Dataset{Config: c}
-	d.Pods = parallel(pods, c.PodJSON)
+	d.Pods = c.Pods(pods)
 	d.Deployments = parallel(c.ReplicaSets, func(i int) []byte { return mustMarshal(c.Deployment(i)) })
 	d.ReplicaSets = parallel(c.ReplicaSets, func(i int) []byte { return mustMarshal(c.ReplicaSet(i)) })
 	return d
+}
+
+// Pods encodes pods 0 to n-1 as list items, in parallel on every CPU: the
+// Pods of Generate(n) without its deployments and replica sets, for a caller
+// that needs pods only.
+func (c Config) Pods(n int) [][]byte {
+	c = c.withDefaults()
+	return parallel(n, c.PodJSON)
 }
 
 // PodBytes is the total JSON size of the pods.

@@ -30,38 +30,38 @@ func shapeFor(size int) shape {
 // give the same pod, independently of any other pod, so large workloads can
 // be generated in parallel.
 func (c Config) Pod(i int) *Pod {
+	p, _ := c.grown(i)
+	return p
+}
+
+// grown builds pod i grown to Config.PodSize, with its JSON. Pods grow with
+// env vars (as real pods grow); each costs about its JSON plus its
+// managedFields entry, so a few rounds converge. The JSON of the last round
+// is the pod's, so it is never encoded twice.
+func (c Config) grown(i int) (*Pod, []byte) {
 	c = c.withDefaults()
 	p := c.pod(i, 0)
-	// Grow the pod with env vars (as real pods grow) until it reaches the
-	// target size; each env var costs about its JSON plus its managedFields
-	// entry, so a few rounds converge.
+	b := mustMarshal(p)
 	extra := 0
 	for range 4 {
-		n := c.size(p)
-		if n >= c.PodSize-envVarCost/2 {
+		if len(b) >= c.PodSize-envVarCost/2 {
 			break
 		}
-		extra += max(1, (c.PodSize-n)/envVarCost)
+		extra += max(1, (c.PodSize-len(b))/envVarCost)
 		p = c.pod(i, extra)
+		b = mustMarshal(p)
 	}
-	return p
+	return p, b
 }
 
 // envVarCost is the approximate JSON cost of one extra env var.
 const envVarCost = 110
 
-func (c Config) size(p *Pod) int {
-	b, err := json.Marshal(p, json.Deterministic(true))
-	if err != nil {
-		panic(fmt.Sprintf("workload: marshal pod: %v", err))
-	}
-	return len(b)
-}
-
 // PodJSON returns pod i as kube-apiserver writes it inside a PodList: with
 // no kind or apiVersion.
 func (c Config) PodJSON(i int) []byte {
-	return mustMarshal(c.Pod(i))
+	_, b := c.grown(i)
+	return b
 }
 
 func mustMarshal(v any) []byte {
@@ -74,6 +74,16 @@ func mustMarshal(v any) []byte {
 
 // pod builds pod i with extra additional env vars on its first container.
 func (c Config) pod(i, extra int) *Pod {
+	p := c.podWithoutManagedFields(i, extra)
+	if shapeFor(c.PodSize).full {
+		p.ManagedFields = managedFields(p)
+	}
+	return p
+}
+
+// podWithoutManagedFields is pod without its managedFields, the costliest
+// part to build: a workload's pod template needs the rest only.
+func (c Config) podWithoutManagedFields(i, extra int) *Pod {
 	rng := rand.New(rand.NewPCG(c.Seed, uint64(i)))
 	rs := i % c.ReplicaSets
 	app := c.appName(rs) // replica set rs belongs to deployment rs
@@ -106,9 +116,6 @@ func (c Config) pod(i, extra int) *Pod {
 	}
 	p.Spec = c.podSpec(rng, app, sh, extra)
 	p.Status = podStatus(rng, p, sh, i)
-	if sh.full {
-		p.ManagedFields = managedFields(p)
-	}
 	return p
 }
 

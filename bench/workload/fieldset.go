@@ -1,0 +1,205 @@
+package workload
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// The FieldsV1 sets of managedFields used to be built by marshaling a value,
+// unmarshaling it into map[string]any, walking the maps and marshaling the
+// result: for 50,000 pods that was most of the generation time. The
+// functions below build the same bytes straight from the value's JSON. Their
+// input is json.Marshal's output (compact, no duplicate names), which keeps
+// the scanner small; TestFieldSetMatchesGenericMaps checks them against the
+// map-based construction.
+
+// fieldSet returns the FieldsV1 set of the fields v sets, the way
+// server-side apply records ownership: objects become "f:name" members, list
+// items with a name, type, ip, key or containerPort become "k:{…}" members,
+// other list items "i:{…}", leaves {}. Member names are in the order
+// json.Deterministic writes map keys (these keys are ASCII, where its UTF-16
+// order is the byte order).
+func fieldSet(v any) jsontext.Value {
+	return appendObjectSet(nil, mustMarshal(v), false)
+}
+
+// member is one name and value of a JSON object, both as raw JSON.
+type member struct{ name, value []byte }
+
+// appendObjectSet appends the set of object obj: "." first when withDot
+// (a nested object owns itself too), then "f:<name>" per member, sorted.
+func appendObjectSet(dst, obj []byte, withDot bool) []byte {
+	members := objectMembers(obj)
+	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
+	dst = append(dst, '{')
+	if withDot {
+		dst = append(dst, `".":{}`...)
+	}
+	for i, m := range members {
+		if i > 0 || withDot {
+			dst = append(dst, ',')
+		}
+		dst, _ = jsontext.AppendQuote(dst, "f:"+unquote(m.name))
+		dst = append(dst, ':')
+		dst = appendValueSet(dst, m.value)
+	}
+	return append(dst, '}')
+}
+
+// appendValueSet appends the set of one member's value.
+func appendValueSet(dst, v []byte) []byte {
+	switch v[0] {
+	case '{':
+		return appendObjectSet(dst, v, true)
+	case '[':
+		return appendListSet(dst, v)
+	}
+	return append(dst, "{}"...)
+}
+
+// appendListSet appends the set of a list: one member per item, keyed by
+// itemKey, sorted, the last item winning a duplicate key (as a map
+// assignment would). A list holding anything but objects is owned as a
+// whole: {}.
+func appendListSet(dst, list []byte) []byte {
+	type keyed struct {
+		key  string
+		item []byte
+	}
+	var items []keyed
+	for _, it := range arrayItems(list) {
+		if it[0] != '{' {
+			return append(dst, "{}"...)
+		}
+		items = append(items, keyed{itemKey(it), it})
+	}
+	slices.SortStableFunc(items, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	dst = append(dst, '{')
+	n := 0
+	for i, it := range items {
+		if i+1 < len(items) && items[i+1].key == it.key {
+			continue // a later item has the same key
+		}
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst, _ = jsontext.AppendQuote(dst, it.key)
+		dst = append(dst, ':')
+		dst = appendObjectSet(dst, it.item, true)
+	}
+	return append(dst, '}')
+}
+
+// itemKey names a list item by the first of its identifying fields, or by
+// its whole JSON when it has none, encoded as a map[string]any would be.
+func itemKey(item []byte) string {
+	members := objectMembers(item)
+	for _, k := range []string{"name", "type", "ip", "key", "containerPort"} {
+		for _, m := range members {
+			if unquote(m.name) != k {
+				continue
+			}
+			if c := m.value[0]; c != '{' && c != '[' {
+				// A scalar from json.Marshal re-encodes to the same bytes.
+				return `k:{"` + k + `":` + string(m.value) + "}"
+			}
+			return "k:" + string(mustMarshal(map[string]any{k: generic(m.value)}))
+		}
+	}
+	return "i:" + string(mustMarshal(generic(item))) // sorted members, as a map marshals
+}
+
+// generic decodes JSON the way the map-based construction held it.
+func generic(v []byte) any {
+	var out any
+	if err := json.Unmarshal(v, &out); err != nil {
+		panic(fmt.Sprintf("workload: decode %s: %v", v, err))
+	}
+	return out
+}
+
+func isNumber(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
+
+// unquote returns the string a JSON string token holds.
+func unquote(tok []byte) string {
+	if bytes.IndexByte(tok, '\\') < 0 {
+		return string(tok[1 : len(tok)-1])
+	}
+	s, err := jsontext.AppendUnquote(nil, tok)
+	if err != nil {
+		panic(fmt.Sprintf("workload: unquote %s: %v", tok, err))
+	}
+	return string(s)
+}
+
+// objectMembers splits a compact JSON object into its members.
+func objectMembers(obj []byte) []member {
+	var out []member
+	i := 1 // past '{'
+	for obj[i] != '}' {
+		name := obj[i : i+skipValue(obj[i:])]
+		i += len(name) + 1 // the name and ':'
+		n := skipValue(obj[i:])
+		out = append(out, member{name, obj[i : i+n]})
+		i += n
+		if obj[i] == ',' {
+			i++
+		}
+	}
+	return out
+}
+
+// arrayItems splits a compact JSON array into its items.
+func arrayItems(list []byte) [][]byte {
+	var out [][]byte
+	i := 1 // past '['
+	for list[i] != ']' {
+		n := skipValue(list[i:])
+		out = append(out, list[i:i+n])
+		i += n
+		if list[i] == ',' {
+			i++
+		}
+	}
+	return out
+}
+
+// skipValue returns the length of the compact JSON value b starts with.
+func skipValue(b []byte) int {
+	switch b[0] {
+	case '"':
+		for i := 1; ; i++ {
+			switch b[i] {
+			case '\\':
+				i++ // the escaped byte cannot end the string
+			case '"':
+				return i + 1
+			}
+		}
+	case '{', '[':
+		depth := 0
+		for i := 0; ; i++ {
+			switch b[i] {
+			case '"':
+				i += skipValue(b[i:]) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+	}
+	i := 0 // a number, true, false or null: up to the next delimiter
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
+		i++
+	}
+	return i
+}
