@@ -1,9 +1,12 @@
 package fakeapiserver_test
 
 import (
+	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -94,4 +97,32 @@ func TestPaginatedListEqualsWholeList(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStreamingListBatchesWholeFrames checks the batched initial events: a
+// streaming list larger than several batches arrives as whole frames, every
+// object once in key order with kind and apiVersion, then the bookmark, and
+// every frame is counted.
+func TestStreamingListBatchesWholeFrames(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	pad := strings.Repeat("x", 2000)
+	const n = 200 // about 450 KB: seven batches
+	for i := range n {
+		p := pod(fmt.Sprintf("p%03d", i), nil)
+		p["metadata"].(map[string]any)["annotations"] = map[string]any{"pad": pad}
+		mustCreate(t, srv, podsGVR, p)
+	}
+	before := srv.Stats().Events
+	w := openWatch(t, srv.URL()+"/api/v1/namespaces/default/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", nil)
+	for i := range n {
+		e := w.mustNext()
+		require.Equal(t, "ADDED", e.Type)
+		require.Equal(t, fmt.Sprintf("p%03d", i), nameOf(e))
+		require.Equal(t, "Pod", e.Object["kind"])
+		require.Equal(t, "v1", e.Object["apiVersion"])
+	}
+	e := w.mustNext()
+	require.Equal(t, "BOOKMARK", e.Type)
+	// The count follows the write the client just read: poll for it.
+	require.Eventually(t, func() bool { return srv.Stats().Events-before == n+1 }, shortWait, time.Millisecond)
 }
