@@ -43,7 +43,7 @@ func BenchmarkListDecode(b *testing.B) {
 		for _, paged := range []bool{true, false} {
 			pages, mode := f.pages, "paginated"
 			if !paged {
-				pages, mode = [][]byte{f.whole}, "whole"
+				pages, mode = [][]byte{f.wholeList()}, "whole"
 			}
 			name := fmt.Sprintf("pods=%d/%s", n, mode)
 			b.Run(name+"/type=raw", func(b *testing.B) { listBench[meta.Raw](b, f, pages, paged) })
