@@ -158,6 +158,7 @@ func (s *Server) Compact(rv int64) {
 		rv = s.rv
 	}
 	s.hist.compact(rv)
+	s.snaps.expire(s.hist.compacted)
 	s.mu.Unlock()
 	s.record(FaultCompact, "rv", rv)
 }

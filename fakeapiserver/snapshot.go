@@ -56,11 +56,16 @@ type snapshotCache struct {
 	recent []*snapshot
 }
 
-// get returns the snapshot of res at rv, if cached, and marks it used.
-// Snapshots older than compacted can no longer be asked for (their lists
-// are 410 Gone) and are dropped, so they do not keep deleted objects alive.
-func (c *snapshotCache) get(res *Resource, rv, compacted int64) *snapshot {
+// expire drops the snapshots older than compacted: their lists are 410
+// Gone, and a snapshot must not keep deleted objects alive any longer than
+// the history does. Called on every commit, so it is a few comparisons.
+func (c *snapshotCache) expire(compacted int64) {
 	c.recent = slices.DeleteFunc(c.recent, func(sn *snapshot) bool { return sn.rv < compacted })
+}
+
+// get returns the snapshot of res at rv, if cached, and marks it used.
+func (c *snapshotCache) get(res *Resource, rv, compacted int64) *snapshot {
+	c.expire(compacted)
 	for i, sn := range c.recent {
 		if sn.res == res && sn.rv == rv {
 			copy(c.recent[1:i+1], c.recent[:i])

@@ -103,3 +103,43 @@ func TestListPagesReuseOneSnapshot(t *testing.T) {
 	require.Len(t, s.snaps.recent, 1)
 	require.Same(t, first, s.snaps.recent[0])
 }
+
+// TestCompactionReleasesSnapshots checks that a snapshot lives no longer
+// than the history it was built from: compaction or a write that trims the
+// history drops it at once, not at the next list.
+func TestCompactionReleasesSnapshots(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after func(s *Server, gvr apiclient.GVR) error
+	}{
+		{"compaction", func(s *Server, gvr apiclient.GVR) error {
+			// A snapshot at the compaction's own RV is still listable:
+			// write once so the compaction passes it.
+			_, err := s.Create(gvr, `{"metadata":{"name":"late","namespace":"default"}}`)
+			s.Compact(0)
+			return err
+		}},
+		{"trimmed by writes", func(s *Server, gvr apiclient.GVR) error {
+			for i := range 11 {
+				if _, err := s.Create(gvr, fmt.Sprintf(`{"metadata":{"name":"n%d","namespace":"default"}}`, i)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := New(Options{Logger: slog.New(slog.DiscardHandler), HistoryEvents: 10})
+			gvr := apiclient.GVR{Version: "v1", Resource: "pods"}
+			_, _, err := s.List(gvr, "")
+			require.NoError(t, err)
+			s.mu.Lock()
+			require.Len(t, s.snaps.recent, 1)
+			s.mu.Unlock()
+			require.NoError(t, tc.after(s, gvr))
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			require.Empty(t, s.snaps.recent)
+		})
+	}
+}

@@ -31,6 +31,7 @@ func (s *Server) commitLocked(res *Resource, typ meta.EventType, key string, obj
 	}
 	ev := &event{rv: obj.rv, res: res, typ: typ, key: key, obj: obj, prev: prev, at: s.now()}
 	s.hist.append(ev)
+	s.snaps.expire(s.hist.compacted)
 	s.stats.writes.Add(1)
 	for w := range s.watchers[res] {
 		s.offerEventLocked(w, ev)
