@@ -49,14 +49,29 @@ func BenchmarkListPages(b *testing.B) {
 	srv := loadedForList(b)
 	client := &http.Client{Transport: &http.Transport{}}
 	defer client.CloseIdleConnections()
-	for _, limit := range []int{500, 50} {
-		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+	for _, tc := range []struct {
+		limit int
+		// newRV writes (a ConfigMap) before each list, so every list is
+		// at a new resourceVersion and builds its snapshot afresh.
+		newRV bool
+	}{{500, false}, {50, false}, {500, true}} {
+		name := fmt.Sprintf("limit=%d", tc.limit)
+		if tc.newRV {
+			name += "/new-rv"
+		}
+		b.Run(name, func(b *testing.B) {
 			var body bytes.Buffer
 			pages := 0
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
 			for b.Loop() {
-				pages += readAllPages(b, client, srv.URL()+"/api/v1/pods", limit, &body, pages == 0)
+				if tc.newRV {
+					cm := fmt.Sprintf(`{"metadata":{"name":"cm%d","namespace":"default"}}`, srv.ResourceVersion())
+					if _, err := srv.Create(cmGVR, cm); err != nil {
+						b.Fatal(err)
+					}
+				}
+				pages += readAllPages(b, client, srv.URL()+"/api/v1/pods", tc.limit, &body, pages == 0)
 			}
 			runtime.ReadMemStats(&after)
 			perPage := float64(b.Elapsed().Microseconds()) / float64(pages)
