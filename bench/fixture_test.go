@@ -160,16 +160,16 @@ func (c *cost) add(d cost) { c.wall += d.wall; c.cpu += d.cpu }
 // jsontext validation over the same bytes (wall and CPU time each at their
 // minimum). Every speed benchmark divides its time by it, measured in the
 // same benchmark, just before it (the load of a shared machine changes).
-// Five passes, or three once they took over a second: for 50,000 pods a
-// pass is half a second, steady enough, and five per sub-benchmark were a
-// good part of the run. A collection first: the garbage of generating a
+// Five passes, or two once they took over a second: for 50,000 pods a pass
+// takes half a second or more, steady enough, and five per sub-benchmark
+// were a fifth of the run's CPU. A collection first: the garbage of generating a
 // fixture would otherwise be collected during the passes.
 func floor(tb testing.TB, bodies [][]byte) cost {
 	tb.Helper()
 	runtime.GC()
 	best := cost{1<<63 - 1, 1<<63 - 1}
 	var spent time.Duration
-	for pass := 0; pass < 5 && (pass < 3 || spent < time.Second); pass++ {
+	for pass := 0; pass < 5 && (pass < 2 || spent < time.Second); pass++ {
 		c := measure(func() {
 			for _, body := range bodies {
 				if !jsontext.Value(body).IsValid() {

@@ -199,22 +199,23 @@ func fetchPages(b *testing.B, base string) [][]byte {
 	b.Helper()
 	var pages [][]byte
 	q := url.Values{"limit": {fmt.Sprint(pageSize)}}
-	var buf bytes.Buffer
+	last := 0
 	for {
 		resp, err := http.Get(base + "/api/v1/pods?" + q.Encode())
 		if err != nil {
 			b.Fatal(err)
 		}
-		// Every page is about as large as the one before: growing a
-		// buffer from nothing for each was a second of a 50k setup.
-		buf.Grow(buf.Cap())
+		// Every page is about as large as the one before: reading into
+		// room for it (and a margin) spares io.ReadAll's regrowing and
+		// copying, seconds of CPU at 50,000 pods.
+		buf := bytes.NewBuffer(make([]byte, 0, last+last/4+bytes.MinRead))
 		_, err = buf.ReadFrom(resp.Body)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != http.StatusOK {
 			b.Fatalf("bench: list: %v %s", err, resp.Status)
 		}
-		body := bytes.Clone(buf.Bytes())
-		buf.Reset()
+		body := buf.Bytes()
+		last = len(body)
 		pages = append(pages, body)
 		var l struct {
 			Metadata meta.ListMeta `json:"metadata"`
