@@ -97,7 +97,12 @@ func (q *InOrder[T]) write(t DeltaType, obj T) error {
 
 func (q *InOrder[T]) pushLocked(k string, d Delta[T]) {
 	q.queue.push(item[T]{key: k, d: d})
-	q.sig.notify()
+	// Only the push onto an empty queue can find a Pop waiting: Pop
+	// waits only after seeing the queue empty under q.mu. Skipping the
+	// channel operation for the rest saves it on every event of a burst.
+	if q.queue.len() == 1 {
+		q.sig.notify()
+	}
 }
 
 // pendingLocked returns, for every key with in-flight or queued deltas, the

@@ -1,7 +1,11 @@
 package informer
 
 import (
+	"context"
+	"runtime"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -53,4 +57,74 @@ func TestUnboundedQueueNeverMerges(t *testing.T) {
 		l.push(&notification[*pod]{kind: notifUpdate, key: "ns/a", old: mkPod("a", "0"), obj: mkPod("a", string(rune('0'+i%10)))})
 	}
 	require.Equal(t, 100, l.live)
+}
+
+// A listener nudges its goroutine only for the first entry of an empty
+// queue; entries pushed while the handler is busy must still all arrive, in
+// order, whether or not anything records the calls' timing.
+func TestListenerDeliversEverythingPushedWhileBusy(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		metrics Metrics
+		timed   bool
+	}{
+		{"untimed (NopMetrics)", NopMetrics{}, false},
+		{"timed (metrics set)", &countMetrics{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newView()
+			h.block = make(chan struct{})
+			p := newProcessor(Options[*pod]{Metrics: tc.metrics, Clock: newFakeClock(), Logger: quiet()})
+			l := p.newListener(h, HandlerOptions{Unbounded: true})
+			require.Equal(t, tc.timed, l.timed)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan struct{})
+			go func() { defer close(done); l.run(ctx) }()
+			defer func() { cancel(); close(h.block); <-done }()
+
+			// Rounds: a burst pushed while the handler is blocked, then
+			// released call by call. Between rounds the goroutine goes back
+			// to waiting, so each round's first push must wake it.
+			var want []string
+			for round := range 20 {
+				for i := range 5 {
+					rv := strconv.Itoa(round*5 + i)
+					l.push(&notification[*pod]{kind: notifAdd, key: "ns/p" + rv, obj: mkPod("p"+rv, rv)})
+					want = append(want, "add p"+rv+"@"+rv+" initial=false")
+				}
+				for range 5 {
+					select {
+					case h.block <- struct{}{}: // let one call through
+					case <-time.After(10 * time.Second):
+						t.Fatalf("handler stuck after %d calls", len(h.lines()))
+					}
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for len(h.lines()) < len(want) && time.Now().Before(deadline) {
+					runtime.Gosched()
+				}
+			}
+			require.Equal(t, want, h.lines())
+		})
+	}
+}
+
+// The untimed path still recovers a panicking handler.
+func TestUntimedListenerRecoversPanics(t *testing.T) {
+	l := &listener[*pod]{name: "h", metrics: NopMetrics{}, log: quiet(), clock: newFakeClock(),
+		h: HandlerFuncs[*pod]{AddFunc: func(*pod, bool) { panic("boom") }}}
+	require.NotPanics(t, func() { l.call(&notification[*pod]{kind: notifAdd, key: "ns/a", obj: mkPod("a", "1")}) })
+}
+
+func TestIsNop(t *testing.T) {
+	for _, tc := range []struct {
+		m    Metrics
+		want bool
+	}{
+		{NopMetrics{}, true},
+		{&NopMetrics{}, true},
+		{&countMetrics{}, false}, // embeds NopMetrics but records some calls
+	} {
+		require.Equal(t, tc.want, isNop(tc.m), "%T", tc.m)
+	}
 }

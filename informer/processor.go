@@ -65,6 +65,7 @@ func (p *processor[P]) newListener(h Handler[P], o HandlerOptions) *listener[P] 
 		name: o.Name, h: h, capacity: o.QueueCapacity, metrics: p.opts.Metrics, log: p.opts.Logger,
 		clock: p.opts.Clock, trace: p.opts.Trace, removed: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
+	l.timed = l.trace != nil || !isNop(l.metrics)
 	switch {
 	case o.Unbounded:
 		l.capacity = 0
@@ -123,12 +124,26 @@ func (p *processor[P]) signalChanged() {
 // or a relist that found an object unchanged) only for the handlers whose
 // resync is due. p.mu must be held.
 func (p *processor[P]) distributeLocked(n notification[P], isSync bool) {
+	takers := 0
+	for _, l := range p.listeners {
+		if !isSync || l.syncing {
+			takers++
+		}
+	}
+	if takers == 0 {
+		return // a sync nobody is due for costs nothing
+	}
+	// One allocation for every handler's copy rather than one each: each
+	// listener owns its element, and run clears it after the call, so
+	// the array keeps only a few dozen bytes per handler alive until the
+	// slowest handler gets to it.
+	cs := make([]notification[P], 0, takers)
 	for _, l := range p.listeners {
 		if isSync && !l.syncing {
 			continue
 		}
-		c := n
-		l.push(&c)
+		cs = append(cs, n)
+		l.push(&cs[len(cs)-1])
 	}
 }
 

@@ -156,17 +156,25 @@ func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 		r.cfg.log.Error("informer: unknown watch event type", "informer", r.cfg.name, "type", ev.Type)
 		return false, nil
 	}
-	key := meta.Key(ev.Object)
-	r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
+	// The key is only for traces and errors: the queue computes its own,
+	// and building it here for nobody is an allocation per event.
+	tracing := r.cfg.trace != nil
+	var key string
+	if tracing {
+		key = meta.Key(ev.Object)
+		r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
+	}
 	obj, ok := r.accept(ev.Object)
 	if !ok {
 		return false, nil
 	}
 	// Traced before the call, so that the trace shows stages in data-path
 	// order: the processing loop may apply the delta before op returns.
-	r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
+	if tracing {
+		r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
+	}
 	if err := op(obj); err != nil {
-		return false, fmt.Errorf("informer: queue %s %s: %w", name, key, err)
+		return false, fmt.Errorf("informer: queue %s %s: %w", name, meta.Key(obj), err)
 	}
 	return true, nil
 }

@@ -76,6 +76,11 @@ var goodStreams = []struct {
 		`{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"100"}}}` + "\n" +
 			`{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"101","annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}}` + "\n",
 		[]got{{meta.Bookmark, "", "100", "", false}, {meta.Bookmark, "", "101", "", true}}},
+	{"the end marker belongs to its own bookmark only",
+		`{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"101","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n" +
+			`{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"102"}}}` + "\n" +
+			`{"object":{"metadata":{"name":"a","resourceVersion":"103"}},"type":"MODIFIED"}` + "\n",
+		[]got{{meta.Bookmark, "", "101", "", true}, {meta.Bookmark, "", "102", "", false}, {meta.Modified, "a", "103", "", false}}},
 	{"initial-events-end only counts on bookmarks",
 		`{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1","annotations":{"k8s.io/initial-events-end":"true"}}}}`,
 		[]got{{meta.Added, "a", "1", "", false}}},

@@ -49,7 +49,10 @@ func (s *Stream[T, P]) decodeEvent(dec *jsontext.Decoder) (Event[P], error) {
 	if k := tok.Kind(); k != '{' {
 		return Event[P]{}, fmt.Errorf("event is a JSON %v, want an object", k)
 	}
-	var env envelope[P]
+	// The envelope lives in the Stream: a local one escapes through the
+	// generic method calls below, one allocation per event.
+	env := &s.env
+	*env = envelope[P]{}
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadValue()
 		if err != nil {
@@ -59,7 +62,7 @@ func (s *Stream[T, P]) decodeEvent(dec *jsontext.Decoder) (Event[P], error) {
 		case memberType:
 			env.typ, err = readType(dec)
 		case memberObject:
-			err = s.readObject(dec, &env)
+			err = s.readObject(dec, env)
 		case memberOther:
 			err = dec.SkipValue()
 		}
@@ -70,7 +73,9 @@ func (s *Stream[T, P]) decodeEvent(dec *jsontext.Decoder) (Event[P], error) {
 	if _, err := dec.ReadToken(); err != nil {
 		return Event[P]{}, err
 	}
-	return s.finish(&env)
+	ev, err := s.finish(env)
+	*env = envelope[P]{} // keep no reference to the object
+	return ev, err
 }
 
 // finish checks the envelope and turns it into an Event (or, for ERROR, the

@@ -65,9 +65,10 @@ type Stream[T any, P meta.PtrObject[T]] struct {
 	why       atomic.Int32 // a reason…; set once, before the transport is closed
 	closeOnce sync.Once
 
-	events  int64  // events started, for DecodeError.Event
-	pending []byte // a raw object that came before its "type", reused
-	err     error  // terminal: returned by every Next after the first failure
+	events  int64       // events started, for DecodeError.Event
+	pending []byte      // a raw object that came before its "type", reused
+	env     envelope[P] // the event being decoded, reused
+	err     error       // terminal: returned by every Next after the first failure
 }
 
 // New returns a Stream that decodes the chunked JSON framing from body, the
