@@ -21,5 +21,6 @@
 //  3. List items carry no kind or apiVersion (as in a kube-apiserver list);
 //     watch-event objects carry both.
 //  4. Pods grow toward Config.PodSize the way real pods grow: more env vars,
-//     mirrored in managedFields. Sizes are approximate (within about 10%).
+//     mirrored in managedFields. Sizes are approximate: within about 10%
+//     above a shape's bare size (Config.PodSize says where that is).
 package workload
