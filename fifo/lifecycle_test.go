@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -88,6 +89,42 @@ func TestPopWakesOnAdd(t *testing.T) {
 				require.Equal(t, []string{"Added a/1"}, ds)
 			case <-time.After(10 * time.Second):
 				t.Fatal("Pop did not wake")
+			}
+		})
+	}
+}
+
+// A queue nudges a waiting Pop only when a delta lands in an empty queue:
+// bursts separated by the consumer draining the queue (and going back to
+// waiting) must each wake it.
+func TestPopWakesForEveryBurst(t *testing.T) {
+	for _, k := range kinds() {
+		t.Run(k.name, func(t *testing.T) {
+			q := k.new(nil)
+			defer q.Close()
+			var mu sync.Mutex
+			popped := 0
+			go func() {
+				for q.Pop(context.Background(), func(ds []fifo.Delta[obj], _ bool) error {
+					mu.Lock()
+					popped += len(ds)
+					mu.Unlock()
+					return nil
+				}) == nil {
+				}
+			}()
+			count := func() int { mu.Lock(); defer mu.Unlock(); return popped }
+			for round := range 30 {
+				for i := range 3 {
+					require.NoError(t, q.Add(o(fmt.Sprintf("k%d-%d", round, i), 1)))
+				}
+				deadline := time.Now().Add(10 * time.Second)
+				for count() < 3*(round+1) {
+					if time.Now().After(deadline) {
+						t.Fatalf("round %d: Pop not woken (%d popped)", round, count())
+					}
+					runtime.Gosched()
+				}
 			}
 		})
 	}
