@@ -8,7 +8,8 @@
 # usage: bench/run.sh [-count N] [-benchtime D] [-bench REGEXP] [-full] [-out FILE] [-profile DIR] [-from RAW] [packages...]
 #   -count N      repetitions of each benchmark (default 5)
 #   -benchtime D  go test -benchtime (default 1s)
-#   -full         also the 50,000-pod variants (ZEROKUBE_BENCH_FULL=1)
+#   -full         also the 50,000-pod variants (ZEROKUBE_BENCH_FULL=1); with
+#                 -count 3 ./bench/ about 11 minutes on 2 shared CPUs
 #   -out FILE     the markdown to write (default bench/RESULTS.md); the raw
 #                 go test output goes beside it as .txt, for benchstat A/B
 #   -profile DIR  also write CPU and heap profiles of the bench package to DIR
@@ -28,7 +29,7 @@ while [ $# -gt 0 ]; do
 	-out) out=$2; shift 2 ;;
 	-profile) profile=$2; shift 2 ;;
 	-from) from=$2; shift 2 ;;
-	-h | --help) sed -n '2,19p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
 	*) pkgs+=("$1"); shift ;;
 	esac
 done
@@ -45,18 +46,23 @@ if [ -n "$from" ]; then
 	loadavg=$(sed -n 's/^# load: //p' "$raw" | head -1)
 	date=$(sed -n 's/^# date: //p' "$raw" | head -1)
 	commit=$(sed -n 's/^# commit: //p' "$raw" | head -1)
+	elapsed=$(sed -n 's/^# elapsed: //p' "$raw" | head -1)
 else
 	echo "running: $cmdline" >&2
 	{
 		echo "# command: $cmdline"
 		echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
 		echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with uncommitted changes in the tree)')"
+		start=$(date +%s)
 		go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count "$count" -timeout 2h "${pkgs[@]}"
 		echo "# load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
+		secs=$(($(date +%s) - start))
+		echo "# elapsed: $((secs / 60)) min $((secs % 60)) s"
 	} | tee "$raw" >&2
 	loadavg=$(sed -n 's/^# load: //p' "$raw" | head -1)
 	date=$(sed -n 's/^# date: //p' "$raw" | head -1)
 	commit=$(sed -n 's/^# commit: //p' "$raw" | head -1)
+	elapsed=$(sed -n 's/^# elapsed: //p' "$raw" | head -1)
 fi
 
 if [ -n "$profile" ] && [ -z "$from" ]; then
@@ -95,6 +101,7 @@ gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)
 	echo "| CPU | ${gocpu:-$cpu} ($(nproc) CPUs visible, /proc/cpuinfo: ${cpu:-?}) |"
 	echo "| load average (1, 5, 15 min) at the end | ${loadavg:-?} (on $(nproc) CPUs: above that, other work shared the machine) |"
 	echo "| command | \`$cmdline\` |"
+	echo "| duration | ${elapsed:-?} |"
 	echo "| raw output | [$(basename "$raw")]($(basename "$raw")) (benchstat input) |"
 	echo
 	echo "Cells are medians over the runs. x-floor: time over the time jsontext needs to validate"
