@@ -187,10 +187,14 @@ func createAll(b *testing.B, srv *fakeapiserver.Server, items [][]byte) {
 			errs <- nil
 		}()
 	}
-	for range workers {
-		if err := <-errs; err != nil {
-			b.Fatal(err)
+	var first error
+	for range workers { // all of them, so none outlives a failure
+		if err := <-errs; err != nil && first == nil {
+			first = err
 		}
+	}
+	if first != nil {
+		b.Fatal(first)
 	}
 }
 
