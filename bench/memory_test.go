@@ -22,8 +22,8 @@ import (
 //
 // The size=9k variants are issue #8's comparison with client-go v0.37,
 // whose typed informer retained about 19.5 KB per 9.2 KB pod, managedFields
-// kept: the full type here keeps them too, full-nomf is the informer's
-// default.
+// kept (clientGoConfig): the full type here keeps them too, full-nomf is
+// the informer's default.
 func BenchmarkRetained(b *testing.B) {
 	for _, n := range podCounts() {
 		f := podFixture(b, n, workload.ArticlePodSize)
@@ -35,7 +35,7 @@ func BenchmarkRetained(b *testing.B) {
 		b.Run(name+"/type=full", func(b *testing.B) { retainedBench[workload.Pod](b, f, false) })
 		b.Run(name+"/type=full-nomf", func(b *testing.B) { retainedBench[workload.Pod](b, f, true) })
 	}
-	f := podFixture(b, 5000, clientGoPodSize)
+	f := configFixture(b, 5000, clientGoConfig)
 	name := "pods=5000/size=9k"
 	b.Run(name+"/type=raw", func(b *testing.B) { retainedBench[meta.Raw](b, f, false) })
 	b.Run(name+"/type=slim", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, false) })

@@ -29,7 +29,7 @@ func BenchmarkSyncMemory(b *testing.B) {
 	}
 	// Issue #8's comparison with client-go, whose typed informer keeps
 	// managedFields: 9.2 KB pods, the full type with and without them.
-	syncMemory(b, "pods=5000/size=9k", podFixture(b, 5000, clientGoPodSize), true)
+	syncMemory(b, "pods=5000/size=9k", configFixture(b, 5000, clientGoConfig), true)
 }
 
 // syncMemory runs the SyncMemory variants over one fixture: the whole

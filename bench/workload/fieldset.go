@@ -23,17 +23,26 @@ import (
 // items with a name, type, ip, key or containerPort become "k:{…}" members,
 // other list items "i:{…}", leaves {}. Member names are in the order
 // json.Deterministic writes map keys (these keys are ASCII, where its UTF-16
-// order is the byte order).
-func fieldSet(v any) jsontext.Value {
-	return appendObjectSet(nil, mustMarshal(v), false)
+// order is the byte order). Members named in atomic hold lists that are
+// owned whole, {}, as kube-apiserver records lists without merge keys.
+func fieldSet(v any, atomic map[string]bool) jsontext.Value {
+	return setBuilder{atomic}.appendObjectSet(nil, mustMarshal(v), false)
 }
+
+// atomicLists are the lists of a pod that core/v1 declares atomic (no
+// merge key) and the generator writes: Config.AtomicLists records them
+// whole.
+var atomicLists = map[string]bool{"containerStatuses": true, "tolerations": true, "sources": true}
+
+// setBuilder builds field sets; atomic names the members recorded whole.
+type setBuilder struct{ atomic map[string]bool }
 
 // member is one name and value of a JSON object, both as raw JSON.
 type member struct{ name, value []byte }
 
 // appendObjectSet appends the set of object obj: "." first when withDot
 // (a nested object owns itself too), then "f:<name>" per member, sorted.
-func appendObjectSet(dst, obj []byte, withDot bool) []byte {
+func (sb setBuilder) appendObjectSet(dst, obj []byte, withDot bool) []byte {
 	members := objectMembers(obj)
 	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
 	dst = append(dst, '{')
@@ -44,20 +53,25 @@ func appendObjectSet(dst, obj []byte, withDot bool) []byte {
 		if i > 0 || withDot {
 			dst = append(dst, ',')
 		}
-		dst, _ = jsontext.AppendQuote(dst, "f:"+unquote(m.name))
+		name := unquote(m.name)
+		dst, _ = jsontext.AppendQuote(dst, "f:"+name)
 		dst = append(dst, ':')
-		dst = appendValueSet(dst, m.value)
+		if sb.atomic[name] && m.value[0] == '[' {
+			dst = append(dst, "{}"...)
+			continue
+		}
+		dst = sb.appendValueSet(dst, m.value)
 	}
 	return append(dst, '}')
 }
 
 // appendValueSet appends the set of one member's value.
-func appendValueSet(dst, v []byte) []byte {
+func (sb setBuilder) appendValueSet(dst, v []byte) []byte {
 	switch v[0] {
 	case '{':
-		return appendObjectSet(dst, v, true)
+		return sb.appendObjectSet(dst, v, true)
 	case '[':
-		return appendListSet(dst, v)
+		return sb.appendListSet(dst, v)
 	}
 	return append(dst, "{}"...)
 }
@@ -66,7 +80,7 @@ func appendValueSet(dst, v []byte) []byte {
 // itemKey, sorted, the last item winning a duplicate key (as a map
 // assignment would). A list holding anything but objects is owned as a
 // whole: {}.
-func appendListSet(dst, list []byte) []byte {
+func (sb setBuilder) appendListSet(dst, list []byte) []byte {
 	type keyed struct {
 		key  string
 		item []byte
@@ -91,7 +105,7 @@ func appendListSet(dst, list []byte) []byte {
 		n++
 		dst, _ = jsontext.AppendQuote(dst, it.key)
 		dst = append(dst, ':')
-		dst = appendObjectSet(dst, it.item, true)
+		dst = sb.appendObjectSet(dst, it.item, true)
 	}
 	return append(dst, '}')
 }

@@ -91,7 +91,18 @@ func TestFieldSetMatchesGenericMaps(t *testing.T) {
 	}
 	for name, v := range cases {
 		t.Run(name, func(t *testing.T) {
-			require.Equal(t, string(mustMarshal(genericFieldSet(v))), string(fieldSet(v)))
+			require.Equal(t, string(mustMarshal(genericFieldSet(v))), string(fieldSet(v, nil)))
 		})
 	}
+}
+
+func TestFieldSetRecordsAtomicListsWhole(t *testing.T) {
+	v := map[string]any{
+		"tolerations": []map[string]string{{"key": "a"}},
+		"containers":  []map[string]string{{"name": "app"}},
+		"sources":     map[string]string{"name": "not a list, so not atomic"},
+	}
+	require.Equal(t, `{"f:containers":{"k:{\"name\":\"app\"}":{".":{},"f:name":{}}},"f:sources":{".":{},"f:name":{}},"f:tolerations":{}}`,
+		string(fieldSet(v, atomicLists)))
+	require.Contains(t, string(fieldSet(v, nil)), `"f:tolerations":{"k:{\"key\":\"a\"}"`)
 }

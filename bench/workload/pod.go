@@ -76,7 +76,7 @@ func mustMarshal(v any) []byte {
 func (c Config) pod(i, extra int) *Pod {
 	p := c.podWithoutManagedFields(i, extra)
 	if shapeFor(c.PodSize).full {
-		p.ManagedFields = managedFields(p)
+		p.ManagedFields = c.managedFields(p)
 	}
 	return p
 }
@@ -224,7 +224,11 @@ func podStatus(rng *rand.Rand, p *Pod, sh shape, i int) PodStatus {
 // managedFields builds the two entries kube-apiserver keeps on a pod made by
 // a ReplicaSet: the controller's (metadata and spec) and the kubelet's
 // (status). They mirror the fields actually set, so they grow with the pod.
-func managedFields(p *Pod) meta.ManagedFields {
+func (c Config) managedFields(p *Pod) meta.ManagedFields {
+	var atomic map[string]bool
+	if c.AtomicLists {
+		atomic = atomicLists
+	}
 	ts := p.CreationTimestamp.Format(time.RFC3339)
 	type entry struct {
 		Manager     string         `json:"manager"`
@@ -235,7 +239,7 @@ func managedFields(p *Pod) meta.ManagedFields {
 		FieldsV1    map[string]any `json:"fieldsV1"`
 		Subresource string         `json:"subresource,omitempty"`
 	}
-	spec := fieldSet(p.Spec)
+	spec := fieldSet(p.Spec, atomic)
 	md := map[string]any{"f:generateName": empty(), "f:labels": keysOf(p.Labels),
 		"f:ownerReferences": map[string]any{".": empty(), `k:{"uid":"` + p.OwnerReferences[0].UID + `"}`: empty()}}
 	if len(p.Annotations) > 0 {
@@ -245,6 +249,6 @@ func managedFields(p *Pod) meta.ManagedFields {
 		{Manager: "kube-controller-manager", Operation: "Update", APIVersion: "v1", Time: ts, FieldsType: "FieldsV1",
 			FieldsV1: map[string]any{"f:metadata": md, "f:spec": spec}},
 		{Manager: "kubelet", Operation: "Update", APIVersion: "v1", Time: ts, FieldsType: "FieldsV1", Subresource: "status",
-			FieldsV1: map[string]any{"f:status": fieldSet(p.Status)}},
+			FieldsV1: map[string]any{"f:status": fieldSet(p.Status, atomic)}},
 	})
 }

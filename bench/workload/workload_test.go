@@ -24,6 +24,7 @@ func TestPodsAreDeterministicAndIndependent(t *testing.T) {
 func TestPodSizes(t *testing.T) {
 	for _, tc := range []struct {
 		size     int
+		atomic   bool
 		min, max int
 		hasMF    bool
 	}{
@@ -31,9 +32,10 @@ func TestPodSizes(t *testing.T) {
 		{size: workload.ArticlePodSize, min: 4800, max: 6000, hasMF: true},
 		{size: 9 << 10, min: 8800, max: 11000, hasMF: true},
 		{size: 20 << 10, min: 19000, max: 22000, hasMF: true},
+		{size: 9 << 10, atomic: true, min: 9000, max: 9800, hasMF: true},
 	} {
-		t.Run(fmt.Sprint(tc.size), func(t *testing.T) {
-			d := workload.Config{PodSize: tc.size, ReplicaSets: 5}.Generate(20)
+		t.Run(fmt.Sprintf("%d/atomic=%v", tc.size, tc.atomic), func(t *testing.T) {
+			d := workload.Config{PodSize: tc.size, ReplicaSets: 5, AtomicLists: tc.atomic}.Generate(20)
 			mean := int(d.PodBytes()) / len(d.Pods)
 			require.GreaterOrEqual(t, mean, tc.min)
 			require.LessOrEqual(t, mean, tc.max)
