@@ -44,7 +44,11 @@ type member struct{ name, value []byte }
 // (a nested object owns itself too), then "f:<name>" per member, sorted.
 func (sb setBuilder) appendObjectSet(dst, obj []byte, withDot bool) []byte {
 	members := objectMembers(obj)
-	slices.SortFunc(members, func(a, b member) int { return bytes.Compare(a.name, b.name) })
+	// By the names inside the quotes: a closing quote must not sort
+	// before a longer name's next byte (`"a"` after `"a!"`).
+	slices.SortFunc(members, func(a, b member) int {
+		return bytes.Compare(a.name[1:len(a.name)-1], b.name[1:len(b.name)-1])
+	})
 	dst = append(dst, '{')
 	if withDot {
 		dst = append(dst, `".":{}`...)

@@ -73,11 +73,12 @@ func TestFieldSetMatchesGenericMaps(t *testing.T) {
 	}
 	yes := true
 	cases := map[string]any{
-		"empty object":              struct{}{},
-		"scalars and null":          map[string]any{"a": 1, "b": "x", "c": nil, "d": false},
-		"list of scalars":           map[string]any{"l": []any{"a", 1}, "mixed": []any{map[string]any{"name": "a"}, 2}},
-		"empty list":                map[string]any{"l": []any{}},
-		"duplicate keys, last wins": map[string]any{"l": []item{{Name: "a"}, {Name: "a", Flag: &yes}}},
+		"empty object":                 struct{}{},
+		"scalars and null":             map[string]any{"a": 1, "b": "x", "c": nil, "d": false},
+		"list of scalars":              map[string]any{"l": []any{"a", 1}, "mixed": []any{map[string]any{"name": "a"}, 2}},
+		"empty list":                   map[string]any{"l": []any{}},
+		"a name that prefixes another": map[string]any{"a": 1, "a!": 2, "a b": 3},
+		"duplicate keys, last wins":    map[string]any{"l": []item{{Name: "a"}, {Name: "a", Flag: &yes}}},
 		"keys of every kind": map[string]any{"l": []item{{Key: true}, {Key: map[string]int{"b": 1, "a": 2}},
 			{Inner: map[string]int{"z": 1, "y": 2}}, {Name: `quote " and \ back`}}},
 	}
