@@ -207,7 +207,7 @@ type handshakeGuard struct {
 }
 
 func (g *handshakeGuard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+	conn, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}).DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
