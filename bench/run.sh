@@ -52,7 +52,7 @@ else
 	{
 		echo "# command: $cmdline"
 		echo "# date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-		echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo ' (with uncommitted changes in the tree)')"
+		echo "# commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/RESULTS.*' 2>/dev/null || echo ' (with uncommitted changes in the tree)')"
 		start=$(date +%s)
 		go test -run '^$' -bench "$bench" -benchtime "$benchtime" -count "$count" -timeout 2h "${pkgs[@]}"
 		echo "# load: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"

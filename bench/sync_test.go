@@ -174,12 +174,21 @@ func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost)
 // by key).
 func createAll(b *testing.B, srv *fakeapiserver.Server, items [][]byte) {
 	b.Helper()
-	workers := runtime.GOMAXPROCS(0)
+	inParallel(b, runtime.GOMAXPROCS(0), len(items), func(i int) error {
+		_, err := srv.Create(podsRef.GVR, items[i])
+		return err
+	})
+}
+
+// inParallel calls fn for 0..n-1 on workers goroutines and fails b with the
+// first error, after every worker has stopped, so none outlives a failure.
+func inParallel(b *testing.B, workers, n int, fn func(i int) error) {
+	b.Helper()
 	errs := make(chan error, workers)
 	for w := range workers {
 		go func() {
-			for i := w; i < len(items); i += workers {
-				if _, err := srv.Create(podsRef.GVR, items[i]); err != nil {
+			for i := w; i < n; i += workers {
+				if err := fn(i); err != nil {
 					errs <- err
 					return
 				}
@@ -188,7 +197,7 @@ func createAll(b *testing.B, srv *fakeapiserver.Server, items [][]byte) {
 		}()
 	}
 	var first error
-	for range workers { // all of them, so none outlives a failure
+	for range workers {
 		if err := <-errs; err != nil && first == nil {
 			first = err
 		}
