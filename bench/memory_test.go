@@ -26,17 +26,13 @@ import (
 // the informer's default.
 func BenchmarkRetained(b *testing.B) {
 	for _, n := range podCounts() {
-		f := podFixture(b, n, workload.ArticlePodSize)
-		name := fmt.Sprintf("pods=%d", n)
-		b.Run(name+"/type=raw", func(b *testing.B) { retainedBench[meta.Raw](b, f, false) })
-		b.Run(name+"/type=slim", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, false) })
-		b.Run(name+"/type=slim-fullmeta", func(b *testing.B) { retainedBench[workload.SlimPodFullMeta](b, f, false) })
-		b.Run(name+"/type=slim-fullmeta-nomf", func(b *testing.B) { retainedBench[workload.SlimPodFullMeta](b, f, true) })
-		b.Run(name+"/type=full", func(b *testing.B) { retainedBench[workload.Pod](b, f, false) })
-		b.Run(name+"/type=full-nomf", func(b *testing.B) { retainedBench[workload.Pod](b, f, true) })
+		retainedTypes(b, fmt.Sprintf("pods=%d", n), podFixture(b, n, workload.ArticlePodSize))
 	}
-	f := configFixture(b, 5000, clientGoConfig)
-	name := "pods=5000/size=9k"
+	retainedTypes(b, "pods=5000/size=9k", configFixture(b, 5000, clientGoConfig))
+}
+
+// retainedTypes runs the Retained benchmark of fixture f for every type.
+func retainedTypes(b *testing.B, name string, f *fixture) {
 	b.Run(name+"/type=raw", func(b *testing.B) { retainedBench[meta.Raw](b, f, false) })
 	b.Run(name+"/type=slim", func(b *testing.B) { retainedBench[workload.SlimPod](b, f, false) })
 	b.Run(name+"/type=slim-fullmeta", func(b *testing.B) { retainedBench[workload.SlimPodFullMeta](b, f, false) })
