@@ -12,8 +12,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // podListJSON builds a PodList page of n realistic pods (about 4 KB each:
@@ -118,7 +118,7 @@ func BenchmarkListHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.CloseIdleConnections()
-	ref := Ref{GVR: GVR{Version: "v1", Resource: "pods"}}
+	ref := Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}
 	b.SetBytes(int64(len(page)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // maxErrorBody bounds how much of an error reply is read: a Status is small,

@@ -7,7 +7,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Example lists pods page by page from a server that answers like
@@ -39,7 +39,7 @@ func Example() {
 		return
 	}
 	defer c.CloseIdleConnections()
-	ref := apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
+	ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
 	lm, err := apiclient.ListAll[Pod](context.Background(), c, ref, apiclient.ListOptions{Limit: 1},
 		func(page int, _ meta.ListMeta) { fmt.Println("page", page) },
 		func(p *Pod) error {

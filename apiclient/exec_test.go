@@ -13,7 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // plugin writes a credential plugin script that counts its runs in a file
@@ -70,7 +70,7 @@ func TestExecPluginTokenIsCachedAndRenewedAfter401(t *testing.T) {
 	}}, Options{Retry: RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	ref := Ref{GVR: GVR{Version: "v1", Resource: "pods"}}
+	ref := Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}
 	get := func() (string, error) {
 		p, err := Get[meta.Raw](context.Background(), c, ref, "x")
 		if err != nil {

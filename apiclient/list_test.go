@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestRefPaths(t *testing.T) {
@@ -20,12 +20,12 @@ func TestRefPaths(t *testing.T) {
 		ref  apiclient.Ref
 		want string
 	}{
-		{apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"}, "/api/v1/namespaces/ns/pods"},
-		{apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}}, "/api/v1/pods"},
-		{apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "nodes"}}, "/api/v1/nodes"},
-		{apiclient.Ref{GVR: apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, Namespace: "x"},
+		{apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"}, "/api/v1/namespaces/ns/pods"},
+		{apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, "/api/v1/pods"},
+		{apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "nodes"}}, "/api/v1/nodes"},
+		{apiclient.Ref{GVR: meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, Namespace: "x"},
 			"/apis/apps/v1/namespaces/x/deployments"},
-		{apiclient.Ref{GVR: apiclient.GVR{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}},
+		{apiclient.Ref{GVR: meta.GVR{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "clusterroles"}},
 			"/apis/rbac.authorization.k8s.io/v1/clusterroles"},
 	} {
 		require.Equal(t, tc.want, tc.ref.Path())

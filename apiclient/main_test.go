@@ -12,7 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -26,7 +26,7 @@ type pod struct {
 	} `json:"status,omitzero"`
 }
 
-var podsRef = apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
+var podsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
 
 // sleeps records the waits of the retry policy instead of sleeping.
 type sleeps struct {

@@ -3,25 +3,14 @@ package apiclient
 import (
 	"net/url"
 	"strings"
+
+	"github.com/zerokube/zerokube/meta"
 )
-
-// GVR names a resource type: group, version and the plural resource name.
-// The core group is "".
-type GVR struct {
-	Group, Version, Resource string
-}
-
-func (g GVR) String() string {
-	if g.Group == "" {
-		return g.Version + "/" + g.Resource
-	}
-	return g.Group + "/" + g.Version + "/" + g.Resource
-}
 
 // Ref addresses a collection: a resource type, and a namespace or "" for all
 // namespaces (or a cluster-scoped resource).
 type Ref struct {
-	GVR       GVR
+	GVR       meta.GVR
 	Namespace string
 }
 

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // RetryOptions configures how reads (LIST, GET) are retried. Writes are never

@@ -16,8 +16,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/internal/testutil"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // rotatingServer accepts only the current token; it answers 500 to the

@@ -8,18 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
-)
-
-// PatchType is the Content-Type of a PATCH body.
-type PatchType string
-
-// The patch formats kube-apiserver accepts (server-side apply is not
-// offered here).
-const (
-	MergePatch          PatchType = "application/merge-patch+json"
-	JSONPatch           PatchType = "application/json-patch+json"
-	StrategicMergePatch PatchType = "application/strategic-merge-patch+json"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // DeleteOptions are the body of a DELETE. The zero value deletes with the
@@ -33,20 +22,14 @@ type DeleteOptions struct {
 	GracePeriodSeconds *int64
 	// Preconditions make the delete fail with a 409 Conflict unless the
 	// object still has this UID and/or resourceVersion.
-	Preconditions *Preconditions
-}
-
-// Preconditions of a DELETE; empty fields are not checked.
-type Preconditions struct {
-	UID             string `json:"uid,omitempty"`
-	ResourceVersion string `json:"resourceVersion,omitempty"`
+	Preconditions *meta.Preconditions
 }
 
 type deleteBody struct {
 	meta.TypeMeta
-	PropagationPolicy  string         `json:"propagationPolicy,omitempty"`
-	GracePeriodSeconds *int64         `json:"gracePeriodSeconds,omitempty"`
-	Preconditions      *Preconditions `json:"preconditions,omitempty"`
+	PropagationPolicy  string              `json:"propagationPolicy,omitempty"`
+	GracePeriodSeconds *int64              `json:"gracePeriodSeconds,omitempty"`
+	Preconditions      *meta.Preconditions `json:"preconditions,omitempty"`
 }
 
 // Get reads the object called name. It is retried like a LIST.
@@ -80,7 +63,7 @@ func Update[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref,
 }
 
 // Patch applies patch, in format pt, to the object called name.
-func Patch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, pt PatchType, patch []byte) (P, error) {
+func Patch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, pt meta.PatchType, patch []byte) (P, error) {
 	return call[T, P](ctx, c, request{method: "PATCH", path: ref.ObjectPath(name), body: patch, contentType: string(pt)})
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // recorded is one request as the server saw it.
@@ -65,7 +65,7 @@ func TestUpdateSendsTheResourceVersionAndReportsConflicts(t *testing.T) {
 }
 
 func TestPatchContentTypes(t *testing.T) {
-	for _, pt := range []apiclient.PatchType{apiclient.MergePatch, apiclient.JSONPatch, apiclient.StrategicMergePatch} {
+	for _, pt := range []meta.PatchType{meta.MergePatch, meta.JSONPatch, meta.StrategicMergePatch} {
 		c, reqs := echoServer(t, 200, podReply)
 		_, err := apiclient.Patch[pod](context.Background(), c, podsRef, "a", pt, []byte(`{"metadata":{"labels":{"x":"y"}}}`))
 		require.NoError(t, err)
@@ -79,9 +79,10 @@ func TestPatchContentTypes(t *testing.T) {
 func TestDeleteSendsOptions(t *testing.T) {
 	c, reqs := echoServer(t, 200, `{"kind":"Status","apiVersion":"v1","status":"Success","details":{"name":"a","kind":"configmaps"}}`)
 	zero := int64(0)
+	uid, rv := "u-1", "10"
 	err := c.Delete(context.Background(), podsRef, "a", apiclient.DeleteOptions{
 		PropagationPolicy: "Foreground", GracePeriodSeconds: &zero,
-		Preconditions: &apiclient.Preconditions{UID: "u-1", ResourceVersion: "10"},
+		Preconditions: &meta.Preconditions{UID: &uid, ResourceVersion: &rv},
 	})
 	require.NoError(t, err)
 	r := <-reqs

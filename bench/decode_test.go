@@ -8,8 +8,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // BenchmarkDecodeFloor is the floor itself: jsontext validation of the

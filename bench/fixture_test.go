@@ -16,15 +16,15 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // pageSize is the informer's default LIST page size.
 const pageSize = 500
 
-var podsRef = apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}}
+var podsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}
 
 // full reports whether the large variants should run (ZEROKUBE_BENCH_FULL=1).
 func full() bool { return os.Getenv("ZEROKUBE_BENCH_FULL") == "1" }

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // BenchmarkLister is the read side a controller uses on every

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // BenchmarkRetained measures what a cache of the workload costs: heap bytes

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 

@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // BenchmarkSyncMemory is the informer's initial sync with the LIST served
@@ -152,7 +152,7 @@ func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost)
 	b.Helper()
 	f := podFixture(b, n, workload.ArticlePodSize)
 	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet})
-	nsGVR := apiclient.GVR{Version: "v1", Resource: "namespaces"}
+	nsGVR := meta.GVR{Version: "v1", Resource: "namespaces"}
 	for _, ns := range (workload.Config{}).NamespaceNames() {
 		if _, err := srv.Create(nsGVR, fmt.Sprintf(`{"metadata":{"name":%q}}`, ns)); err != nil {
 			b.Fatal(err)

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // watchPods is the number of pods the watch benchmarks update.

@@ -4,16 +4,13 @@ import (
 	"mime"
 	"net/http"
 
+	"github.com/zerokube/zerokube/meta"
 	"go.yaml.in/yaml/v3"
 )
 
-// ApplyPatch is the Content-Type of a server-side apply
-// (kubectl apply --server-side).
-const ApplyPatch PatchType = "application/apply-patch+yaml"
-
-func isApply(pt PatchType) bool {
+func isApply(pt meta.PatchType) bool {
 	mt, _, _ := mime.ParseMediaType(string(pt))
-	return PatchType(mt) == ApplyPatch
+	return meta.PatchType(mt) == meta.ApplyPatch
 }
 
 // apply is a simplified server-side apply: the applied configuration

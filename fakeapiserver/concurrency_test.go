@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Concurrent writers and watchers: every watcher must rebuild exactly the
@@ -29,7 +30,7 @@ func TestConcurrentWritersAndWatchersAgree(t *testing.T) {
 			for i := range perWriter {
 				name := fmt.Sprintf("w%d-%d", w, i%10)
 				if _, err := srv.Create(podsGVR, pod(name, nil)); err != nil {
-					_, _ = srv.Patch(podsGVR, "default", name, fakeapiserver.MergePatch, []byte(`{"metadata":{"labels":{"i":"`+strconv.Itoa(i)+`"}}}`))
+					_, _ = srv.Patch(podsGVR, "default", name, meta.MergePatch, []byte(`{"metadata":{"labels":{"i":"`+strconv.Itoa(i)+`"}}}`))
 				}
 				if i%3 == 0 {
 					_ = srv.Delete(podsGVR, "default", name)

@@ -5,13 +5,13 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestDiscoveryListsBuiltinAndRegisteredResources(t *testing.T) {
 	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
-	widgets := apiclient.GVR{Group: "example.com", Version: "v1alpha1", Resource: "widgets"}
+	widgets := meta.GVR{Group: "example.com", Version: "v1alpha1", Resource: "widgets"}
 	require.NoError(t, srv.Register(fakeapiserver.Resource{GVR: widgets, Kind: "Widget", Namespaced: true}))
 	require.Error(t, srv.Register(fakeapiserver.Resource{GVR: widgets, Kind: "Widget"}), "registered twice")
 

@@ -3,7 +3,7 @@ package fakeapiserver
 import (
 	"fmt"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // The Status errors below carry the messages and details kube-apiserver

@@ -9,8 +9,8 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func Example() {
@@ -21,7 +21,7 @@ func Example() {
 	defer srv.Close()
 
 	// Seed state through the Go API; HTTP clients see the same objects.
-	pods := apiclient.GVR{Version: "v1", Resource: "pods"}
+	pods := meta.GVR{Version: "v1", Resource: "pods"}
 	if _, err := srv.Create(pods, `{"metadata":{"name":"web","namespace":"default"},"spec":{"containers":[{"name":"c"}]}}`); err != nil {
 		panic(err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestFailNextAnswersInjectedStatuses(t *testing.T) {

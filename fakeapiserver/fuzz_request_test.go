@@ -13,8 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // requestSeeds are requests a client (or an attacker) may send: method,
@@ -52,7 +51,7 @@ func FuzzServeRequest(f *testing.F) {
 			return
 		}
 		s := New(Options{Logger: slog.New(slog.DiscardHandler), TooLargeWait: time.Millisecond})
-		if _, err := s.Create(apiclient.GVR{Version: "v1", Resource: "configmaps"},
+		if _, err := s.Create(meta.GVR{Version: "v1", Resource: "configmaps"},
 			`{"metadata":{"name":"a","namespace":"default","labels":{"x":"y"}},"data":{"k":"v"}}`); err != nil {
 			t.Fatal(err)
 		}

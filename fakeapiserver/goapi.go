@@ -7,15 +7,14 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // The Go API changes state directly, without HTTP: tests and the demo use it
 // to churn objects. Writes are the same as over HTTP (same RVs, same watch
 // events); errors are the same *meta.StatusError values.
 
-func (s *Server) resource(gvr apiclient.GVR) (*Resource, error) {
+func (s *Server) resource(gvr meta.GVR) (*Resource, error) {
 	if res := s.reg.get(gvr); res != nil {
 		return res, nil
 	}
@@ -40,7 +39,7 @@ func toObject(obj any) (object, error) {
 
 // Create stores obj (any JSON-marshalable value, or JSON as []byte/string)
 // as a new object of gvr; the namespace comes from obj's metadata.
-func (s *Server) Create(gvr apiclient.GVR, obj any) (*meta.Raw, error) {
+func (s *Server) Create(gvr meta.GVR, obj any) (*meta.Raw, error) {
 	res, err := s.resource(gvr)
 	if err != nil {
 		return nil, err
@@ -59,7 +58,7 @@ func (s *Server) Create(gvr apiclient.GVR, obj any) (*meta.Raw, error) {
 }
 
 // Update replaces an object; a resourceVersion in obj is a precondition.
-func (s *Server) Update(gvr apiclient.GVR, obj any) (*meta.Raw, error) {
+func (s *Server) Update(gvr meta.GVR, obj any) (*meta.Raw, error) {
 	res, err := s.resource(gvr)
 	if err != nil {
 		return nil, err
@@ -79,7 +78,7 @@ func (s *Server) Update(gvr apiclient.GVR, obj any) (*meta.Raw, error) {
 }
 
 // Patch applies a merge, JSON or strategic merge patch.
-func (s *Server) Patch(gvr apiclient.GVR, namespace, name string, pt PatchType, patch []byte) (*meta.Raw, error) {
+func (s *Server) Patch(gvr meta.GVR, namespace, name string, pt meta.PatchType, patch []byte) (*meta.Raw, error) {
 	res, err := s.resource(gvr)
 	if err != nil {
 		return nil, err
@@ -92,19 +91,19 @@ func (s *Server) Patch(gvr apiclient.GVR, namespace, name string, pt PatchType, 
 }
 
 // Delete deletes an object (or marks it, when it has finalizers).
-func (s *Server) Delete(gvr apiclient.GVR, namespace, name string) error {
+func (s *Server) Delete(gvr meta.GVR, namespace, name string) error {
 	res, err := s.resource(gvr)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, _, err = s.deleteLocked(res, namespace, name, Preconditions{})
+	_, _, err = s.deleteLocked(res, namespace, name, meta.Preconditions{})
 	return err
 }
 
 // Get returns the current state of an object.
-func (s *Server) Get(gvr apiclient.GVR, namespace, name string) (*meta.Raw, error) {
+func (s *Server) Get(gvr meta.GVR, namespace, name string) (*meta.Raw, error) {
 	res, err := s.resource(gvr)
 	if err != nil {
 		return nil, err
@@ -120,7 +119,7 @@ func (s *Server) Get(gvr apiclient.GVR, namespace, name string) (*meta.Raw, erro
 
 // List returns the objects of gvr in namespace ("" for all), sorted by key,
 // and the resourceVersion of the list.
-func (s *Server) List(gvr apiclient.GVR, namespace string) ([]*meta.Raw, string, error) {
+func (s *Server) List(gvr meta.GVR, namespace string) ([]*meta.Raw, string, error) {
 	res, err := s.resource(gvr)
 	if err != nil {
 		return nil, "", err

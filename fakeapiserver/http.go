@@ -9,8 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // request is a parsed resource request.
@@ -103,7 +102,7 @@ func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
 func (s *Server) parseRequest(r *http.Request) (request, error) {
 	var req request
 	segs := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
-	var gvr apiclient.GVR
+	var gvr meta.GVR
 	switch {
 	case len(segs) >= 3 && segs[0] == "api":
 		gvr.Version, segs = segs[1], segs[2:]

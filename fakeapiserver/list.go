@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // filter selects the objects a list or watch returns.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // listNames reads a list page by page, writing between pages, and returns
@@ -56,7 +56,7 @@ func listNames(t *testing.T, srv *fakeapiserver.Server, path string, limit int, 
 // remainingItemCount counts what is left of the request's own scope.
 func TestPaginatedListEqualsWholeList(t *testing.T) {
 	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
-	mustCreate(t, srv, apiclient.GVR{Version: "v1", Resource: "namespaces"}, map[string]any{"metadata": map[string]any{"name": "other"}})
+	mustCreate(t, srv, meta.GVR{Version: "v1", Resource: "namespaces"}, map[string]any{"metadata": map[string]any{"name": "other"}})
 	for i := range 7 {
 		mustCreate(t, srv, podsGVR, pod("d"+strconv.Itoa(i), nil))
 		o := pod("o"+strconv.Itoa(i), nil)

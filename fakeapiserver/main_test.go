@@ -13,15 +13,15 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 var (
-	podsGVR = apiclient.GVR{Version: "v1", Resource: "pods"}
-	cmGVR   = apiclient.GVR{Version: "v1", Resource: "configmaps"}
+	podsGVR = meta.GVR{Version: "v1", Resource: "pods"}
+	cmGVR   = meta.GVR{Version: "v1", Resource: "configmaps"}
 )
 
 // call does one raw HTTP request and returns the code and decoded body.
@@ -50,7 +50,7 @@ func pod(name string, labels map[string]string) map[string]any {
 		"spec":     map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}
 }
 
-func mustCreate(t *testing.T, srv *fakeapiserver.Server, gvr apiclient.GVR, obj any) string {
+func mustCreate(t *testing.T, srv *fakeapiserver.Server, gvr meta.GVR, obj any) string {
 	t.Helper()
 	r, err := srv.Create(gvr, obj)
 	require.NoError(t, err)

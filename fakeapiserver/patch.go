@@ -9,35 +9,25 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
-// PatchType is the Content-Type of a PATCH.
-type PatchType string
-
-// The patch types the server applies; see also ApplyPatch.
-const (
-	MergePatch     PatchType = "application/merge-patch+json"
-	JSONPatch      PatchType = "application/json-patch+json"
-	StrategicPatch PatchType = "application/strategic-merge-patch+json"
-)
-
-func errUnsupportedPatch(pt PatchType) *meta.StatusError {
+func errUnsupportedPatch(pt meta.PatchType) *meta.StatusError {
 	return meta.NewStatusError(415, "UnsupportedMediaType",
 		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s (got %q)",
-			JSONPatch, MergePatch, StrategicPatch, pt))
+			meta.JSONPatch, meta.MergePatch, meta.StrategicMergePatch, pt))
 }
 
 // applyPatch applies patch to cur (which it may modify) and returns the result.
-func applyPatch(pt PatchType, cur object, patch []byte) (object, error) {
+func applyPatch(pt meta.PatchType, cur object, patch []byte) (object, error) {
 	mt, _, _ := mime.ParseMediaType(string(pt))
-	switch PatchType(mt) {
-	case MergePatch, StrategicPatch:
+	switch meta.PatchType(mt) {
+	case meta.MergePatch, meta.StrategicMergePatch:
 		p, err := decodeObject(patch)
 		if err != nil {
 			return nil, errBadRequest("%v", err)
 		}
-		strategic := PatchType(mt) == StrategicPatch
+		strategic := meta.PatchType(mt) == meta.StrategicMergePatch
 		out, err := mergePatch(cur, p, strategic)
 		if err != nil {
 			return nil, err
@@ -47,7 +37,7 @@ func applyPatch(pt PatchType, cur object, patch []byte) (object, error) {
 			return nil, errBadRequest("the patch turned the object into a non-object")
 		}
 		return m, nil
-	case JSONPatch:
+	case meta.JSONPatch:
 		var ops []jsonPatchOp
 		if err := json.Unmarshal(patch, &ops); err != nil {
 			return nil, errBadRequest("decode JSON patch: %v", err)

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // FuzzApplyPatch feeds arbitrary patches of each type to applyPatch: it
@@ -13,7 +14,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(uint8(1), `{"a":[1,2,3]}`, `[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/a/0"},{"op":"move","from":"/a/0","path":"/b"}]`)
 	f.Add(uint8(2), `{"spec":{"containers":[{"name":"c","image":"x"}]}}`, `{"spec":{"$setElementOrder/containers":[{"name":"c"}],"containers":[{"name":"c","image":"y"}]}}`)
 	f.Add(uint8(1), `{"a":{"b~/c":1}}`, `[{"op":"copy","from":"/a/b~0~1c","path":"/d"},{"op":"test","path":"/d","value":1}]`)
-	types := []PatchType{MergePatch, JSONPatch, StrategicPatch}
+	types := []meta.PatchType{meta.MergePatch, meta.JSONPatch, meta.StrategicMergePatch}
 	f.Fuzz(func(t *testing.T, which uint8, cur, patch string) {
 		m, err := decodeObject([]byte(cur))
 		if err != nil {
@@ -44,7 +45,7 @@ func TestJSONPatchOperations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := applyPatch(JSONPatch, m, []byte(tc.patch))
+			out, err := applyPatch(meta.JSONPatch, m, []byte(tc.patch))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +57,7 @@ func TestJSONPatchOperations(t *testing.T) {
 	}
 	for _, bad := range []string{`[{"op":"replace","path":"/nope","value":1}]`, `[{"op":"test","path":"/a","value":2}]`, `[{"op":"bogus","path":"/a"}]`} {
 		m, _ := decodeObject([]byte(`{"a":1}`))
-		if _, err := applyPatch(JSONPatch, m, []byte(bad)); err == nil {
+		if _, err := applyPatch(meta.JSONPatch, m, []byte(bad)); err == nil {
 			t.Fatalf("%s: want an error", bad)
 		}
 	}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Resource describes one resource type the server serves. Register any
 // group/version/resource with it; objects of every type are stored as generic
 // JSON, so the server needs no Go type for them.
 type Resource struct {
-	GVR          apiclient.GVR
+	GVR          meta.GVR
 	Kind         string // "Pod"
 	SingularName string // "pod"; "" means strings.ToLower(Kind)
 	Namespaced   bool
@@ -56,10 +56,10 @@ func (r *Resource) qualified() string {
 // builtins are the resource types every server starts with.
 func builtins() []Resource {
 	core := func(res, kind string, ns bool, short ...string) Resource {
-		return Resource{GVR: apiclient.GVR{Version: "v1", Resource: res}, Kind: kind, Namespaced: ns, ShortNames: short}
+		return Resource{GVR: meta.GVR{Version: "v1", Resource: res}, Kind: kind, Namespaced: ns, ShortNames: short}
 	}
 	apps := func(res, kind string, short ...string) Resource {
-		return Resource{GVR: apiclient.GVR{Group: "apps", Version: "v1", Resource: res}, Kind: kind, Namespaced: true, ShortNames: short}
+		return Resource{GVR: meta.GVR{Group: "apps", Version: "v1", Resource: res}, Kind: kind, Namespaced: true, ShortNames: short}
 	}
 	pods := core("pods", "Pod", true, "po")
 	pods.GracefulDelete = true
@@ -91,11 +91,11 @@ func builtins() []Resource {
 // request and written only by Register, hence the RWMutex.
 type registry struct {
 	mu    sync.RWMutex // guards byGVR
-	byGVR map[apiclient.GVR]*Resource
+	byGVR map[meta.GVR]*Resource
 }
 
 func newRegistry() *registry {
-	r := &registry{byGVR: map[apiclient.GVR]*Resource{}}
+	r := &registry{byGVR: map[meta.GVR]*Resource{}}
 	for _, res := range builtins() {
 		_ = r.add(res)
 	}
@@ -121,7 +121,7 @@ func (r *registry) add(res Resource) error {
 	return nil
 }
 
-func (r *registry) get(gvr apiclient.GVR) *Resource {
+func (r *registry) get(gvr meta.GVR) *Resource {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.byGVR[gvr]

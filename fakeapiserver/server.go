@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Server is an in-memory Kubernetes API server. Create it with New and
@@ -73,7 +74,7 @@ func New(opts Options) *Server {
 		hist:      history{maxEvents: opts.HistoryEvents, maxAge: opts.HistoryAge},
 	}
 	s.changed = make(chan struct{})
-	s.nsRes = s.reg.get(apiclient.GVR{Version: "v1", Resource: "namespaces"})
+	s.nsRes = s.reg.get(meta.GVR{Version: "v1", Resource: "namespaces"})
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // entry is one object of a snapshot with its sort key.

@@ -6,8 +6,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestSnapshotCacheKeepsTheMostRecentlyUsed(t *testing.T) {
@@ -76,7 +75,7 @@ func TestSnapshotScopeCutsTheNamespaceAndStart(t *testing.T) {
 // of a list, and a second list at the same RV, share one sorted snapshot.
 func TestListPagesReuseOneSnapshot(t *testing.T) {
 	s := New(Options{Logger: slog.New(slog.DiscardHandler)})
-	gvr := apiclient.GVR{Version: "v1", Resource: "pods"}
+	gvr := meta.GVR{Version: "v1", Resource: "pods"}
 	for i := range 10 {
 		_, err := s.Create(gvr, fmt.Sprintf(`{"metadata":{"name":"p%d","namespace":"default"}}`, i))
 		require.NoError(t, err)
@@ -110,16 +109,16 @@ func TestListPagesReuseOneSnapshot(t *testing.T) {
 func TestCompactionReleasesSnapshots(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		after func(s *Server, gvr apiclient.GVR) error
+		after func(s *Server, gvr meta.GVR) error
 	}{
-		{"compaction", func(s *Server, gvr apiclient.GVR) error {
+		{"compaction", func(s *Server, gvr meta.GVR) error {
 			// A snapshot at the compaction's own RV is still listable:
 			// write once so the compaction passes it.
 			_, err := s.Create(gvr, `{"metadata":{"name":"late","namespace":"default"}}`)
 			s.Compact(0)
 			return err
 		}},
-		{"trimmed by writes", func(s *Server, gvr apiclient.GVR) error {
+		{"trimmed by writes", func(s *Server, gvr meta.GVR) error {
 			for i := range 11 {
 				if _, err := s.Create(gvr, fmt.Sprintf(`{"metadata":{"name":"n%d","namespace":"default"}}`, i)); err != nil {
 					return err
@@ -130,7 +129,7 @@ func TestCompactionReleasesSnapshots(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := New(Options{Logger: slog.New(slog.DiscardHandler), HistoryEvents: 10})
-			gvr := apiclient.GVR{Version: "v1", Resource: "pods"}
+			gvr := meta.GVR{Version: "v1", Resource: "pods"}
 			_, _, err := s.List(gvr, "")
 			require.NoError(t, err)
 			s.mu.Lock()

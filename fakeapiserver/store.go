@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // tableLocked returns the objects of res, keyed by meta.Key. Requires s.mu.
@@ -197,15 +197,9 @@ func keyOf(res *Resource, ns, name string) string {
 	return ns + "/" + name
 }
 
-// Preconditions guard a delete, as metav1.Preconditions do.
-type Preconditions struct {
-	UID             *string `json:"uid,omitempty"`
-	ResourceVersion *string `json:"resourceVersion,omitempty"`
-}
-
 // deleteLocked deletes the object, or marks it for deletion when it has
 // finalizers. It returns the object's resulting state and whether it is gone.
-func (s *Server) deleteLocked(res *Resource, ns, name string, pre Preconditions) (*stored, bool, error) {
+func (s *Server) deleteLocked(res *Resource, ns, name string, pre meta.Preconditions) (*stored, bool, error) {
 	key := keyOf(res, ns, name)
 	cur := s.tableLocked(res)[key]
 	if cur == nil {

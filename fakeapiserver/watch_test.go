@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
@@ -39,7 +40,7 @@ func TestWatchFromUnsetStartsWithSyntheticAddedAndInitialEndBookmark(t *testing.
 	require.Equal(t, "true", bm.Object["metadata"].(map[string]any)["annotations"].(map[string]any)["k8s.io/initial-events-end"])
 	require.Equal(t, strconv.FormatInt(srv.ResourceVersion(), 10), rvOf(bm.Object))
 
-	_, err := srv.Patch(podsGVR, "default", "p0", fakeapiserver.MergePatch, []byte(`{"metadata":{"labels":{"x":"y"}}}`))
+	_, err := srv.Patch(podsGVR, "default", "p0", meta.MergePatch, []byte(`{"metadata":{"labels":{"x":"y"}}}`))
 	require.NoError(t, err)
 	require.NoError(t, srv.Delete(podsGVR, "default", "p1"))
 	e := w.mustNext()
@@ -134,7 +135,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 	rv := strconv.FormatInt(srv.ResourceVersion(), 10)
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&labelSelector=app%3Dweb&resourceVersion="+rv, nil)
 	patch := func(labels string) {
-		_, err := srv.Patch(podsGVR, "default", "a", fakeapiserver.MergePatch, []byte(`{"metadata":{"labels":`+labels+`}}`))
+		_, err := srv.Patch(podsGVR, "default", "a", meta.MergePatch, []byte(`{"metadata":{"labels":`+labels+`}}`))
 		require.NoError(t, err)
 	}
 	patch(`{"app":"db"}`)

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // maxBody is the largest request body accepted, kube-apiserver's 3 MiB.
@@ -78,7 +78,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, err)
 		return
 	}
-	pt := PatchType(r.Header.Get("Content-Type"))
+	pt := meta.PatchType(r.Header.Get("Content-Type"))
 	if isApply(pt) {
 		s.handleApply(w, r, req, body)
 		return
@@ -93,7 +93,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 
 // patch applies a patch to the current object and stores the result through
 // the update path (a resourceVersion the patch sets is a precondition).
-func (s *Server) patch(res *Resource, ns, name string, pt PatchType, patch []byte) (*stored, error) {
+func (s *Server) patch(res *Resource, ns, name string, pt meta.PatchType, patch []byte) (*stored, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cur := s.tableLocked(res)[keyOf(res, ns, name)]
@@ -109,7 +109,7 @@ func (s *Server) patch(res *Resource, ns, name string, pt PatchType, patch []byt
 
 // deleteOptions is the part of a DeleteOptions body the server honours.
 type deleteOptions struct {
-	Preconditions *Preconditions `json:"preconditions,omitempty"`
+	Preconditions *meta.Preconditions `json:"preconditions,omitempty"`
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
@@ -125,7 +125,7 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 			return
 		}
 	}
-	var pre Preconditions
+	var pre meta.Preconditions
 	if opts.Preconditions != nil {
 		pre = *opts.Preconditions
 	}
@@ -166,7 +166,7 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		if !f.matches(o) {
 			continue
 		}
-		d, _, err := s.deleteLocked(req.res, o.raw.Namespace, o.raw.Name, Preconditions{})
+		d, _, err := s.deleteLocked(req.res, o.raw.Namespace, o.raw.Name, meta.Preconditions{})
 		if err != nil {
 			s.mu.Unlock()
 			s.writeError(w, r, fmt.Errorf("fakeapiserver: deletecollection: %w", err))

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // countHandler counts calls and signals when it reached want.

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/workqueue"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Pod is a slim pod: the informer decodes and caches only these fields.
@@ -22,7 +22,7 @@ type Pod struct {
 	} `json:"status"`
 }
 
-var podsGVR = apiclient.GVR{Version: "v1", Resource: "pods"}
+var podsGVR = meta.GVR{Version: "v1", Resource: "pods"}
 
 // startServer starts a fake API server holding one pod.
 func startServer() (*fakeapiserver.Server, *apiclient.Client) {
@@ -117,7 +117,7 @@ func Example_controller() {
 		queue.Forget(key)
 	}
 	work()
-	if _, err := srv.Patch(podsGVR, "default", "web", fakeapiserver.MergePatch, []byte(`{"status":{"phase":"Running"}}`)); err != nil {
+	if _, err := srv.Patch(podsGVR, "default", "web", meta.MergePatch, []byte(`{"status":{"phase":"Running"}}`)); err != nil {
 		panic(err)
 	}
 	work()

@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Factory shares informers: every caller asking for the same resource,

@@ -9,7 +9,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 

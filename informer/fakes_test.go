@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // pod is the test object type.

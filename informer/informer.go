@@ -7,9 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // ErrAlreadyStarted is returned by a second Run.

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // configMap is a slim struct: only the fields the tests read.
@@ -25,7 +25,7 @@ type configMap struct {
 }
 
 var (
-	cmGVR = apiclient.GVR{Version: "v1", Resource: "configmaps"}
+	cmGVR = meta.GVR{Version: "v1", Resource: "configmaps"}
 	cmRef = apiclient.Ref{GVR: cmGVR, Namespace: "default"}
 	wait  = 10 * time.Second
 )
@@ -295,7 +295,7 @@ func TestBookmarksAdvanceTheResourceVersion(t *testing.T) {
 	synced(t, inf)
 	// Writes to another resource move the global resourceVersion; only
 	// bookmarks can tell this informer.
-	_, err := e.srv.Create(apiclient.GVR{Version: "v1", Resource: "secrets"},
+	_, err := e.srv.Create(meta.GVR{Version: "v1", Resource: "secrets"},
 		`{"metadata":{"name":"s","namespace":"default"}}`)
 	require.NoError(t, err)
 	want := fmt.Sprint(e.srv.ResourceVersion())
@@ -311,7 +311,7 @@ func TestTypedSyncFailures(t *testing.T) {
 	}{
 		{"401", "wrong", cmRef, informer.FailureUnauthorized},
 		{"403", "secrets-only", cmRef, informer.FailureForbidden},
-		{"missing resource", "admin", apiclient.Ref{GVR: apiclient.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}}, informer.FailureResourceNotFound},
+		{"missing resource", "admin", apiclient.Ref{GVR: meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}}, informer.FailureResourceNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{

@@ -1,8 +1,8 @@
 package informer
 
 import (
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Lister is a typed read-only view of an informer's cache. Reads see the

@@ -5,8 +5,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func labelled(ns, name string, labels map[string]string) *pod {

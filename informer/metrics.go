@@ -3,7 +3,7 @@ package informer
 import (
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Metrics receives the informer's counters and gauges. Calls come from the

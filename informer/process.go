@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // processLoop pops deltas, applies them to the store and hands them to the

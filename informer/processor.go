@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // processor fans notifications out to the handlers. Its mutex is held by the

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // sink is what the reflector writes into: the delta queue. fifo.Queue has

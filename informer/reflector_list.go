@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync/atomic"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // listFrom is the listing state for a (re)list at rv. Lists at "" and "0"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func pods(names ...string) []*pod {

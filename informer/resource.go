@@ -6,7 +6,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // NewForResource returns an informer for ref over c, narrowed by

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Stage names a step of an object's way from the server to a handler. A

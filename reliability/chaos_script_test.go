@@ -8,9 +8,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // convergeWithin bounds the wait for convergence once the faults stop. A

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // object is the slim type every suite caches: a ConfigMap's metadata and
@@ -25,8 +25,8 @@ type object struct {
 }
 
 var (
-	cmGVR  = apiclient.GVR{Version: "v1", Resource: "configmaps"}
-	nsGVR  = apiclient.GVR{Version: "v1", Resource: "namespaces"}
+	cmGVR  = meta.GVR{Version: "v1", Resource: "configmaps"}
+	nsGVR  = meta.GVR{Version: "v1", Resource: "namespaces"}
 	allCMs = apiclient.Ref{GVR: cmGVR} // every namespace
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/websocket"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // AppendFrame appends one watch event in the chunked framing to dst:

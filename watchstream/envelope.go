@@ -8,7 +8,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // decoderOptions are the jsontext options of every decoder. Duplicate names

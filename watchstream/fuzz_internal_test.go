@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 type fuzzPod struct {

@@ -1,11 +1,12 @@
 package watchstream
 
 import (
-	"github.com/go-json-experiment/json"
 	"sync/atomic"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/go-json-experiment/json"
+
+	"github.com/zerokube/zerokube/meta"
 )
 
 // DefaultMaxEventSize is the event size limit when Options.MaxEventSize is 0.

@@ -1,6 +1,6 @@
 package watchstream_test
 
-import "github.com/zerokube/zerokube/apiclient/meta"
+import "github.com/zerokube/zerokube/meta"
 
 // testPod is the slim user struct of the tests: the fields an informer user
 // would declare.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // Deployment generates deployment d: the owner of replica set d.

@@ -3,7 +3,7 @@ package workload
 import (
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // The types below are a faithful subset of core/v1 and apps/v1: every field

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // The churn keeps between minObjects and maxObjects of its own objects
@@ -131,7 +131,7 @@ func (c *churner) create() error {
 func (c *churner) relabel(name string) error {
 	c.labelNo++
 	patch := `{"metadata":{"labels":{"tick":"` + strconv.Itoa(c.labelNo) + `"}}}`
-	if _, err := c.srv.Patch(c.res.gvr, c.ns, name, fakeapiserver.MergePatch, []byte(patch)); err != nil {
+	if _, err := c.srv.Patch(c.res.gvr, c.ns, name, meta.MergePatch, []byte(patch)); err != nil {
 		return fmt.Errorf("churn: label %s: %w", name, err)
 	}
 	c.writes++

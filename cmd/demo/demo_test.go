@@ -12,9 +12,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/meta"
 )
 
-var podsRef = apiclient.Ref{GVR: apiclient.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
+var podsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
 
 // client returns an apiclient for the demo's embedded server: the test
 // writes over HTTP, as kubectl would.
@@ -55,7 +56,7 @@ func TestQuickStartPrintsTheArticlesLinesForEveryWrite(t *testing.T) {
 	createPod(t, c, "by-test")
 	waitFor(t, d.stdout, lineFor("Add", "default/by-test"))
 
-	_, err := apiclient.Patch[Pod](context.Background(), c, podsRef, "by-test", apiclient.MergePatch,
+	_, err := apiclient.Patch[Pod](context.Background(), c, podsRef, "by-test", meta.MergePatch,
 		[]byte(`{"metadata":{"labels":{"tier":"web"}}}`))
 	require.NoError(t, err)
 	waitFor(t, d.stdout, lineFor("Update", "default/by-test"))

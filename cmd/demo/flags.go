@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // config is the parsed command line.
@@ -127,28 +126,28 @@ func (c config) check() error {
 
 // resourceSpec is what --resource names.
 type resourceSpec struct {
-	gvr     apiclient.GVR
+	gvr     meta.GVR
 	cluster bool // cluster-scoped: --namespace does not apply
 }
 
 // wellKnown maps bare plurals to their group/version, so --resource
 // deployments works as kubectl users expect.
 var wellKnown = map[string]resourceSpec{
-	"pods":                   {gvr: apiclient.GVR{Version: "v1", Resource: "pods"}},
-	"configmaps":             {gvr: apiclient.GVR{Version: "v1", Resource: "configmaps"}},
-	"secrets":                {gvr: apiclient.GVR{Version: "v1", Resource: "secrets"}},
-	"services":               {gvr: apiclient.GVR{Version: "v1", Resource: "services"}},
-	"serviceaccounts":        {gvr: apiclient.GVR{Version: "v1", Resource: "serviceaccounts"}},
-	"events":                 {gvr: apiclient.GVR{Version: "v1", Resource: "events"}},
-	"endpoints":              {gvr: apiclient.GVR{Version: "v1", Resource: "endpoints"}},
-	"persistentvolumeclaims": {gvr: apiclient.GVR{Version: "v1", Resource: "persistentvolumeclaims"}},
-	"namespaces":             {gvr: apiclient.GVR{Version: "v1", Resource: "namespaces"}, cluster: true},
-	"nodes":                  {gvr: apiclient.GVR{Version: "v1", Resource: "nodes"}, cluster: true},
-	"persistentvolumes":      {gvr: apiclient.GVR{Version: "v1", Resource: "persistentvolumes"}, cluster: true},
-	"deployments":            {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}},
-	"replicasets":            {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "replicasets"}},
-	"statefulsets":           {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "statefulsets"}},
-	"daemonsets":             {gvr: apiclient.GVR{Group: "apps", Version: "v1", Resource: "daemonsets"}},
+	"pods":                   {gvr: meta.GVR{Version: "v1", Resource: "pods"}},
+	"configmaps":             {gvr: meta.GVR{Version: "v1", Resource: "configmaps"}},
+	"secrets":                {gvr: meta.GVR{Version: "v1", Resource: "secrets"}},
+	"services":               {gvr: meta.GVR{Version: "v1", Resource: "services"}},
+	"serviceaccounts":        {gvr: meta.GVR{Version: "v1", Resource: "serviceaccounts"}},
+	"events":                 {gvr: meta.GVR{Version: "v1", Resource: "events"}},
+	"endpoints":              {gvr: meta.GVR{Version: "v1", Resource: "endpoints"}},
+	"persistentvolumeclaims": {gvr: meta.GVR{Version: "v1", Resource: "persistentvolumeclaims"}},
+	"namespaces":             {gvr: meta.GVR{Version: "v1", Resource: "namespaces"}, cluster: true},
+	"nodes":                  {gvr: meta.GVR{Version: "v1", Resource: "nodes"}, cluster: true},
+	"persistentvolumes":      {gvr: meta.GVR{Version: "v1", Resource: "persistentvolumes"}, cluster: true},
+	"deployments":            {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}},
+	"replicasets":            {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "replicasets"}},
+	"statefulsets":           {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "statefulsets"}},
+	"daemonsets":             {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "daemonsets"}},
 }
 
 // parseResource reads "pods", "v1/pods" or "apps/v1/deployments".
@@ -166,15 +165,15 @@ func parseResource(s string) (resourceSpec, error) {
 		}
 		return resourceSpec{}, fmt.Errorf("--resource %q: not a well-known resource; write it as group/version/resource (or version/resource for the core group)", s)
 	case 2:
-		return withScope(apiclient.GVR{Version: parts[0], Resource: parts[1]}), nil
+		return withScope(meta.GVR{Version: parts[0], Resource: parts[1]}), nil
 	case 3:
-		return withScope(apiclient.GVR{Group: parts[0], Version: parts[1], Resource: parts[2]}), nil
+		return withScope(meta.GVR{Group: parts[0], Version: parts[1], Resource: parts[2]}), nil
 	}
 	return resourceSpec{}, fmt.Errorf("--resource %q: too many slashes; want group/version/resource", s)
 }
 
 // withScope keeps the scope of a well-known resource spelled out in full.
-func withScope(gvr apiclient.GVR) resourceSpec {
+func withScope(gvr meta.GVR) resourceSpec {
 	if r, ok := wellKnown[gvr.Resource]; ok && r.gvr == gvr {
 		return r
 	}
@@ -183,5 +182,5 @@ func withScope(gvr apiclient.GVR) resourceSpec {
 
 // isPods reports whether the slim Pod type fits the resource.
 func (r resourceSpec) isPods() bool {
-	return r.gvr == apiclient.GVR{Version: "v1", Resource: "pods"}
+	return r.gvr == meta.GVR{Version: "v1", Resource: "pods"}
 }

@@ -11,9 +11,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestArticleLineIsExactlyTheArticlesPrintln(t *testing.T) {
@@ -144,16 +144,16 @@ func TestConnectionFailuresGiveOneClearLineAndExitOne(t *testing.T) {
 func TestParseResource(t *testing.T) {
 	tests := []struct {
 		in      string
-		want    apiclient.GVR
+		want    meta.GVR
 		cluster bool
 	}{
-		{"pods", apiclient.GVR{Version: "v1", Resource: "pods"}, false},
-		{"v1/pods", apiclient.GVR{Version: "v1", Resource: "pods"}, false},
-		{"deployments", apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
-		{"apps/v1/deployments", apiclient.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
-		{"nodes", apiclient.GVR{Version: "v1", Resource: "nodes"}, true},
-		{"v1/namespaces", apiclient.GVR{Version: "v1", Resource: "namespaces"}, true},
-		{"example.com/v1/widgets", apiclient.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}, false},
+		{"pods", meta.GVR{Version: "v1", Resource: "pods"}, false},
+		{"v1/pods", meta.GVR{Version: "v1", Resource: "pods"}, false},
+		{"deployments", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
+		{"apps/v1/deployments", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
+		{"nodes", meta.GVR{Version: "v1", Resource: "nodes"}, true},
+		{"v1/namespaces", meta.GVR{Version: "v1", Resource: "namespaces"}, true},
+		{"example.com/v1/widgets", meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}, false},
 	}
 	for _, tc := range tests {
 		got, err := parseResource(tc.in)

@@ -3,8 +3,8 @@ package main
 import (
 	"context"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // tracingLW wraps the resource's ListerWatcher to tell the tracer whether

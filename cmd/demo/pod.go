@@ -1,6 +1,6 @@
 package main
 
-import "github.com/zerokube/zerokube/apiclient/meta"
+import "github.com/zerokube/zerokube/meta"
 
 // Pod is the slim pod the demo caches: the metadata (which every handler
 // line needs for its key) plus the two fields a reader might want to print.

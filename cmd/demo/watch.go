@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // errSyncTimeout is the cause of giving up on the first sync.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // FuzzParseFieldSelector parses arbitrary selectors, as a server would from

@@ -6,8 +6,8 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
 	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // BenchmarkRaw decodes the article's 5 KB pods (managedFields included) into

@@ -1,10 +1,11 @@
 // Package meta is the vocabulary every other zerokube package speaks: object
-// metadata, list metadata, the Status error body, watch event types, and label
-// and field selectors.
+// metadata, list metadata, the Status error body, watch event types, label
+// and field selectors, resource names ([GVR]), patch types and preconditions.
 //
-// It sits at the bottom of the data path
+// It sits at the bottom of the house, under the whole data path
 //
-//	apiclient ─▶ watchstream ─▶ informer (reflector ─▶ fifo ─▶ cache ─▶ handlers)
+//	meta ◀─ watchstream ◀─ apiclient ◀─ informer (reflector ─▶ fifo ─▶ cache ─▶ handlers)
+//	meta ◀─ fakeapiserver
 //
 // and imports nothing from it: no HTTP, no queues. Everything here is plain data
 // plus the few functions that interpret it.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // A slim type declares the fields it reads. With meta.SlimMeta the decoder

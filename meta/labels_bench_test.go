@@ -3,7 +3,7 @@ package meta_test
 import (
 	"testing"
 
-	"github.com/zerokube/zerokube/apiclient/meta"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // BenchmarkLabelSelector is the selector work a lister does per cached
