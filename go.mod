@@ -1,9 +1,9 @@
 module github.com/zerokube/zerokube
 
-go 1.24
+go 1.26
 
 require (
-	github.com/go-json-experiment/json v0.0.0-20250725192818-e39067aee2d2
+	github.com/go-json-experiment/json v1.27.2
 	github.com/gorilla/websocket v1.5.3
 	github.com/stretchr/testify v1.11.1
 	go.uber.org/goleak v1.3.0
