@@ -30,11 +30,19 @@
 // (Create, Update, Patch, Delete, Get, List) writes exactly as HTTP does.
 // Faults are injected with methods (FailNext, DropWatches, CutWatches,
 // StallWatches, Compact, Restart, …) or the /fake/ admin endpoints; each is
-// logged and counted in Stats.
+// logged and counted in Stats. Those of real clusters' worst days are in
+// fault_*.go: Restore (etcd restored from a backup: resourceVersions go
+// back), CompactBetweenPages (continue tokens expire mid-list),
+// PutUnchecked (an object no client type expects), CutStreamingLists (a
+// streaming list ends before its bookmark); FailNext with Count Forever and
+// AsEvent answers every watch with an ERROR event (410 behind a load
+// balancer) while lists succeed. ClearFaults makes the server healthy again.
 //
 // Invariants:
 //  1. One global resourceVersion counter; every committed write increments it
-//     by one and appends one event to the history, under one lock.
+//     by one and appends one event to the history, under one lock. (Two
+//     faults break this on purpose: Restore takes it back, and
+//     CompactBetweenPages may skip one, as a write to another key would.)
 //  2. A watch is registered and its start (initial state or replayed
 //     history) collected under that same lock, so no event is lost or
 //     duplicated between the two.

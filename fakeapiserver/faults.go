@@ -25,23 +25,48 @@ const (
 	FaultStopBookmarks  Fault = "stop-bookmarks"  // bookmarks switched off
 	FaultStall          Fault = "stall"           // a watch stalled, connection kept
 	FaultRestart        Fault = "restart"         // every connection dropped, state kept
+	// The faults of fault_*.go: see the functions that inject them.
+	FaultRestore            Fault = "restore"              // state and RV rolled back (Restore)
+	FaultCompactMidList     Fault = "compact-mid-list"     // history compacted past a continue token (CompactBetweenPages)
+	FaultCutStreamingList   Fault = "cut-streaming-list"   // a streaming list ended before its end bookmark (CutStreamingLists)
+	FaultUndecodableObject  Fault = "undecodable-object"   // an object stored unchecked (PutUnchecked)
 )
 
-// Failure describes requests to fail. Count requests matching Verb and
-// PathContains (empty matches all) are answered with Code: 500, 503, 429
-// (with Retry-After), 504 (ResourceVersionTooLarge), or any other code.
+// Forever, as a count of requests to fail (or lists to cut, or pages to
+// expire), means every matching one until ClearFaults.
+const Forever = -1
+
+// Failure describes requests to fail. Count requests (Forever: all until
+// ClearFaults) matching Verb, PathContains and QueryContains (empty matches
+// all) are answered with Code: 500, 503, 429 (with Retry-After), 410
+// (Expired, "too old resource version"), 504 (ResourceVersionTooLarge), or
+// any other code.
 type Failure struct {
 	Count        int
 	Code         int
 	Verb         string // get list watch create update patch delete deletecollection
 	PathContains string
-	RetryAfter   time.Duration // for 429 and 504; 0 means 1 s
+	// QueryContains matches the raw query, e.g. "sendInitialEvents=true"
+	// for streaming lists only, or "continue=" for the pages after the first.
+	QueryContains string
+	RetryAfter    time.Duration // for 429 and 504; 0 means 1 s
+	// Reason, when set, replaces the reason the code implies: a 410 with
+	// reason "Gone" as older servers sent it, or one no client knows.
+	Reason meta.StatusReason
+	// AsEvent answers a watch with 200 and one ERROR event carrying the
+	// Status, then the end of the stream: how kube-apiserver reports errors
+	// it finds once a watch is accepted (a 410 for a too old resourceVersion,
+	// a 504 for a streaming list at a resourceVersion it has not reached).
+	// Requests other than watches get the plain HTTP answer.
+	AsEvent bool
 }
 
 type faultState struct {
 	mu          sync.Mutex // guards the fields below
 	failures    []*Failure
 	latency     time.Duration
+	cutStreams  int // streaming lists still to cut (CutStreamingLists)
+	expirePages int // continue requests still to expire (CompactBetweenPages)
 	count       map[Fault]int64
 	noBookmarks atomic.Bool
 }
@@ -67,20 +92,25 @@ func (s *Server) record(kind Fault, args ...any) {
 	s.log.Info("fakeapiserver: fault", append([]any{"fault", string(kind)}, args...)...)
 }
 
-// FailNext makes the next f.Count matching requests fail with f.Code.
+// FailNext makes the next f.Count matching requests fail with f.Code
+// (every one, with Count: Forever, until ClearFaults).
 func (s *Server) FailNext(f Failure) {
 	s.faults.mu.Lock()
 	defer s.faults.mu.Unlock()
 	s.faults.failures = append(s.faults.failures, &f)
 }
 
-// takeFailure returns the injected error for a request, if one is due.
-func (s *Server) takeFailure(verb, path string) error {
+// takeFailure returns the injected failure for a request, if one is due.
+func (s *Server) takeFailure(verb string, r *http.Request) *Failure {
 	s.faults.mu.Lock()
 	var hit *Failure
 	for i, f := range s.faults.failures {
-		if (f.Verb == "" || f.Verb == verb) && strings.Contains(path, f.PathContains) {
+		if (f.Verb == "" || f.Verb == verb) && strings.Contains(r.URL.Path, f.PathContains) &&
+			strings.Contains(r.URL.RawQuery, f.QueryContains) {
 			hit = f
+			if f.Count == Forever {
+				break
+			}
 			if f.Count--; f.Count <= 0 {
 				s.faults.failures = append(s.faults.failures[:i], s.faults.failures[i+1:]...)
 			}
@@ -91,13 +121,38 @@ func (s *Server) takeFailure(verb, path string) error {
 	if hit == nil {
 		return nil
 	}
-	s.record(FaultFail, "code", hit.Code, "verb", verb, "path", path)
-	return failureStatus(hit)
+	s.record(FaultFail, "code", hit.Code, "verb", verb, "path", r.URL.Path, "event", hit.AsEvent && verb == "watch")
+	return hit
+}
+
+// injectFailure answers the request with an injected failure, if one is
+// due, and reports whether it did.
+func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, verb string) bool {
+	f := s.takeFailure(verb, r)
+	if f == nil {
+		return false
+	}
+	if f.AsEvent && verb == "watch" {
+		s.serveWatchError(w, r, failureStatus(f))
+		return true
+	}
+	s.writeError(w, r, failureStatus(f))
+	return true
 }
 
 func failureStatus(f *Failure) *meta.StatusError {
+	e := codeStatus(f)
+	if f.Reason != "" {
+		e.Status.Reason = f.Reason
+	}
+	return e
+}
+
+func codeStatus(f *Failure) *meta.StatusError {
 	retry := max(f.RetryAfter, time.Second)
 	switch f.Code {
+	case 410:
+		return errExpired("too old resource version: injected fault")
 	case 500:
 		return meta.NewStatusError(500, meta.ReasonInternalError, "Internal error occurred: injected fault")
 	case 503:
@@ -112,6 +167,34 @@ func failureStatus(f *Failure) *meta.StatusError {
 		return e
 	}
 	return meta.NewStatusError(int32(f.Code), meta.ReasonUnknown, fmt.Sprintf("injected fault: HTTP %d", f.Code))
+}
+
+// ClearFaults ends every fault still armed: failures not yet consumed
+// (Forever ones included), latency, lists armed to be cut or expired;
+// bookmarks are switched back on. The server is healthy again, for a test's
+// "after the faults stop" phase.
+func (s *Server) ClearFaults() {
+	s.faults.mu.Lock()
+	s.faults.failures = nil
+	s.faults.latency = 0
+	s.faults.cutStreams = 0
+	s.faults.expirePages = 0
+	s.faults.mu.Unlock()
+	s.faults.noBookmarks.Store(false)
+}
+
+// takeArmed consumes one of the requests counted by *n (Forever: all).
+func (s *Server) takeArmed(n *int) bool {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	switch {
+	case *n == Forever:
+		return true
+	case *n > 0:
+		*n--
+		return true
+	}
+	return false
 }
 
 // SetLatency delays every later API request by d (0 turns it off).

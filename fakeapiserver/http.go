@@ -67,8 +67,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errBadRequest("dryRun is not supported by this fake API server"))
 		return
 	}
-	if f := s.takeFailure(req.verb, r.URL.Path); f != nil {
-		s.writeError(w, r, f)
+	if s.injectFailure(w, r, req.verb) {
 		return
 	}
 	s.dispatch(w, r, req)

@@ -76,6 +76,9 @@ func (s *Server) listContinue(res *Resource, f *filter, o listOptions) (page, er
 	defer s.mu.Unlock()
 	s.hist.trim(s.now())
 	t := o.cont
+	if t.RV >= s.hist.compacted && t.RV <= s.rv && s.takeArmed(&s.faults.expirePages) {
+		s.compactPastLocked(t.RV) // fault: etcd compacts between two pages
+	}
 	if t.RV == -1 {
 		// An inconsistent continuation, handed out with a 410: the rest of
 		// the list as it is now.

@@ -81,6 +81,9 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		return
 	}
 	defer s.removeWatcher(st.w)
+	if o.sendInitial && s.takeArmed(&s.faults.cutStreams) {
+		s.cutStreamingList(st)
+	}
 	ctx := r.Context()
 	var sk sink
 	if websocket.IsWebSocketUpgrade(r) {
@@ -184,6 +187,10 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	if s.sendInitial(w, sk, st.initial) != nil {
+		return
+	}
+	if st.endEarly {
+		sk.end() // fault: before the initial-events-end bookmark
 		return
 	}
 	if st.initialEnd != nil && s.send(w, sk, st.initialEnd) != nil {

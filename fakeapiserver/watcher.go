@@ -153,9 +153,12 @@ type watchStart struct {
 	initial    []*stored
 	initialEnd []byte // nil unless a bookmark ends the initial events
 	replay     [][]byte
+	endEarly   bool // fault: end the stream after the initial events sent
 }
 
-// errWatchTooOld carries the 410 a watch gets as an ERROR event after 200.
+// errWatchTooOld carries the error a watch gets as an ERROR event after
+// 200: a 410 for a resourceVersion older than the history, a 504 for a
+// streaming list at one the server has not reached.
 type errWatchTooOld struct{ status *meta.StatusError }
 
 func (e errWatchTooOld) Error() string { return e.status.Error() }
@@ -166,6 +169,12 @@ func (s *Server) startWatch(ctx context.Context, res *Resource, f filter, o watc
 	rv := o.list.rv
 	if o.sendInitial && rv > 0 {
 		if err := s.waitForRV(ctx, rv); err != nil {
+			var se *meta.StatusError
+			if errors.As(err, &se) {
+				// kube-apiserver's cacher waits for the RV after accepting
+				// the watch, so its 504 comes as an ERROR event.
+				return nil, errWatchTooOld{se}
+			}
 			return nil, err
 		}
 	}
