@@ -26,10 +26,10 @@ const (
 	FaultStall          Fault = "stall"           // a watch stalled, connection kept
 	FaultRestart        Fault = "restart"         // every connection dropped, state kept
 	// The faults of fault_*.go: see the functions that inject them.
-	FaultRestore            Fault = "restore"              // state and RV rolled back (Restore)
-	FaultCompactMidList     Fault = "compact-mid-list"     // history compacted past a continue token (CompactBetweenPages)
-	FaultCutStreamingList   Fault = "cut-streaming-list"   // a streaming list ended before its end bookmark (CutStreamingLists)
-	FaultUndecodableObject  Fault = "undecodable-object"   // an object stored unchecked (PutUnchecked)
+	FaultRestore           Fault = "restore"            // state and RV rolled back (Restore)
+	FaultCompactMidList    Fault = "compact-mid-list"   // history compacted past a continue token (CompactBetweenPages)
+	FaultCutStreamingList  Fault = "cut-streaming-list" // a streaming list ended before its end bookmark (CutStreamingLists)
+	FaultUndecodableObject Fault = "undecodable-object" // an object stored unchecked (PutUnchecked)
 )
 
 // Forever, as a count of requests to fail (or lists to cut, or pages to
