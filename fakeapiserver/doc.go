@@ -38,6 +38,16 @@
 // AsEvent answers every watch with an ERROR event (410 behind a load
 // balancer) while lists succeed. ClearFaults makes the server healthy again.
 //
+// kubectl works against it for everyday commands: get (a meta.k8s.io/v1
+// Table with kube-apiserver's columns for pods, configmaps, secrets,
+// namespaces and deployments, Name and Age for other kinds), get -w,
+// create -f, apply (client-side and --server-side), label, annotate, delete,
+// run, and get --raw /healthz, /livez or /readyz. The fake serves JSON only:
+// kubectl create configmap|secret|namespace|deployment send protobuf bodies
+// and get 415 UnsupportedMediaType, which kubectl reports without retrying
+// (client-go falls back to JSON after a 415 for CBOR only); create -f and
+// apply -f send JSON and work.
+//
 // Invariants:
 //  1. One global resourceVersion counter; every committed write increments it
 //     by one and appends one event to the history, under one lock. (Two

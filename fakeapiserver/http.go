@@ -36,7 +36,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAdmin(w, r)
 		return
 	}
-	if !s.applyLatency(r) {
+	if !s.applyLatency(r) || s.serveHealth(w, r) {
 		return
 	}
 	tok, authErr := s.authenticate(r)
@@ -68,6 +68,15 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.injectFailure(w, r, req.verb) {
+		return
+	}
+	if err := checkBodyType(r); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if tw, tr := s.asTable(w, r, req.verb); tw != nil { // kubectl get (table.go)
+		s.dispatch(tw, tr, req)
+		tw.finish()
 		return
 	}
 	s.dispatch(w, r, req)

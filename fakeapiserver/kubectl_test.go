@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -85,14 +84,23 @@ func TestKubectlWorksAgainstTheFake(t *testing.T) {
 }
 
 func TestKubectlGetWatchSeesEvents(t *testing.T) {
-	for _, tls := range []bool{false, true} {
-		t.Run("tls="+strconv.FormatBool(tls), func(t *testing.T) {
-			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: tls})
+	for _, tc := range []struct {
+		name string
+		tls  bool
+		args []string
+		want []string // the first field of each line: listed, added, deleted
+	}{
+		{"names", false, []string{"-o", "name"}, []string{"pod/before", "pod/after", "pod/after"}},
+		{"names over tls", true, []string{"-o", "name"}, []string{"pod/before", "pod/after", "pod/after"}},
+		{"table rows", false, nil, []string{"NAME", "before", "after", "after"}}, // one header only
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: tc.tls})
 			k := newKubectl(t, srv)
 			mustCreate(t, srv, podsGVR, pod("before", nil))
 			ctx, cancel := context.WithTimeout(context.Background(), 2*shortWait)
 			defer cancel()
-			c := k.cmd(ctx, "get", "pods", "-w", "-o", "name")
+			c := k.cmd(ctx, append([]string{"get", "pods", "-w"}, tc.args...)...)
 			out, err := c.StdoutPipe()
 			require.NoError(t, err)
 			require.NoError(t, c.Start())
@@ -100,13 +108,55 @@ func TestKubectlGetWatchSeesEvents(t *testing.T) {
 			require.NoError(t, srv.AwaitWatchers(ctx, 1))
 			mustCreate(t, srv, podsGVR, pod("after", nil))
 			require.NoError(t, srv.Delete(podsGVR, "default", "after"))
-			want := []string{"pod/before", "pod/after", "pod/after"} // listed, added, deleted
 			var got []string
 			sc := bufio.NewScanner(out)
-			for len(got) < len(want) && sc.Scan() {
-				got = append(got, strings.TrimSpace(sc.Text()))
+			for len(got) < len(tc.want) && sc.Scan() {
+				got = append(got, strings.Fields(sc.Text())[0])
 			}
-			require.Equal(t, want, got)
+			require.Equal(t, tc.want, got)
 		})
 	}
+}
+
+// fails runs kubectl expecting it to fail, and returns its output.
+func (k *kubectl) fails(args ...string) string {
+	k.t.Helper()
+	out, err := k.cmd(context.Background(), args...).CombinedOutput()
+	require.Error(k.t, err, "kubectl %s should fail:\n%s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+func TestKubectlGetPrintsTheServersColumns(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	mustCreate(t, srv, podsGVR, pod("web", map[string]string{"app": "web"}))
+	mustCreate(t, srv, cmGVR, map[string]any{"metadata": map[string]any{"name": "cfg", "namespace": "default"},
+		"data": map[string]any{"a": "1", "b": "2"}})
+
+	fields := func(out string) [][]string {
+		var rows [][]string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			rows = append(rows, strings.Fields(l))
+		}
+		return rows
+	}
+	pods := fields(k.run("get", "pods"))
+	require.Equal(t, []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE"}, pods[0])
+	require.Equal(t, []string{"web", "0/1"}, pods[1][:2])
+	wide := k.run("get", "pods", "-o", "wide")
+	require.Contains(t, wide, "NOMINATED NODE   READINESS GATES")
+	require.Equal(t, []string{"NAME", "DATA", "AGE"}, fields(k.run("get", "configmaps"))[0])
+	require.Equal(t, []string{"cfg", "2"}, fields(k.run("get", "configmap", "cfg"))[1][:2])
+	require.Equal(t, []string{"NAME", "STATUS", "AGE"}, fields(k.run("get", "namespace", "default"))[0])
+	require.Equal(t, "ok", k.run("get", "--raw", "/readyz"))
+}
+
+func TestKubectlCreateSubcommandsGetA415(t *testing.T) {
+	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	// kubectl create configmap|secret|namespace|deployment send protobuf;
+	// client-go falls back to JSON after a 415 for CBOR only, so kubectl
+	// reports the fake's message and stops.
+	require.Contains(t, k.fails("create", "configmap", "x", "--from-literal=a=b"), "serves JSON only")
+	require.Contains(t, k.run("run", "p", "--image=nginx"), "pod/p created", "kubectl run sends JSON")
 }
