@@ -37,7 +37,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen address")
 	useTLS := fs.Bool("tls", false, "serve https with a generated CA (written into the kubeconfig)")
-	token := fs.String("token", "", "require this bearer token")
+	token := fs.String("token", "", "require this bearer token (implies -tls)")
 	kubeconfig := fs.String("kubeconfig", "", "write a kubeconfig for the server to this path")
 	verbose := fs.Bool("v", false, "log every failed request")
 	if err := fs.Parse(args); err != nil {
@@ -47,7 +47,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *verbose {
 		level = slog.LevelDebug
 	}
-	opts := fakeapiserver.Options{Addr: *addr, TLS: *useTLS,
+	// kubectl (client-go) never sends a bearer token over plain http: a
+	// kubeconfig with a token and an http:// server gets 401 on every
+	// request. A token therefore means https.
+	opts := fakeapiserver.Options{Addr: *addr, TLS: *useTLS || *token != "",
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
 	if *token != "" {
 		opts.Tokens = []fakeapiserver.Token{{Value: *token}}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"io"
 	"net/http"
 	"os"
@@ -29,14 +30,16 @@ func TestRunPrintsURLWritesKubeconfigAndStopsWithContext(t *testing.T) {
 	line, err := bufio.NewReader(pr).ReadString('\n')
 	require.NoError(t, err)
 	url := strings.TrimSpace(line)
-	require.True(t, strings.HasPrefix(url, "http://127.0.0.1:"), url)
+	require.True(t, strings.HasPrefix(url, "https://127.0.0.1:"), "a token means https (kubectl sends none over http): %s", url)
 
 	cfg, err := os.ReadFile(kubeconfig)
 	require.NoError(t, err)
 	require.Contains(t, string(cfg), "server: "+url)
 	require.Contains(t, string(cfg), `token: "abc"`)
 
-	resp, err := http.Get(url + "/api/v1/pods")
+	insecure := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	defer insecure.CloseIdleConnections()
+	resp, err := insecure.Get(url + "/api/v1/pods")
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, 401, resp.StatusCode, "the token is required")
