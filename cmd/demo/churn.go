@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -27,9 +29,14 @@ const (
 // churner writes to the embedded server through its Go API, which commits
 // exactly as HTTP writes do (same resourceVersions, same watch events).
 type churner struct {
-	srv     *fakeapiserver.Server
-	res     resourceSpec
-	ns      string // where the objects go; "" for cluster-scoped resources
+	srv *fakeapiserver.Server
+	res resourceSpec
+	ns  string // where the objects go; "" for cluster-scoped resources
+	// paused stops the ticks from writing (the live page's pause button);
+	// writes asked for by the page still happen.
+	paused atomic.Bool
+
+	mu      sync.Mutex // guards the fields below: the ticker and the page both write
 	rng     *rand.Rand
 	writes  int
 	labelNo int
@@ -47,8 +54,10 @@ func newChurner(srv *fakeapiserver.Server, res resourceSpec, namespace string, s
 // seed creates the first few objects, before the informer starts, so the
 // initial list has something in it.
 func (c *churner) seed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for range seedObjects {
-		if err := c.create(); err != nil {
+		if _, err := c.create(); err != nil {
 			return err
 		}
 	}
@@ -65,6 +74,9 @@ func (c *churner) run(ctx context.Context, every time.Duration, report func(erro
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if c.paused.Load() {
+				continue
+			}
 			if err := c.step(); err != nil {
 				report(err)
 			}
@@ -75,6 +87,8 @@ func (c *churner) run(ctx context.Context, every time.Duration, report func(erro
 // step picks one write: create when there are few objects, delete when
 // there are many, otherwise any of create, relabel and delete.
 func (c *churner) step() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	names, err := c.names()
 	if err != nil {
 		return err
@@ -88,7 +102,8 @@ func (c *churner) step() error {
 	}
 	switch op {
 	case 0:
-		return c.create()
+		_, err := c.create()
+		return err
 	case 1:
 		return c.relabel(names[c.rng.IntN(len(names))])
 	default:
@@ -112,7 +127,8 @@ func (c *churner) names() ([]string, error) {
 	return names, nil
 }
 
-func (c *churner) create() error {
+// create makes one object and returns its name. c.mu must be held.
+func (c *churner) create() (string, error) {
 	md := map[string]any{"generateName": churnPrefix, "labels": map[string]string{"app": "example"}}
 	if c.ns != "" {
 		md["namespace"] = c.ns
@@ -121,13 +137,15 @@ func (c *churner) create() error {
 	if c.res.isPods() {
 		obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}}
 	}
-	if _, err := c.srv.Create(c.res.gvr, obj); err != nil {
-		return fmt.Errorf("churn: create in %s: %w", apiclient.Ref{GVR: c.res.gvr, Namespace: c.ns}, err)
+	created, err := c.srv.Create(c.res.gvr, obj)
+	if err != nil {
+		return "", fmt.Errorf("churn: create in %s: %w", apiclient.Ref{GVR: c.res.gvr, Namespace: c.ns}, err)
 	}
 	c.writes++
-	return nil
+	return created.Name, nil
 }
 
+// relabel sets a new "tick" label on the named object. c.mu must be held.
 func (c *churner) relabel(name string) error {
 	c.labelNo++
 	patch := `{"metadata":{"labels":{"tick":"` + strconv.Itoa(c.labelNo) + `"}}}`
@@ -138,10 +156,33 @@ func (c *churner) relabel(name string) error {
 	return nil
 }
 
+// delete deletes the named object. c.mu must be held.
 func (c *churner) delete(name string) error {
 	if err := c.srv.Delete(c.res.gvr, c.ns, name); err != nil && !meta.IsNotFound(err) {
 		return fmt.Errorf("churn: delete %s: %w", name, err)
 	}
 	c.writes++
 	return nil
+}
+
+// writeCount returns how many writes the churn made.
+func (c *churner) writeCount() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.writes
+}
+
+// pick runs fn on one of the churn's objects, chosen at random, under c.mu.
+func (c *churner) pick(fn func(name string) error) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	names, err := c.names()
+	if err != nil {
+		return "", err
+	}
+	if len(names) == 0 {
+		return "", errNoObject
+	}
+	name := names[c.rng.IntN(len(names))]
+	return name, fn(name)
 }

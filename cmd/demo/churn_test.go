@@ -34,7 +34,7 @@ func TestChurnStaysWithinItsBoundsAndUsesEveryWrite(t *testing.T) {
 				require.GreaterOrEqual(t, len(names), minObjects-1)
 				require.LessOrEqual(t, len(names), maxObjects)
 			}
-			require.Equal(t, seedObjects+200, ch.writes)
+			require.Equal(t, seedObjects+200, ch.writeCount())
 			require.Equal(t, int64(200), srv.Stats().Writes-before.Writes, "every step commits exactly one write")
 		})
 	}

@@ -28,6 +28,10 @@ type demo struct {
 	source string      // where the objects come from, for the synced line
 	synced atomic.Bool // opens the log gate (see gatedHandler)
 	stops  []stopStep  // undone in reverse order when run returns
+
+	fake  *fakeapiserver.Server // the embedded server; nil against a real cluster
+	churn *churner              // its churn; nil against a real cluster
+	dash  *dashboard            // what the live page shows; nil without --ui
 }
 
 // stopStep undoes one thing run started; what says what, for the
@@ -71,6 +75,11 @@ func (d *demo) run(ctx context.Context) (err error) {
 		}
 	} else if cfg, err = d.startFake(ctx); err != nil {
 		return err
+	}
+	if d.cfg.ui != "" {
+		if err := d.startUI(); err != nil {
+			return err
+		}
 	}
 	if d.cfg.serve {
 		d.status.printf("demo: serving until interrupted (--serve: no informer)")
@@ -128,6 +137,7 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 		return nil, err
 	}
 	ch := newChurner(srv, d.cfg.resource, d.cfg.namespace, uint64(d.now().UnixNano()))
+	d.fake, d.churn = srv, ch
 	seeded := true
 	if err := ch.seed(); meta.IsNotFound(err) {
 		// Not a resource the server knows: let the informer say so.
@@ -151,7 +161,7 @@ func (d *demo) startChurn(ctx context.Context, ch *churner) {
 		defer wg.Done()
 		ch.run(ctx, d.cfg.churnEvery, func(err error) { d.status.printf("demo: %s", oneLine(err)) })
 	}()
-	d.onStop(func() string { return fmt.Sprintf("stopped the churn after %d writes", ch.writes) },
+	d.onStop(func() string { return fmt.Sprintf("stopped the churn after %d writes", ch.writeCount()) },
 		func() { cancel(); wg.Wait() })
 }
 
@@ -203,4 +213,35 @@ func (g gatedHandler) WithAttrs(as []slog.Attr) slog.Handler {
 
 func (g gatedHandler) WithGroup(name string) slog.Handler {
 	return gatedHandler{Handler: g.Handler.WithGroup(name), open: g.open}
+}
+
+// startUI serves the live page (--ui): the buttons act on the embedded
+// server and its churn; against a real cluster the page only shows.
+func (d *demo) startUI() error {
+	mode, res := "real", apiclient.Ref{GVR: d.cfg.resource.gvr, Namespace: d.cfg.namespace}.String()
+	if d.fake != nil {
+		mode = "fake"
+	}
+	d.dash = newDashboard(d.now, mode, res)
+	var actions []action
+	if d.fake != nil {
+		srv, ch := d.fake, d.churn
+		actions = fakeActions(srv, ch)
+		d.dash.server = func() serverView {
+			st := srv.Stats()
+			faults := make(map[string]int64, len(st.Faults))
+			for k, v := range st.Faults {
+				faults[string(k)] = v
+			}
+			return serverView{URL: srv.URL(), ResourceVersion: srv.ResourceVersion(), Requests: st.Requests,
+				Writes: st.Writes, Watchers: st.ActiveWatchers, Faults: faults, ChurnPaused: ch.paused.Load()}
+		}
+	}
+	u, err := startUI(d.cfg.ui, d.dash, actions)
+	if err != nil {
+		return err
+	}
+	d.onStop(func() string { return "stopped the live page at " + u.URL() }, u.stop)
+	d.status.printf("demo: live page of the data path at %s", u.URL())
+	return nil
 }

@@ -31,6 +31,7 @@ type config struct {
 	bookmarkEvery time.Duration
 	pageSize      int64
 	verbose       bool
+	ui            string // --ui address of the live page; "" = no page
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -78,6 +79,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.syncTimeout, "sync-timeout", 30*time.Second, "give up when the first sync takes longer")
 	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
 	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache)")
+	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only)")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
@@ -118,6 +120,8 @@ func (c config) check() error {
 		return fmt.Errorf("--bookmark-interval must be positive, got %v", c.bookmarkEvery)
 	case c.serve && c.real():
 		return errors.New("--serve runs the embedded server; it cannot be combined with --kubeconfig or --master")
+	case c.serve && c.ui != "":
+		return errors.New("--ui shows an informer; --serve runs none")
 	case c.color != "auto" && c.color != "always" && c.color != "never":
 		return fmt.Errorf("--color must be auto, always or never, got %q", c.color)
 	}

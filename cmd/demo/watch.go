@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -71,13 +72,23 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		},
 	}
 	lw := informer.NewListerWatcher[T, P](c, ref, opts.Selectors)
+	var traces []func(informer.TraceEvent)
+	var metrics []informer.Metrics
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now}
-		opts.Trace = t.traceFunc()
-		opts.Metrics = depthMetrics{t: t}
+		traces, metrics = append(traces, t.traceFunc()), append(metrics, depthMetrics{t: t})
 		lw = tracingLW[P]{ListerWatcher: lw, t: t}
 	}
-	return informer.New[T](lw, opts)
+	if d.dash != nil {
+		traces, metrics = append(traces, d.dash.observe), append(metrics, d.dash.metrics())
+	}
+	opts.Trace, opts.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
+	inf := informer.New[T](lw, opts)
+	if d.dash != nil {
+		store := inf.Store()
+		d.dash.watchCache(store.Len, func() []string { return store.ListIndexFuncValues(cache.NamespaceIndex) })
+	}
+	return inf
 }
 
 // unreachable reports a failure with no answer from the server at all

@@ -1,0 +1,453 @@
+package main
+
+import (
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/zerokube/zerokube/informer"
+)
+
+// dashboard is what the live page (--ui) shows: the informer's data path as
+// the article draws it, folded from the informer's own TraceEvents and
+// Metrics calls. It keeps no second source of truth: every number on the
+// page is either counted from those two streams or read from the cache
+// itself, so the page cannot disagree with --trace.
+//
+// Trace events arrive on the reflector's, the processing loop's and the
+// handlers' goroutines, metrics calls too, and the HTTP handlers read
+// snapshots: everything below mu is guarded by it.
+type dashboard struct {
+	now   func() time.Time
+	words *tracer // the --trace wording, reused for the log lines
+
+	mu       sync.Mutex // guards the fields below
+	mode     string     // "fake" (fault buttons) or "real" (view only)
+	resource string
+	server   func() serverView // nil against a real cluster
+	cacheLen func() int        // set once the informer exists
+	nsValues func() []string
+	refl     reflectorView
+	queue    queueView
+	loop     loopView
+	handlers map[string]*handlerView
+	order    []string // handler names in registration order
+	log      []logLine
+	seq      int64
+	// afterReplace is set from a relist's Replace until the next watch
+	// event: deletes the loop applies then are the relist's tombstones.
+	afterReplace bool
+	changed      chan struct{} // closed and replaced on every change
+	actions      []actionView
+}
+
+// logKeep is how many log lines the page can scroll back through.
+const logKeep = 200
+
+type reflectorView struct {
+	State       string         `json:"state"` // starting, listing, watching, streaming, backing-off, watch-ended
+	Since       time.Time      `json:"since"`
+	Cause       string         `json:"cause,omitempty"` // of the current or last relist
+	RV          string         `json:"resourceVersion"`
+	Synced      bool           `json:"synced"`
+	Streaming   bool           `json:"streaming"`
+	ListPages   int            `json:"listPages"` // pages of the last list
+	ListItems   int            `json:"listItems"`
+	ListRV      string         `json:"listResourceVersion"`
+	ListAt      time.Time      `json:"listAt"`
+	WatchSince  time.Time      `json:"watchSince"`
+	WatchEvents int            `json:"watchEvents"` // events on the current watch
+	Events      map[string]int `json:"events"`      // by type, all watches
+	Bookmarks   int            `json:"bookmarks"`
+	Relists     map[string]int `json:"relists"` // by cause
+	Backoffs    int            `json:"backoffs"`
+	Backoff     string         `json:"backoff,omitempty"` // the current wait
+	LastError   string         `json:"lastError,omitempty"`
+	ListCalls   int            `json:"listCalls"`
+	WatchCalls  int            `json:"watchCalls"`
+	Failures    int            `json:"failures"` // LIST or WATCH calls that failed
+}
+
+type queueView struct {
+	Depth      int         `json:"depth"`
+	Queued     int         `json:"queued"`     // deltas queued in all
+	Replaces   int         `json:"replaces"`   // whole lists queued
+	Tombstones int         `json:"tombstones"` // deletes a relist produced
+	Last       []deltaView `json:"last"`
+}
+
+type deltaView struct {
+	Op  string `json:"op"`
+	Key string `json:"key"`
+}
+
+type loopView struct {
+	Applied  int            `json:"applied"` // deltas applied to the cache
+	ByOp     map[string]int `json:"byOp"`
+	Resyncs  int            `json:"resyncs"`
+	Skipped  int            `json:"skipped"`
+	LastOp   string         `json:"lastOp,omitempty"`
+	LastKey  string         `json:"lastKey,omitempty"`
+	LastTime time.Time      `json:"lastTime"`
+}
+
+type handlerView struct {
+	Name      string  `json:"name"`
+	Calls     int     `json:"calls"`
+	Depth     int     `json:"queueDepth"`
+	LagMs     float64 `json:"lagMs"` // dispatch to call, last call
+	MaxLagMs  float64 `json:"maxLagMs"`
+	TookMs    float64 `json:"tookMs"`
+	Coalesced int     `json:"coalesced"`
+	Panics    int     `json:"panics"`
+}
+
+type cacheView struct {
+	Objects    int      `json:"objects"`
+	Indexes    []string `json:"indexes"`
+	Namespaces []string `json:"namespaces"`
+}
+
+type serverView struct {
+	URL             string           `json:"url"`
+	ResourceVersion int64            `json:"resourceVersion"`
+	Requests        int64            `json:"requests"`
+	Writes          int64            `json:"writes"`
+	Watchers        int              `json:"watchers"`
+	Faults          map[string]int64 `json:"faults"`
+	ChurnPaused     bool             `json:"churnPaused"`
+}
+
+// logLine is one hop of the data path, named in the article's and
+// client-go's terms so a reader can map the page onto either.
+type logLine struct {
+	Seq      int64     `json:"seq"`
+	Time     time.Time `json:"time"`
+	Stage    string    `json:"stage"`    // zerokube's stage name
+	Part     string    `json:"part"`     // the box on the page
+	ClientGo string    `json:"clientGo"` // where client-go does the same
+	Text     string    `json:"text"`
+}
+
+// actionView is a button of the page.
+type actionView struct {
+	Name  string `json:"name"`
+	Label string `json:"label"`
+	Help  string `json:"help"`
+}
+
+// state is one snapshot of the page, the body of /api/state and of every
+// server-sent event.
+type state struct {
+	Mode      string         `json:"mode"`
+	Resource  string         `json:"resource"`
+	Now       time.Time      `json:"now"`
+	Server    *serverView    `json:"server,omitempty"`
+	Reflector reflectorView  `json:"reflector"`
+	Queue     queueView      `json:"queue"`
+	Loop      loopView       `json:"loop"`
+	Cache     cacheView      `json:"cache"`
+	Handlers  []*handlerView `json:"handlers"`
+	Log       []logLine      `json:"log"`
+	Actions   []actionView   `json:"actions"`
+	Seq       int64          `json:"seq"` // of the newest log line
+}
+
+func newDashboard(now func() time.Time, mode, resource string) *dashboard {
+	t0 := now()
+	return &dashboard{
+		now: now, words: &tracer{now: now},
+		mode: mode, resource: resource,
+		refl:     reflectorView{State: "starting", Since: t0, Events: map[string]int{}, Relists: map[string]int{}},
+		loop:     loopView{ByOp: map[string]int{}},
+		handlers: map[string]*handlerView{},
+		changed:  make(chan struct{}),
+	}
+}
+
+// wake tells every waiting stream that the state changed. d.mu must be held.
+func (d *dashboard) wakeLocked() {
+	close(d.changed)
+	d.changed = make(chan struct{})
+}
+
+// changes returns a channel closed at the next change.
+func (d *dashboard) changes() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.changed
+}
+
+// observe folds one trace event into the page; it is (part of) the
+// informer's Options.Trace.
+func (d *dashboard) observe(ev informer.TraceEvent) {
+	text := d.describe(ev)
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.apply(ev, now)
+	part, cg := stageTerms(ev.Stage)
+	d.seq++
+	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: ev.Stage.String(), Part: part, ClientGo: cg, Text: text})
+	if len(d.log) > logKeep {
+		d.log = append(d.log[:0], d.log[len(d.log)-logKeep:]...)
+	}
+	d.wakeLocked()
+}
+
+// describe words ev as --trace does. The list-page wording needs to know
+// whether a continue token came, which the event carries.
+func (d *dashboard) describe(ev informer.TraceEvent) string {
+	switch ev.Stage {
+	case informer.StageListPage:
+		d.words.lastContinue.Store(ev.More)
+	case informer.StageStoreUpdated:
+		d.words.applied() // keeps the "depth ≈" of the wording in step
+	}
+	return d.words.describe(ev)
+}
+
+// setState moves the reflector box. d.mu must be held.
+func (d *dashboard) setStateLocked(s string, now time.Time) {
+	if d.refl.State != s {
+		d.refl.State, d.refl.Since = s, now
+	}
+}
+
+// apply is the state machine of the page: which box changes on which
+// stage. d.mu must be held.
+func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
+	r := &d.refl
+	switch ev.Stage {
+	case informer.StageRelist:
+		r.Cause = ev.Cause.String()
+		r.Relists[r.Cause]++
+		r.ListPages, r.ListItems, r.Backoff = 0, 0, ""
+		d.setStateLocked("listing", now)
+	case informer.StageListPage:
+		r.ListPages, r.ListItems = ev.Page, r.ListItems+ev.Items
+		r.ListRV, r.ListAt = ev.ResourceVersion, now
+		d.setStateLocked("listing", now)
+	case informer.StageReplace:
+		d.afterReplace = true
+		d.queue.Replaces++
+		d.queue.Queued += ev.Items
+		r.RV = ev.ResourceVersion
+	case informer.StageSynced:
+		r.Synced = true
+	case informer.StageWatchOpened:
+		r.Streaming, r.WatchSince, r.WatchEvents, r.Backoff = ev.Streaming, now, 0, ""
+		if ev.ResourceVersion != "" {
+			r.RV = ev.ResourceVersion
+		}
+		if ev.Streaming {
+			d.setStateLocked("streaming", now)
+		} else {
+			d.setStateLocked("watching", now)
+		}
+	case informer.StageEvent:
+		d.afterReplace = false
+		r.WatchEvents++
+		r.Events[string(ev.EventType)]++
+		if ev.ResourceVersion != "" && r.State != "streaming" {
+			r.RV = ev.ResourceVersion
+		}
+	case informer.StageBookmark:
+		r.Bookmarks++
+		r.RV = ev.ResourceVersion
+		if r.State == "streaming" {
+			d.setStateLocked("watching", now) // the bookmark that ends a streaming list
+		}
+	case informer.StageWatchEnded:
+		if ev.Err != nil && !errors.Is(ev.Err, io.EOF) {
+			r.LastError = oneLine(ev.Err)
+		}
+		d.setStateLocked("watch-ended", now)
+	case informer.StageBackoff:
+		r.Backoffs++
+		r.Backoff = ev.Duration.Round(time.Millisecond).String()
+		r.LastError = errText(ev.Err)
+		d.setStateLocked("backing-off", now)
+	case informer.StageDeltaQueued:
+		d.queue.Queued++
+		d.queue.Last = append(d.queue.Last, deltaView{Op: ev.Op, Key: ev.Key})
+		if len(d.queue.Last) > 8 {
+			d.queue.Last = d.queue.Last[1:]
+		}
+	case informer.StageStoreUpdated:
+		d.loop.Applied++
+		d.loop.ByOp[ev.Op]++
+		switch {
+		case ev.Op == "sync":
+			d.loop.Resyncs++
+		case ev.Op == "delete" && d.afterReplace:
+			d.queue.Tombstones++
+		}
+		d.loop.LastOp, d.loop.LastKey, d.loop.LastTime = ev.Op, ev.Key, now
+	case informer.StageSkipped:
+		d.loop.Skipped++
+	}
+}
+
+// snapshot returns the page's state now.
+func (d *dashboard) snapshot() state {
+	d.mu.Lock()
+	server, cacheLen, nsValues := d.server, d.cacheLen, d.nsValues
+	d.mu.Unlock()
+	// The cache and the server are read outside d.mu: they take their own
+	// locks, and the informer's goroutines may be waiting for d.mu.
+	var c cacheView
+	if cacheLen != nil {
+		c = cacheView{Objects: cacheLen(), Indexes: []string{"namespace"}, Namespaces: nsValues()}
+	}
+	var sv *serverView
+	if server != nil {
+		v := server()
+		sv = &v
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := state{
+		Mode: d.mode, Resource: d.resource, Now: d.now(), Server: sv,
+		Reflector: d.refl, Queue: d.queue, Loop: d.loop, Cache: c,
+		Log: append([]logLine(nil), d.log...), Actions: d.actions, Seq: d.seq,
+	}
+	st.Reflector.Events = copyMap(d.refl.Events)
+	st.Reflector.Relists = copyMap(d.refl.Relists)
+	st.Loop.ByOp = copyMap(d.loop.ByOp)
+	st.Queue.Last = append([]deltaView(nil), d.queue.Last...)
+	for _, name := range d.order {
+		h := *d.handlers[name]
+		st.Handlers = append(st.Handlers, &h)
+	}
+	return st
+}
+
+func copyMap(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// handler returns the view of the named handler. d.mu must be held.
+func (d *dashboard) handlerLocked(name string) *handlerView {
+	h := d.handlers[name]
+	if h == nil {
+		h = &handlerView{Name: name}
+		d.handlers[name] = h
+		d.order = append(d.order, name)
+	}
+	return h
+}
+
+// metrics returns the informer.Metrics that feed the page.
+func (d *dashboard) metrics() informer.Metrics { return dashMetrics{d: d} }
+
+// dashMetrics is the page's informer.Metrics: counters the trace events do
+// not carry (queue depths, handler lag, coalescing, call outcomes).
+type dashMetrics struct {
+	informer.NopMetrics
+	d *dashboard
+}
+
+func (m dashMetrics) update(fn func(d *dashboard)) {
+	m.d.mu.Lock()
+	defer m.d.mu.Unlock()
+	fn(m.d)
+	m.d.wakeLocked()
+}
+
+func (m dashMetrics) ListCall(err error) {
+	m.update(func(d *dashboard) {
+		d.refl.ListCalls++
+		if err != nil {
+			d.refl.Failures++
+			d.refl.LastError = oneLine(err)
+		}
+	})
+}
+
+func (m dashMetrics) WatchCall(err error) {
+	m.update(func(d *dashboard) {
+		d.refl.WatchCalls++
+		if err != nil {
+			d.refl.Failures++
+			d.refl.LastError = oneLine(err)
+		}
+	})
+}
+
+func (m dashMetrics) QueueDepth(n int) {
+	m.d.words.setDepth(n)
+	m.update(func(d *dashboard) { d.queue.Depth = n })
+}
+
+func (m dashMetrics) HandlerQueueDepth(name string, n int) {
+	m.update(func(d *dashboard) { d.handlerLocked(name).Depth = n })
+}
+
+func (m dashMetrics) HandlerCall(name string, lag, took time.Duration) {
+	m.update(func(d *dashboard) {
+		h := d.handlerLocked(name)
+		h.Calls++
+		h.LagMs, h.TookMs = ms(lag), ms(took)
+		h.MaxLagMs = max(h.MaxLagMs, h.LagMs)
+	})
+}
+
+func (m dashMetrics) HandlerPanic(name string) {
+	m.update(func(d *dashboard) { d.handlerLocked(name).Panics++ })
+}
+
+func (m dashMetrics) Coalesced(name string) {
+	m.update(func(d *dashboard) { d.handlerLocked(name).Coalesced++ })
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// stageTerms names the box a stage belongs to on the page, and where
+// client-go does the same step (k8s.io/client-go/tools/cache).
+func stageTerms(s informer.Stage) (part, clientGo string) {
+	switch s {
+	case informer.StageListPage:
+		return "reflector", "Reflector.list (ListWatch.List through the pager)"
+	case informer.StageReplace:
+		return "queue", "DeltaFIFO.Replace"
+	case informer.StageWatchOpened:
+		return "reflector", "Reflector.watch (ListWatch.Watch)"
+	case informer.StageEvent:
+		return "reflector", "watchHandler: an event from ResultChan"
+	case informer.StageBookmark:
+		return "reflector", "watchHandler: watch.Bookmark"
+	case informer.StageWatchEnded:
+		return "reflector", "watchHandler returns"
+	case informer.StageDeltaQueued:
+		return "queue", "DeltaFIFO.Add / Update / Delete"
+	case informer.StageStoreUpdated:
+		return "cache", "processDeltas: Indexer.Add / Update / Delete"
+	case informer.StageHandlerCalled:
+		return "handlers", "processorListener.run: OnAdd / OnUpdate / OnDelete"
+	case informer.StageRelist:
+		return "reflector", "Reflector.ListAndWatch starts over"
+	case informer.StageBackoff:
+		return "reflector", "backoff between ListAndWatch attempts"
+	case informer.StageSynced:
+		return "cache", "HasSynced: the initial list is popped"
+	case informer.StageSkipped:
+		return "reflector", "an object of an unexpected type is dropped"
+	}
+	return "informer", ""
+}
+
+// compile-time check: the page's metrics are informer.Metrics.
+var _ informer.Metrics = dashMetrics{}
+
+// watchCache lets the page count the informer's cache itself.
+func (d *dashboard) watchCache(length func() int, namespaces func() []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cacheLen, d.nsValues = length, namespaces
+}

@@ -1,0 +1,186 @@
+// The live page's script: it draws /api/events (or, when the stream
+// breaks, /api/state every second) into the boxes. It only ever sets
+// textContent, so object names from the server cannot inject markup.
+"use strict";
+const $ = (id) => document.getElementById(id);
+let shownSeq = 0;
+let lastCounts = {};
+let poller = null;
+
+function set(id, value) {
+  const el = $(id);
+  if (el && el.textContent !== String(value)) el.textContent = value;
+}
+
+function ago(iso, now) {
+  const t = Date.parse(iso);
+  if (!t || t < 0 || iso.startsWith("0001")) return "–";
+  const s = Math.max(0, (Date.parse(now) - t) / 1000);
+  return s < 60 ? s.toFixed(1) + " s" : Math.floor(s / 60) + "m" + String(Math.floor(s % 60)).padStart(2, "0") + "s";
+}
+
+function sum(m) { return Object.values(m || {}).reduce((a, b) => a + b, 0); }
+
+function flash(box, count) {
+  if (lastCounts[box] !== undefined && lastCounts[box] !== count) {
+    const el = $("box-" + box);
+    el.classList.add("flash");
+    setTimeout(() => el.classList.remove("flash"), 400);
+  }
+  lastCounts[box] = count;
+}
+
+function render(st) {
+  const r = st.reflector;
+  if (st.server) {
+    set("server-rv", st.server.resourceVersion);
+    set("server-requests", st.server.requests);
+    set("server-watchers", st.server.watchers);
+    set("server-writes", st.server.writes);
+    set("server-churn", st.server.churnPaused ? "paused" : "on");
+  } else {
+    set("server-rv", r.resourceVersion || "–");
+  }
+  const state = $("refl-state");
+  state.dataset.state = r.state;
+  set("refl-state", r.state + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? " (" + r.cause + ")" : ""));
+  set("refl-since", ago(r.since, st.now));
+  set("refl-rv", r.resourceVersion || "–");
+  set("refl-list", r.listPages ? r.listPages + " page(s), " + r.listItems + " items at " + r.listResourceVersion : "–");
+  set("refl-watch", ago(r.watchSince, st.now));
+  set("refl-events", sum(r.events) + " (" + r.watchEvents + " on this watch)");
+  set("refl-bookmarks", r.bookmarks);
+  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v).join(", ");
+  set("refl-relists", sum(r.relists) + (causes ? " · " + causes : ""));
+  set("refl-backoffs", r.backoffs);
+  set("refl-error", r.lastError || "");
+  flash("reflector", sum(r.events) + r.listCalls);
+
+  const q = st.queue;
+  set("queue-depth", q.depth);
+  set("queue-queued", q.queued);
+  set("queue-replaces", q.replaces);
+  set("queue-tombstones", q.tombstones);
+  const list = $("queue-last");
+  const items = (q.last || []).map((d) => d.op + " " + d.key);
+  if (list.dataset.items !== items.join("\n")) {
+    list.dataset.items = items.join("\n");
+    list.replaceChildren(...items.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
+  }
+  flash("queue", q.queued);
+
+  const l = st.loop;
+  set("loop-applied", l.applied);
+  set("loop-ops", [l.byOp.add || 0, l.byOp.update || 0, l.byOp.delete || 0].join(" / "));
+  set("loop-resyncs", l.resyncs);
+  set("loop-last", l.lastOp ? l.lastOp + " " + l.lastKey : "–");
+  flash("loop", l.applied);
+
+  set("cache-objects", st.cache.objects);
+  set("cache-indexes", (st.cache.indexes || []).join(", ") || "–");
+  set("cache-namespaces", (st.cache.namespaces || []).join(", ") || "–");
+  set("cache-synced", r.synced ? "yes" : "no");
+  flash("cache", st.cache.objects);
+
+  renderHandlers(st.handlers || []);
+  renderButtons(st.actions || []);
+  renderLog(st.log || []);
+}
+
+function renderHandlers(hs) {
+  const box = $("handlers");
+  if (hs.length === 0) return;
+  const key = hs.map((h) => [h.name, h.calls, h.queueDepth, h.lagMs, h.maxLagMs, h.coalesced, h.panics].join(",")).join(";");
+  if (box.dataset.key === key) return;
+  box.dataset.key = key;
+  box.replaceChildren(...hs.map((h) => {
+    const div = document.createElement("div");
+    div.className = "handler";
+    const title = document.createElement("strong");
+    title.textContent = h.name;
+    const dl = document.createElement("dl");
+    for (const [k, v] of [["calls", h.calls], ["queue", h.queueDepth], ["lag", h.lagMs.toFixed(2) + " ms"],
+      ["max lag", h.maxLagMs.toFixed(2) + " ms"], ["coalesced", h.coalesced], ["panics", h.panics]]) {
+      const dt = document.createElement("dt"); dt.textContent = k;
+      const dd = document.createElement("dd"); dd.textContent = v;
+      if (k === "calls") dd.className = "handler-calls";
+      dl.append(dt, dd);
+    }
+    div.append(title, dl);
+    return div;
+  }));
+  flash("handlers", hs.reduce((a, h) => a + h.calls, 0));
+}
+
+function renderButtons(actions) {
+  const box = $("buttons");
+  if (box.childElementCount === actions.length) return;
+  box.replaceChildren(...actions.map((a) => {
+    const b = document.createElement("button");
+    b.textContent = a.label;
+    b.title = a.help;
+    b.dataset.action = a.name;
+    if (!["create", "label", "delete", "pause-churn", "resume-churn"].includes(a.name)) b.className = "fault";
+    b.addEventListener("click", () => act(a.name));
+    return b;
+  }));
+}
+
+async function act(name) {
+  const out = $("action-result");
+  try {
+    const res = await fetch("/api/action", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action: name }) });
+    const body = await res.json();
+    out.textContent = res.ok ? name + ": " + body.result : "error " + body.code + ": " + body.error;
+  } catch (e) {
+    out.textContent = "the demo did not answer: " + e;
+  }
+}
+
+function renderLog(lines) {
+  const body = $("log");
+  const fresh = lines.filter((l) => l.seq > shownSeq);
+  if (fresh.length === 0) return;
+  for (const l of fresh) {
+    const tr = document.createElement("tr");
+    tr.className = l.part + " " + l.stage;
+    tr.dataset.seq = l.seq;
+    for (const [cls, text] of [["t", new Date(l.time).toLocaleTimeString([], { hour12: false }) + "." + String(new Date(l.time).getMilliseconds()).padStart(3, "0")],
+      ["part", l.part], ["stage", l.stage], ["cg", l.clientGo], ["text", l.text]]) {
+      const td = document.createElement("td");
+      td.className = cls;
+      td.textContent = text;
+      tr.append(td);
+    }
+    body.append(tr);
+    shownSeq = l.seq;
+  }
+  while (body.childElementCount > 400) body.firstElementChild.remove();
+  if ($("follow").checked) { const s = $("log-scroll"); s.scrollTop = s.scrollHeight; }
+}
+
+function connected(on) {
+  const c = $("conn");
+  c.textContent = on ? "live" : "reconnecting…";
+  c.className = "badge " + (on ? "on" : "off");
+}
+
+async function poll() {
+  try {
+    const res = await fetch("/api/state", { cache: "no-store" });
+    render(await res.json());
+  } catch (e) { connected(false); }
+}
+
+function connect() {
+  const es = new EventSource("/api/events");
+  es.onmessage = (e) => { connected(true); if (poller) { clearInterval(poller); poller = null; } render(JSON.parse(e.data)); };
+  es.onerror = () => {
+    connected(false);
+    es.close();
+    if (!poller) poller = setInterval(poll, 1000);
+    setTimeout(connect, 2000);
+  };
+}
+
+connect();
