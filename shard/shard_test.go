@@ -156,10 +156,10 @@ func TestParseRoundTrips(t *testing.T) {
 // shardRange calls) accepts, and the canonical form it echoes.
 func TestParseAcceptsWhatTheServerAccepts(t *testing.T) {
 	for in, echo := range map[string]string{
-		"shardRange(object.metadata.uid,'0x0000000000000000','0x8000000000000000')":                  "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
-		"  shardRange( object . metadata . uid , \"0x8000000000000000\" , '0x10000000000000000' )\n": "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')",
+		"shardRange(object.metadata.uid,'0x0000000000000000','0x8000000000000000')":                                                                                                   "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+		"  shardRange( object . metadata . uid , \"0x8000000000000000\" , '0x10000000000000000' )\n":                                                                                  "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')",
 		"(shardRange(object.metadata.namespace, '0x0000000000000000', '0x0000000000000001')) || (shardRange(object.metadata.namespace, '0xfffffffffffffffe', '0x10000000000000000'))": "shardRange(object.metadata.namespace, '0x0000000000000000', '0x0000000000000001') || shardRange(object.metadata.namespace, '0xfffffffffffffffe', '0x10000000000000000')",
-		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.uid, '0x4000000000000000', '0xc000000000000000')": "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.uid, '0x4000000000000000', '0xc000000000000000')",
+		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.uid, '0x4000000000000000', '0xc000000000000000')":                  "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.uid, '0x4000000000000000', '0xc000000000000000')",
 	} {
 		s, err := shard.Parse(in)
 		require.NoError(t, err, in)
@@ -171,25 +171,25 @@ func TestParseRejectsWhatTheServerRejects(t *testing.T) {
 	for in, msg := range map[string]string{
 		"":    "empty shard selector",
 		"   ": "empty shard selector",
-		"shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')": `unsupported field path "object.metadata.name"`,
-		"shardRange(metadata.uid, '0x0000000000000000', '0x8000000000000000')":        `unsupported field path "metadata.uid"`,
-		"shardRange(object.metadata.uid, '0x0', '0x8000000000000000')":                `hexStart must be a 0x-prefixed 16-digit hex value, got "0x0" (did you mean "0x0000000000000000"?)`,
-		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000', '0x1')":                  "requires exactly 3 arguments, got 4",
-		"shardRange(object.metadata.uid, '0x0000000000000000')":                                               "requires exactly 3 arguments, got 2",
-		"shardRange(object.metadata.uid, '0X0000000000000000', '0x8000000000000000')":                         "hexStart must have '0x' prefix",
-		"shardRange(object.metadata.uid, '0x000000000000000A', '0x8000000000000000')":                         `invalid hex character "A"`,
-		"shardRange(object.metadata.uid, '0x8000000000000000', '0x8000000000000000')":                         "must be less than end",
-		"shardRange(object.metadata.uid, '0x10000000000000000', '0x10000000000000000')":                       "must be less than end",
-		"shardRange(object.metadata.uid, '0x0000000000000000', '0x20000000000000000')":                        "17-digit hex value must be '0x10000000000000000'",
-		"shardRange(object.metadata.uid, '0x0000000000000000', '0x100000000000000000')":                       "hex value too long",
-		"shardRange(object.metadata.uid, '0x', '0x8000000000000000')":                                         "hex value is required after '0x'",
-		"shardRange(object.metadata.uid, 0, '0x8000000000000000')":                                            `unexpected "0`,
-		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') && true":                 "unexpected",
-		"other(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')":                              `unsupported function "other"`,
+		"shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')":                                                                                      `unsupported field path "object.metadata.name"`,
+		"shardRange(metadata.uid, '0x0000000000000000', '0x8000000000000000')":                                                                                              `unsupported field path "metadata.uid"`,
+		"shardRange(object.metadata.uid, '0x0', '0x8000000000000000')":                                                                                                      `hexStart must be a 0x-prefixed 16-digit hex value, got "0x0" (did you mean "0x0000000000000000"?)`,
+		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000', '0x1')":                                                                                "requires exactly 3 arguments, got 4",
+		"shardRange(object.metadata.uid, '0x0000000000000000')":                                                                                                             "requires exactly 3 arguments, got 2",
+		"shardRange(object.metadata.uid, '0X0000000000000000', '0x8000000000000000')":                                                                                       "hexStart must have '0x' prefix",
+		"shardRange(object.metadata.uid, '0x000000000000000A', '0x8000000000000000')":                                                                                       `invalid hex character "A"`,
+		"shardRange(object.metadata.uid, '0x8000000000000000', '0x8000000000000000')":                                                                                       "must be less than end",
+		"shardRange(object.metadata.uid, '0x10000000000000000', '0x10000000000000000')":                                                                                     "must be less than end",
+		"shardRange(object.metadata.uid, '0x0000000000000000', '0x20000000000000000')":                                                                                      "17-digit hex value must be '0x10000000000000000'",
+		"shardRange(object.metadata.uid, '0x0000000000000000', '0x100000000000000000')":                                                                                     "hex value too long",
+		"shardRange(object.metadata.uid, '0x', '0x8000000000000000')":                                                                                                       "hex value is required after '0x'",
+		"shardRange(object.metadata.uid, 0, '0x8000000000000000')":                                                                                                          `unexpected "0`,
+		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') && true":                                                                               "unexpected",
+		"other(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')":                                                                                            `unsupported function "other"`,
 		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000') || shardRange(object.metadata.namespace, '0x8000000000000000', '0x10000000000000000')": "all shard ranges must use the same field",
-		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000'":                          "expected ',' or ')'",
-		"shardRange(object.metadata.uid, '0x0000000000000000, '0x8000000000000000')":                          "",
-		strings.Repeat("(", 100) + "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')" + strings.Repeat(")", 100): "nested too deep",
+		"shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000'":                                                                                        "expected ',' or ')'",
+		"shardRange(object.metadata.uid, '0x0000000000000000, '0x8000000000000000')":                                                                                        "",
+		strings.Repeat("(", 100) + "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')" + strings.Repeat(")", 100):                                 "nested too deep",
 	} {
 		_, err := shard.Parse(in)
 		require.Error(t, err, in)
