@@ -29,6 +29,10 @@ type ListOptions struct {
 	// must be; see PROTOCOL.md. "" reads the most recent state.
 	ResourceVersion, ResourceVersionMatch string
 	TimeoutSeconds                        int64
+	// ShardSelector asks for one shard of the list (KEP-5866), e.g. the
+	// String of a shard.Selector. A server without the feature ignores it:
+	// the reply's ListMeta.ShardInfo says whether it was applied.
+	ShardSelector string
 	// Unmarshal holds extra options for decoding each item, such as
 	// meta.SkipManagedFields(); it is not sent to the server.
 	Unmarshal json.Options
@@ -47,6 +51,7 @@ func (o ListOptions) query() url.Values {
 	if o.TimeoutSeconds > 0 {
 		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
 	}
+	setNonEmpty(q, "shardSelector", o.ShardSelector)
 	return q
 }
 

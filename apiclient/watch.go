@@ -38,6 +38,10 @@ type WatchOptions struct {
 	// lets the server choose (30 to 60 minutes by default). The client's
 	// Config.Timeout never applies to watches.
 	TimeoutSeconds int64
+	// ShardSelector restricts the events to one shard (KEP-5866), as for a
+	// LIST. A server without the feature ignores it and sends every event;
+	// a watch reply has no shardInfo to say so.
+	ShardSelector string
 	// Websocket opens the watch over a websocket instead of chunked HTTP.
 	Websocket bool
 	// OpenTimeout bounds the wait for the server to answer the request (the
@@ -83,6 +87,7 @@ func (o WatchOptions) query() url.Values {
 	if o.TimeoutSeconds > 0 {
 		q.Set("timeoutSeconds", strconv.FormatInt(o.TimeoutSeconds, 10))
 	}
+	setNonEmpty(q, "shardSelector", o.ShardSelector)
 	return q
 }
 

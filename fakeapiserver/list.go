@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/shard"
 )
 
 // filter selects the objects a list or watch returns.
@@ -16,10 +17,11 @@ type filter struct {
 	ns          string // "" means all namespaces
 	label       meta.LabelSelector
 	field       meta.FieldSelector
-	needsObject bool // the field selector names fields outside metadata
+	needsObject bool            // the field selector names fields outside metadata
+	shard       *shard.Selector // nil: no shard selector (see shard.go)
 }
 
-func (f *filter) selective() bool { return !f.label.Empty() || !f.field.Empty() }
+func (f *filter) selective() bool { return !f.label.Empty() || !f.field.Empty() || f.shard != nil }
 
 // parseFilter reads labelSelector and fieldSelector; errors are 400s, as
 // kube-apiserver answers them.
@@ -49,7 +51,7 @@ func (f *filter) matches(o *stored) bool {
 	if f.ns != "" && m.Namespace != f.ns {
 		return false
 	}
-	if !f.label.Matches(m.Labels) {
+	if !f.label.Matches(m.Labels) || !f.inShard(o) {
 		return false
 	}
 	if f.field.Empty() {
@@ -101,7 +103,8 @@ type page struct {
 	items     []*stored
 	cont      string
 	remaining *int64
-	last      int // index in paginate's input of the last item
+	last      int    // index in paginate's input of the last item
+	shardInfo string // the applied shard selector, "" for none
 }
 
 // paginate cuts one page of at most limit matching objects out of es

@@ -41,6 +41,11 @@ type Options struct {
 	// returns a member's last bytes only once the next member's header has
 	// arrived, so the latest event would wait for the next one.
 	GzipWatchList bool
+	// ShardedListAndWatch serves the shardSelector parameter of LIST and
+	// WATCH (KEP-5866), as kube-apiserver does with that feature gate on;
+	// off by default, as on a real server, the parameter is ignored. See
+	// shard.go.
+	ShardedListAndWatch bool
 	// Intercept, when set, sees every API request (not discovery or admin)
 	// after authentication; an error it returns is the answer (a
 	// *meta.StatusError keeps its code, anything else is a 500). Nil means

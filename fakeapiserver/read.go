@@ -30,6 +30,9 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		return
 	}
 	f, err := parseFilter(req.res, req.ns, q)
+	if err == nil {
+		err = s.shardFilter(&f, q)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -39,6 +42,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.writeError(w, r, err)
 		return
 	}
+	p.shardInfo = f.shardInfo()
 	s.writeList(w, req.res, &p)
 }
 
@@ -138,6 +142,7 @@ func appendListHeader(b []byte, res *Resource, p *page) []byte {
 		b = append(b, `,"remainingItemCount":`...)
 		b = appendInt(b, *p.remaining)
 	}
+	b = appendShardInfo(b, p.shardInfo)
 	return append(b, `},"items":[`...)
 }
 

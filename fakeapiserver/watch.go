@@ -60,6 +60,9 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		return
 	}
 	f, err := parseFilter(req.res, req.ns, q)
+	if err == nil {
+		err = s.shardFilter(&f, q)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

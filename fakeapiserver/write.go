@@ -155,6 +155,9 @@ func successStatus(res *Resource, o *stored) *meta.Status {
 
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, req request) {
 	f, err := parseFilter(req.res, req.ns, r.URL.Query())
+	if err == nil {
+		err = s.shardFilter(&f, r.URL.Query())
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return

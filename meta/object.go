@@ -48,6 +48,9 @@ func (m *ObjectMeta) GetNamespace() string         { return m.Namespace }
 func (m *ObjectMeta) GetResourceVersion() string   { return m.ResourceVersion }
 func (m *ObjectMeta) GetLabels() map[string]string { return m.Labels }
 
+// GetUID returns the uid: what a shard selector hashes by default.
+func (m *ObjectMeta) GetUID() string { return m.UID }
+
 // SlimMeta is the part of ObjectMeta that zerokube itself reads: what files an
 // object (namespace and name), tells its versions apart, and selects it. Embed
 // it instead of ObjectMeta under "metadata" when annotations, owner
@@ -73,6 +76,9 @@ func (m *SlimMeta) GetNamespace() string         { return m.Namespace }
 func (m *SlimMeta) GetResourceVersion() string   { return m.ResourceVersion }
 func (m *SlimMeta) GetLabels() map[string]string { return m.Labels }
 
+// GetUID returns the uid: what a shard selector hashes by default.
+func (m *SlimMeta) GetUID() string { return m.UID }
+
 // OwnerReference points at the object that owns this one.
 type OwnerReference struct {
 	APIVersion         string `json:"apiVersion"`
@@ -88,6 +94,15 @@ type ListMeta struct {
 	ResourceVersion    string `json:"resourceVersion,omitempty"`
 	Continue           string `json:"continue,omitempty"`
 	RemainingItemCount *int64 `json:"remainingItemCount,omitempty"`
+	// ShardInfo is set by a server that applied the request's shardSelector
+	// (KEP-5866); nil means the list is not a shard, even if one was asked for.
+	ShardInfo *ShardInfo `json:"shardInfo,omitempty"`
+}
+
+// ShardInfo echoes the shard selector a server applied to a list, in the
+// server's canonical form (see package shard).
+type ShardInfo struct {
+	Selector string `json:"selector"`
 }
 
 // Object is what zerokube needs of every object it lists, watches and
