@@ -8,8 +8,9 @@
 //	                                                              ▲
 //	                                                   listers ───┘ (read-only Reader)
 //
-// The informer's processing loop is the only writer: it applies each delta it pops
-// from the fifo with Add, Update or Delete, and a relist with Replace. Listers and
+// The informer's dispatcher (its processing stage) is the only writer: it applies
+// each delta it pops from the fifo with Update or DeleteKey, and a whole relist with
+// one Replace, so readers see the list before it or after it, never a mix. Listers and
 // controllers read through the [Reader] interface. The package is generic over the
 // object type and imports nothing from the rest of zerokube, so it knows nothing of
 // HTTP, JSON or Kubernetes types; [NamespaceIndexFunc] takes the namespace getter

@@ -30,12 +30,12 @@ type Reader[T any] interface {
 	Index(name string, obj T) ([]T, error)
 }
 
-// Writer is the write side of a [Store]: what the informer's processing loop
-// holds, so that code given only a Reader cannot change the cache.
+// Writer is the write side of a [Store] that the informer's dispatcher
+// holds, so that code given only a Reader cannot change the cache: Update
+// and DeleteKey for watch deltas, Replace for a whole relist in one step.
+// (Store's Add and Delete are conveniences for direct users; Add is Update.)
 type Writer[T any] interface {
-	Add(obj T)
 	Update(obj T)
-	Delete(obj T)
 	DeleteKey(key string)
 	Replace(list []T)
 }

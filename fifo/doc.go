@@ -54,6 +54,10 @@
 //  8. Close wakes every waiting Pop with [ErrClosed]; later Pops and writes
 //     return ErrClosed even if deltas remain. A cancelled ctx ends a waiting
 //     Pop with ctx.Err().
+//  9. InOrder with WholeRelists: everything one Replace queued pops as one
+//     batch, whatever the batch size, with no other delta in it, and a
+//     requeued relist comes back whole; so a consumer can apply a relist
+//     to its store in one step.
 //
 // The consumer applies Added, Updated, Replaced and Sync as "store this
 // object" and Deleted as "remove this key"; the informer turns them into

@@ -21,12 +21,21 @@ type InOrderOptions[T any] struct {
 	// BatchSize caps the deltas one Pop hands to process. Default
 	// DefaultBatchSize; 1 gives one delta per Pop.
 	BatchSize int
+	// WholeRelists makes one Pop hand over everything a Replace queued (its
+	// Replaced deltas and its tombstones) as one batch, whatever BatchSize,
+	// and never together with any other delta. A consumer can then apply a
+	// relist to its store in one step (the informer swaps its cache), so its
+	// readers never see half of a relist.
+	WholeRelists bool
 }
 
 // item is a queued delta with its key, computed once on the way in.
 type item[T any] struct {
 	key string
 	d   Delta[T]
+	// group, on the first delta of a Replace with WholeRelists, is how many
+	// deltas that Replace queued; they pop together. 0 everywhere else.
+	group int
 }
 
 // InOrder is a queue that keeps every delta in arrival order and merges
@@ -36,6 +45,7 @@ type InOrder[T any] struct {
 	key   func(T) string
 	known KnownObjects[T] // may be nil
 	batch int
+	whole bool // WholeRelists
 	sig   signal
 
 	mu    sync.Mutex // guards every field below
@@ -46,6 +56,7 @@ type InOrder[T any] struct {
 	buf         []Delta[T]
 	inflight    []string
 	busy        bool
+	group       int // the in-flight batch is a whole Replace of this many deltas
 	populated   bool
 	initialLeft int // deltas of the first Replace not yet processed
 	closed      bool
@@ -69,6 +80,7 @@ func NewInOrder[T any](opts InOrderOptions[T]) *InOrder[T] {
 		key:   opts.Key,
 		known: opts.KnownObjects,
 		batch: opts.BatchSize,
+		whole: opts.WholeRelists,
 		sig:   newSignal(),
 	}
 }
@@ -143,6 +155,8 @@ func (q *InOrder[T]) Replace(list []T, resourceVersion string) error {
 		return ErrClosed
 	}
 	pending, order := q.pendingLocked()
+	start := q.queue.len()
+	defer q.markGroupLocked(start)
 	listed := make(map[string]struct{}, len(list))
 	for _, obj := range list {
 		k := q.key(obj)
@@ -171,6 +185,14 @@ func (q *InOrder[T]) Replace(list []T, resourceVersion string) error {
 		q.initialLeft = q.queue.len()
 	}
 	return nil
+}
+
+// markGroupLocked marks the deltas queued since start as one relist, when
+// the queue keeps relists whole. q.mu held.
+func (q *InOrder[T]) markGroupLocked(start int) {
+	if n := q.queue.len() - start; q.whole && n > 0 {
+		q.queue.ptr(start).group = n
+	}
 }
 
 // Resync appends a Sync delta, carrying the stored object, for every key of
@@ -216,11 +238,8 @@ func (q *InOrder[T]) Pop(ctx context.Context, process func(deltas []Delta[T], is
 	if err := q.waitLocked(ctx); err != nil {
 		return err
 	}
-	n := min(q.batch, q.queue.len())
+	n := q.batchLenLocked()
 	initial := q.initialLeft > 0
-	if initial {
-		n = min(n, q.initialLeft)
-	}
 	q.buf, q.inflight = q.buf[:0], q.inflight[:0]
 	for range n {
 		it := q.queue.pop()
@@ -233,6 +252,25 @@ func (q *InOrder[T]) Pop(ctx context.Context, process func(deltas []Delta[T], is
 
 	defer q.finish(n, initial, &err)
 	return process(batch, initial)
+}
+
+// batchLenLocked is how many deltas the next Pop takes: a whole relist when
+// one is at the head; otherwise up to the batch size, stopping before a
+// relist and at the end of the initial population. q.mu held, queue not empty.
+func (q *InOrder[T]) batchLenLocked() int {
+	q.group = q.queue.ptr(0).group
+	if q.group > 0 {
+		return q.group
+	}
+	limit := min(q.batch, q.queue.len())
+	if q.initialLeft > 0 {
+		limit = min(limit, q.initialLeft)
+	}
+	n := 1
+	for n < limit && q.queue.ptr(n).group == 0 {
+		n++
+	}
+	return n
 }
 
 // waitLocked returns with q.mu held and the queue non-empty, or with an
@@ -264,12 +302,16 @@ func (q *InOrder[T]) finish(n int, initial bool, errp *error) {
 		for i := n - 1; i >= 0; i-- {
 			q.queue.pushFront(item[T]{key: q.inflight[i], d: q.buf[i]})
 		}
+		q.queue.ptr(0).group = q.group
 		q.sig.notify()
 	} else if initial {
 		// A requeued initial batch is still initial; anything else is done.
 		q.initialLeft -= n
 	}
 	clear(q.buf) // drop references to the objects
+	if cap(q.buf) > 4*q.batch {
+		q.buf, q.inflight = nil, nil // a whole relist was here: give its room back
+	}
 	if err != nil {
 		*errp = fmt.Errorf("fifo: processing a batch of %d: %w", n, err)
 	}

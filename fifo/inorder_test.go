@@ -114,3 +114,37 @@ func TestDeltaTypeString(t *testing.T) {
 		require.Equal(t, want, typ.String())
 	}
 }
+
+// With WholeRelists a Replace pops as one batch, whatever the batch size,
+// and never shares it with the deltas queued before or after it; a requeued
+// relist comes back whole.
+func TestInOrderWholeRelistsPopAsOneBatch(t *testing.T) {
+	st := newStore()
+	st.m["gone"] = o("gone", 1)
+	q := fifo.NewInOrder(fifo.InOrderOptions[obj]{Key: objKey, KnownObjects: st, BatchSize: 2, WholeRelists: true})
+	q.Add(o("x", 1))
+	q.Replace([]obj{o("a", 1), o("b", 1), o("c", 1)}, "5")
+	q.Add(o("d", 1))
+	q.Add(o("e", 1))
+	var got [][]string
+	requeued := false
+	for q.Len() > 0 {
+		err := q.Pop(context.Background(), func(ds []fifo.Delta[obj], _ bool) error {
+			if len(ds) == 5 && !requeued {
+				requeued = true
+				return fifo.ErrRequeue
+			}
+			got = append(got, deltaStrings(ds))
+			return nil
+		})
+		if err != nil {
+			require.ErrorIs(t, err, fifo.ErrRequeue)
+		}
+	}
+	require.True(t, requeued)
+	require.Equal(t, [][]string{
+		{"Added x/1"},
+		{"Replaced a/1", "Replaced b/1", "Replaced c/1", "Deleted? x/1", "Deleted? gone/1"},
+		{"Added d/1", "Added e/1"},
+	}, got)
+}

@@ -19,6 +19,10 @@ func (r *ring[E]) len() int { return r.n }
 // at returns the i-th element from the head; 0 <= i < len().
 func (r *ring[E]) at(i int) E { return r.buf[(r.head+i)&(len(r.buf)-1)] }
 
+// ptr points at the i-th element from the head, to change it in place; valid
+// until the next push, pushFront, pop or resize.
+func (r *ring[E]) ptr(i int) *E { return &r.buf[(r.head+i)&(len(r.buf)-1)] }
+
 func (r *ring[E]) push(e E) {
 	if r.n == len(r.buf) {
 		r.resize(max(2*len(r.buf), ringMinCap))

@@ -3,15 +3,31 @@
 //
 // It is the policy layer of the data path:
 //
-//	apiclient ─▶ watchstream ─▶ reflector ─▶ fifo ─▶ processing loop ─▶ cache
-//	(LIST/WATCH)   (events)     (this pkg)   (deltas)   (this pkg)        │ listers
+//	apiclient ─▶ watchstream ─▶ reflector ─▶ fifo ─▶ dispatcher ─▶ cache
+//	(LIST/WATCH)   (events)     (this pkg)   (deltas)   (this pkg)   │ listers
 //	                                                        └─▶ handlers (one goroutine
 //	                                                            and queue each) ─▶ workqueue
 //
 // The reflector turns LIST and WATCH into queue operations (a list becomes
 // Replace, events become Add/Update/Delete) and owns every recovery rule. The
-// processing loop pops deltas, applies them to the cache and hands a
-// notification to each handler's queue. Listers read the cache.
+// dispatcher owns the processing stage: it pops deltas, applies them to the
+// cache, hands a notification to each handler's queue, runs resyncs and
+// records the sync, all under its own lock. Listers read the cache.
+//
+// # Relists are atomic
+//
+// A relist reaches the dispatcher as one batch of its own (the default queue
+// is built with fifo.InOrderOptions.WholeRelists): a Replaced delta per
+// listed object, then a tombstone per object the list no longer has. The
+// dispatcher works out each handler notification against the cache, swaps
+// the cache to the new list with one cache.Store.Replace, then notifies:
+// readers of the cache and listers see the old list or the new one, never a
+// mix. Handlers hear what client-go's DeltaFIFO Replace makes them hear:
+// OnUpdate for a listed object that was cached (only for handlers due a
+// resync when its resourceVersion did not change), OnAdd for a new one,
+// OnDelete(obj, finalStateUnknown=true) for one the list lacks. With
+// QueueDeltaFIFO, which pops one key at a time, a relist is applied key by
+// key, as client-go does.
 //
 // # Quick start
 //
@@ -65,8 +81,9 @@
 // [Metrics] (list/watch calls, relists by cause, events by type, queue
 // depths, handler lag and duration, resourceVersion). Options.Trace receives
 // a typed [TraceEvent] at every stage of an object's way (list page, watch
-// opened, event, bookmark, delta queued, store updated, handler called,
-// relist with its cause), which the demo prints in its --trace mode.
+// opened, event, bookmark, delta queued, cache replaced by a relist, store
+// updated, resync, handler called, relist with its cause), which the demo
+// prints in its --trace mode.
 //
 // # Invariants
 //
@@ -107,8 +124,11 @@
 //  7. A list replaces the queue's content: objects deleted while nobody
 //     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
 //     object a relist finds unchanged (same resourceVersion) is a resync, not
-//     an update. [TestRelistDeliversMissedDeletesAsTombstones,
-//     TestDeletesWhileDisconnectedArriveAsTombstones]
+//     an update. With the default queue the cache swaps to a relist in one
+//     step: readers never see a mix of two lists.
+//     [TestRelistDeliversMissedDeletesAsTombstones,
+//     TestDeletesWhileDisconnectedArriveAsTombstones,
+//     TestRelistNotifiesLikeClientGo, TestRelistIsAtomicForReaders]
 //  8. The cache is updated before any handler hears of the change, and each
 //     handler hears of changes to one object in order.
 //     [TestInformerSyncsAndDeliversLiveEvents]
@@ -119,7 +139,10 @@
 //     TestBoundedHandlerQueueKeepsFinalStates]
 //  10. A handler added at any time gets the cached objects replayed as adds,
 //     atomically with the stream: it hears of every object exactly once.
-//     [TestLateHandlerGetsReplay, TestRandomWritesAndFaultsConverge]
+//     Registration.WaitForSync returns once it has seen all of them, or
+//     says why it cannot (context, removed, informer stopped).
+//     [TestLateHandlerGetsReplay, TestRandomWritesAndFaultsConverge,
+//     TestRegistrationWaitForSync]
 //  11. A handler panic is recovered, logged and counted; the informer goes on.
 //     [TestHandlerPanicIsRecoveredAndCounted]
 //  12. Until the first sync, every failure is classified (unauthorized,

@@ -1,7 +1,9 @@
 package informer
 
 import (
-	"sync/atomic"
+	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -73,10 +75,11 @@ type HandlerOptions struct {
 
 // Registration is the handle AddHandler returns.
 type Registration struct {
-	name     string
-	synced   *atomic.Bool
-	informer func() bool
-	remove   func()
+	name    string
+	synced  <-chan struct{} // closed once the handler has seen the initial list
+	removed <-chan struct{} // closed by Remove
+	stopped <-chan struct{} // closed when the informer's Run returns
+	remove  func()
 }
 
 // Name is the handler's name.
@@ -84,7 +87,36 @@ func (r *Registration) Name() string { return r.name }
 
 // HasSynced reports whether the informer has synced and this handler has
 // been called for every object of the initial list (or of its replay).
-func (r *Registration) HasSynced() bool { return r.informer() && r.synced.Load() }
+func (r *Registration) HasSynced() bool { return isClosed(r.synced) }
+
+// WaitForSync blocks until HasSynced is true (nil), or fails: when ctx
+// ends (the error wraps context.Cause(ctx)), when the handler is removed
+// ([ErrHandlerRemoved]) or when the informer stops first ([ErrStopped]).
+// The informer's own WaitForSync says why a sync is failing; this one is
+// for a controller that must not start before its handler has seen
+// everything, like client-go's ResourceEventHandlerRegistration.HasSynced
+// without the polling.
+func (r *Registration) WaitForSync(ctx context.Context) error {
+	if r.HasSynced() {
+		return nil
+	}
+	select {
+	case <-r.synced:
+		return nil
+	case <-r.removed:
+		return fmt.Errorf("informer: handler %s: %w", r.name, ErrHandlerRemoved)
+	case <-r.stopped:
+		if r.HasSynced() {
+			return nil
+		}
+		return fmt.Errorf("informer: handler %s: %w", r.name, ErrStopped)
+	case <-ctx.Done():
+		return fmt.Errorf("informer: handler %s not synced: %w", r.name, context.Cause(ctx))
+	}
+}
+
+// ErrHandlerRemoved is returned by Registration.WaitForSync after Remove.
+var ErrHandlerRemoved = errors.New("informer: handler removed")
 
 // Remove stops deliveries to the handler. Notifications still queued are
 // dropped; a call in progress completes. Idempotent.

@@ -27,15 +27,13 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 	store *cache.Store[P]
 	queue fifo.Queue[P]
 	refl  *reflector[P]
-	proc  *processor[P]
+	disp  *dispatcher[P] // the processing stage: cache writes, handlers, resync, sync
 
-	synced     chan struct{} // closed once the initial list is in the store
-	syncedFlag atomic.Bool
-	failure    atomic.Pointer[SyncError] // the last failure before the sync
-	fatal      chan struct{}             // closed when fail-fast stopped Run
-	fatalErr   error                     // set before fatal is closed
-	done       chan struct{}             // closed when Run returns
-	started    atomic.Bool
+	failure  atomic.Pointer[SyncError] // the last failure before the sync
+	fatal    chan struct{}             // closed when fail-fast stopped Run
+	fatalErr error                     // set before fatal is closed
+	done     chan struct{}             // closed when Run returns
+	started  atomic.Bool
 }
 
 // New returns an informer over lw. It does nothing until Run.
@@ -49,19 +47,24 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 	}
 	key := func(p P) string { return meta.Key(p) }
 	i := &Informer[T, P]{
-		opts: opts, store: cache.New(key, indexers), proc: newProcessor(opts),
-		synced: make(chan struct{}), fatal: make(chan struct{}), done: make(chan struct{}),
+		opts: opts, store: cache.New(key, indexers),
+		fatal: make(chan struct{}), done: make(chan struct{}),
 	}
+	whole := false
 	switch opts.Queue {
 	case QueueDeltaFIFO:
 		i.queue = fifo.NewDelta(fifo.DeltaOptions[P]{Key: key, KnownObjects: i.store})
 	case QueueInOrder:
-		i.queue = fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: i.store})
+		whole = true
+		i.queue = fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: i.store, WholeRelists: true})
 	}
+	i.disp = newDispatcher(opts, i.store, i.queue)
+	i.disp.wholeRelists = whole
 	cfg := defaultReflectorConfig(opts)
-	cfg.onListed = i.checkSynced
+	cfg.onListed = i.disp.checkSynced
 	cfg.onFailure = i.syncFailed
 	i.refl = newReflector(lw, i.queue, cfg)
+	i.disp.lastRV = i.refl.lastSyncResourceVersion
 	return i
 }
 
@@ -75,17 +78,14 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 	defer close(i.done)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
-	i.proc.start(ctx, &wg)
-	wg.Add(2)
-	go func() { defer wg.Done(); i.processLoop(ctx) }()
-	go func() { defer wg.Done(); i.resyncLoop(ctx) }()
+	i.disp.start(ctx, &wg)
 	err := i.refl.run(ctx)
 	if err != nil {
 		i.fatalErr = err
 		close(i.fatal)
 	}
 	cancel()
-	i.proc.stop()
+	i.disp.stop()
 	i.queue.Close()
 	wg.Wait()
 	return err
@@ -95,16 +95,16 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 // adds (isInInitialList true), so a late handler starts from the same state
 // as the others. Handlers may be added before or during Run.
 func (i *Informer[T, P]) AddHandler(h Handler[P], opts HandlerOptions) (*Registration, error) {
-	l, err := i.proc.add(h, opts, i.store.List)
+	l, err := i.disp.add(h, opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Registration{name: l.name, synced: &l.synced, informer: i.HasSynced,
-		remove: func() { i.proc.remove(l) }}, nil
+	return &Registration{name: l.name, synced: l.synced, removed: l.removed, stopped: i.done,
+		remove: func() { i.disp.remove(l) }}, nil
 }
 
 // HasSynced reports whether the initial list has been applied to the cache.
-func (i *Informer[T, P]) HasSynced() bool { return i.syncedFlag.Load() }
+func (i *Informer[T, P]) HasSynced() bool { return i.disp.hasSynced() }
 
 // WaitForSync blocks until the initial list is in the cache (nil), or ctx
 // ends: then the error wraps context.Cause(ctx) and, when there was one,
@@ -112,7 +112,7 @@ func (i *Informer[T, P]) HasSynced() bool { return i.syncedFlag.Load() }
 // With FailFast it returns the SyncError as soon as Run stops on it.
 func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
 	select {
-	case <-i.synced:
+	case <-i.disp.synced:
 		return nil
 	case <-i.fatal:
 		return fmt.Errorf("informer %s: %w", i.opts.Name, i.fatalErr)
@@ -156,24 +156,4 @@ func (i *Informer[T, P]) Store() cache.Reader[P] { return i.store }
 
 func (i *Informer[T, P]) syncFailed(e *SyncError) {
 	i.failure.Store(e)
-}
-
-// checkSynced marks the informer synced once the queue says everything of
-// the first list has been processed. Called after every pop and after every
-// Replace (an empty first list is synced without any pop).
-func (i *Informer[T, P]) checkSynced() {
-	if i.syncedFlag.Load() || !i.queue.HasSynced() {
-		return
-	}
-	i.proc.mu.Lock()
-	defer i.proc.mu.Unlock()
-	if i.syncedFlag.Load() {
-		return
-	}
-	i.proc.markSyncedLocked(i.opts.Clock.Now())
-	i.syncedFlag.Store(true)
-	close(i.synced)
-	if i.opts.Trace != nil {
-		i.opts.Trace(TraceEvent{Stage: StageSynced, Items: i.store.Len(), ResourceVersion: i.LastSyncResourceVersion()})
-	}
 }

@@ -57,6 +57,44 @@ func TestLateHandlerGetsReplay(t *testing.T) {
 	require.Len(t, h.lines(), 2, "a removed handler gets nothing more")
 }
 
+// Registration.WaitForSync returns once the handler has seen the initial
+// list, and says why when that cannot happen: the context ended, the
+// handler was removed, or the informer stopped first.
+func TestRegistrationWaitForSync(t *testing.T) {
+	lw := newLiveLW(pods("a", "b"), "5")
+	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	h := newView()
+	h.block = make(chan struct{})
+	reg, err := inf.AddHandler(h, HandlerOptions{})
+	require.NoError(t, err)
+	gone, err := inf.AddHandler(newView(), HandlerOptions{})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errors.New("gave up"))
+	require.ErrorContains(t, reg.WaitForSync(ctx), "gave up", "before Run: the context's cause")
+	gone.Remove()
+	require.ErrorIs(t, gone.WaitForSync(t.Context()), ErrHandlerRemoved)
+
+	startInformer(t, inf)
+	require.NoError(t, inf.WaitForSync(t.Context()))
+	require.False(t, reg.HasSynced(), "the informer synced, the blocked handler not yet")
+	done := make(chan error, 1)
+	go func() { done <- reg.WaitForSync(t.Context()) }()
+	h.block <- struct{}{}
+	h.block <- struct{}{}
+	require.NoError(t, <-done)
+	close(h.block)
+
+	stopped := New[pod](&scriptLW{}, Options[*pod]{Logger: quiet()}) // its List waits for ctx
+	never, err := stopped.AddHandler(newView(), HandlerOptions{})
+	require.NoError(t, err)
+	runCtx, stop := context.WithCancel(t.Context())
+	stop()
+	require.NoError(t, stopped.Run(runCtx))
+	require.ErrorIs(t, never.WaitForSync(t.Context()), ErrStopped)
+}
+
 func TestSlowHandlerDoesNotBlockAFastOne(t *testing.T) {
 	lw := newLiveLW(nil, "5")
 	inf := New[pod](lw, Options[*pod]{Logger: quiet()})

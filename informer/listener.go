@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/zerokube/zerokube/meta"
@@ -27,7 +26,7 @@ type notification[P any] struct {
 	key    string
 	obj    P
 	old    P    // notifUpdate only
-	flag   bool // isInInitialList for add, finalStateUnknown for delete
+	flag   bool // isInInitialList for add, a resync for update, finalStateUnknown for delete
 	queued time.Time
 	dead   bool
 }
@@ -41,7 +40,7 @@ func (p *notification[P]) merge(n *notification[P]) bool {
 	case p.kind == notifAdd && n.kind == notifDelete:
 		p.dead = true
 	case p.kind == notifUpdate && n.kind == notifUpdate:
-		p.obj = n.obj
+		p.obj, p.flag = n.obj, p.flag && n.flag // a resync merged with a change is a change
 	case p.kind == notifUpdate && n.kind == notifDelete:
 		p.kind, p.obj, p.flag = notifDelete, n.obj, n.flag
 		var zero P
@@ -64,7 +63,7 @@ type listener[P meta.Object] struct {
 	trace    func(TraceEvent)
 	timed    bool // metrics or trace want each call's lag and duration
 
-	synced  atomic.Bool
+	synced  chan struct{} // closed by run when it reaches the sync marker
 	removed chan struct{}
 	once    sync.Once
 	wake    chan struct{} // cap 1
@@ -75,10 +74,61 @@ type listener[P meta.Object] struct {
 	live    int
 	pending map[string]*notification[P] // last queued notification per key; nil until the queue is first full
 
-	// nextResync is guarded by the processor's mutex.
+	// nextResync is when the handler's next resync is due; syncing says
+	// the current resync is for it. The resync loop sets both and the
+	// dispatcher reads syncing; both hold mu.
 	nextResync time.Time
 	syncing    bool
 }
+
+// newListener returns a handler's listener with o's settings (o.Name set)
+// and the informer's for the rest.
+func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P]) *listener[P] {
+	l := &listener[P]{
+		name: o.Name, h: h, capacity: o.QueueCapacity, metrics: opts.Metrics, log: opts.Logger,
+		clock: opts.Clock, trace: opts.Trace, synced: make(chan struct{}),
+		removed: make(chan struct{}), wake: make(chan struct{}, 1),
+	}
+	l.timed = l.trace != nil || !isNop(l.metrics)
+	switch {
+	case o.Unbounded:
+		l.capacity = 0
+	case o.QueueCapacity <= 0:
+		l.capacity = DefaultHandlerQueue
+	}
+	l.resync = o.ResyncPeriod
+	if l.resync == 0 {
+		l.resync = opts.ResyncPeriod
+	}
+	if l.resync > 0 {
+		l.nextResync = opts.Clock.Now().Add(l.resync)
+	}
+	return l
+}
+
+// markResync records whether the handler's resync is due at now (and when
+// the next one is); the dispatcher then hands resync notifications only to
+// the handlers marked.
+func (l *listener[P]) markResync(now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.syncing = l.resync > 0 && !now.Before(l.nextResync)
+	if l.syncing {
+		l.nextResync = now.Add(l.resync)
+	}
+	return l.syncing
+}
+
+// resyncing reports whether the current resync is for this handler.
+func (l *listener[P]) resyncing() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.syncing
+}
+
+// hasSynced reports whether the handler has been called for every object
+// of the initial list (or of its replay).
+func (l *listener[P]) hasSynced() bool { return isClosed(l.synced) }
 
 func (l *listener[P]) push(n *notification[P]) {
 	l.mu.Lock()
@@ -208,7 +258,9 @@ func (l *listener[P]) run(ctx context.Context) {
 // takes the informer down.
 func (l *listener[P]) call(n *notification[P]) {
 	if n.kind == notifSynced {
-		l.synced.Store(true)
+		if !l.hasSynced() { // only run closes it, and the marker comes once
+			close(l.synced)
+		}
 		return
 	}
 	// Reading the clock twice per call is a measurable share of a fast
@@ -247,6 +299,9 @@ func (n *notification[P]) op() string {
 	case notifAdd:
 		return "add"
 	case notifUpdate:
+		if n.flag {
+			return "sync"
+		}
 		return "update"
 	case notifDelete:
 		return "delete"

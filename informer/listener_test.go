@@ -74,8 +74,8 @@ func TestListenerDeliversEverythingPushedWhileBusy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newView()
 			h.block = make(chan struct{})
-			p := newProcessor(Options[*pod]{Metrics: tc.metrics, Clock: newFakeClock(), Logger: quiet()})
-			l := p.newListener(h, HandlerOptions{Unbounded: true})
+			l := newListener[*pod](h, HandlerOptions{Name: "h", Unbounded: true},
+				Options[*pod]{Metrics: tc.metrics, Clock: newFakeClock(), Logger: quiet()})
 			require.Equal(t, tc.timed, l.timed)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})

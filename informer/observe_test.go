@@ -56,7 +56,7 @@ func TestTraceFollowsAnObjectThroughTheDataPath(t *testing.T) {
 	synced(t, inf)
 	e.put(t, "a", "1", nil)
 	require.Eventually(t, func() bool {
-		return log.has("relist", "list-page", "replace", "store-updated:add", "synced",
+		return log.has("relist", "list-page", "replace", "cache-replaced", "store-updated:replace", "synced",
 			"watch-opened", "event", "delta-queued:update", "store-updated:update", "handler-called:update")
 	}, wait, 5*time.Millisecond)
 }

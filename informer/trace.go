@@ -22,12 +22,14 @@ const (
 	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion
 	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close)
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
-	StageStoreUpdated                   // the processing loop applied a delta to the cache: Op, Key
+	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
 	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration
 	StageRelist                         // a relist starts: Cause
 	StageBackoff                        // the reflector waits Duration after Err
 	StageSynced                         // the initial list is in the cache
 	StageSkipped                        // an object was dropped: Key, Err (wrong kind)
+	StageResync                         // a resync is due for the handlers named in Handler; Items objects cached
+	StageCacheReplaced                  // a relist's result replaced the cache in one step: Items
 )
 
 var stageNames = [...]string{
@@ -35,7 +37,8 @@ var stageNames = [...]string{
 	StageEvent: "event", StageBookmark: "bookmark", StageWatchEnded: "watch-ended",
 	StageDeltaQueued: "delta-queued", StageStoreUpdated: "store-updated",
 	StageHandlerCalled: "handler-called", StageRelist: "relist", StageBackoff: "backoff",
-	StageSynced: "synced", StageSkipped: "skipped",
+	StageSynced: "synced", StageSkipped: "skipped", StageResync: "resync",
+	StageCacheReplaced: "cache-replaced",
 }
 
 // String returns the stage's short name, e.g. "list-page".
@@ -59,11 +62,18 @@ type TraceEvent struct {
 	More            bool // list-page: the page carried a continue token, more pages follow
 	EventType       meta.EventType
 	Key             string
-	Op              string // "add", "update", "delete", "replace", "sync"
-	Handler         string
-	Cause           RelistCause
-	Duration        time.Duration
-	Err             error
+	// Op: delta-queued and a watch's store-updated say "add", "update" or
+	// "delete"; a relist's store-updated says "replace" (stored, handlers
+	// hear add or update), "unchanged" (same resourceVersion: only handlers
+	// due a resync hear of it) or "tombstone" (the list lacks it: deleted,
+	// finalStateUnknown); a resync's store-updated says "sync".
+	// handler-called says "add", "update", "delete" or "sync" (an update
+	// from a resync).
+	Op       string
+	Handler  string
+	Cause    RelistCause
+	Duration time.Duration
+	Err      error
 }
 
 // RelistCause says why the reflector lists (again).

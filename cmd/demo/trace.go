@@ -54,7 +54,7 @@ func stageColor(s informer.Stage) string {
 		return ansiGrey
 	case informer.StageDeltaQueued:
 		return ansiMagenta
-	case informer.StageStoreUpdated:
+	case informer.StageStoreUpdated, informer.StageCacheReplaced, informer.StageResync:
 		return ansiGreen
 	case informer.StageHandlerCalled, informer.StageSynced:
 		return ansiBold + ansiGreen
@@ -100,8 +100,15 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 	case informer.StageDeltaQueued:
 		return fmt.Sprintf("delta %s %s queued (depth ≈%d)", ev.Op, ev.Key, t.queued(1))
 	case informer.StageStoreUpdated:
-		return fmt.Sprintf("store %s %s (cache updated before any handler hears of it)", ev.Op, ev.Key)
+		return storeUpdated(ev)
+	case informer.StageCacheReplaced:
+		return fmt.Sprintf("cache replaced by the relist in one step: %d objects (readers saw the old list until now, never a mix)", ev.Items)
+	case informer.StageResync:
+		return fmt.Sprintf("resync due for handler(s) %s: each of the %d cached objects is re-delivered as OnUpdate(obj, obj), no request to the server", ev.Handler, ev.Items)
 	case informer.StageHandlerCalled:
+		if ev.Op == "sync" {
+			return fmt.Sprintf("handler %q called: update %s from a resync, old == new (took %v)", ev.Handler, ev.Key, ev.Duration.Round(time.Microsecond))
+		}
 		return fmt.Sprintf("handler %q called: %s %s (took %v)", ev.Handler, ev.Op, ev.Key, ev.Duration.Round(time.Microsecond))
 	case informer.StageRelist:
 		return fmt.Sprintf("relist (cause: %s) from resourceVersion %q", ev.Cause, ev.ResourceVersion)
@@ -113,6 +120,21 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 		return fmt.Sprintf("skipped %s: %s", ev.Key, errText(ev.Err))
 	}
 	return fmt.Sprintf("%+v", ev)
+}
+
+// storeUpdated explains what the processing stage did with one delta.
+func storeUpdated(ev informer.TraceEvent) string {
+	switch ev.Op {
+	case "replace":
+		return fmt.Sprintf("store %s from the relist at resourceVersion %s: handlers hear add or update", ev.Key, ev.ResourceVersion)
+	case "unchanged":
+		return fmt.Sprintf("store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it", ev.Key, ev.ResourceVersion)
+	case "tombstone":
+		return fmt.Sprintf("store delete %s: the relist no longer has it, deleted while nobody watched (finalStateUnknown)", ev.Key)
+	case "sync":
+		return fmt.Sprintf("store %s resync: the cached object, unchanged, goes to the handlers due a resync", ev.Key)
+	}
+	return fmt.Sprintf("store %s %s (cache updated before any handler hears of it)", ev.Op, ev.Key)
 }
 
 func watchEnded(ev informer.TraceEvent) string {

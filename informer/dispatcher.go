@@ -1,0 +1,283 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// dispatcher owns the processing stage, the whole step between the delta
+// queue and the handlers: it pops deltas, applies them to the cache, fans a
+// notification out to every handler's queue, runs resyncs, and records the
+// sync. Its mutex is held for each of those steps, so each is atomic for
+// the others: a handler added at any time is replayed the cache as of one
+// moment and then hears of every later change exactly once (invariant 10),
+// and the sync marker lands in every handler's queue behind the initial
+// list. It is the cache's only writer.
+type dispatcher[P meta.Object] struct {
+	opts   Options[P]
+	store  cache.Writer[P]
+	read   cache.Reader[P]
+	queue  fifo.Queue[P]
+	lastRV func() string // the reflector's resourceVersion, for the synced trace
+	// wholeRelists: the queue hands over each relist as one batch of its own
+	// (fifo.InOrderOptions.WholeRelists), so the cache can swap to it in one step.
+	wholeRelists bool
+	changed      chan struct{} // cap 1: the set of handlers (and resync periods) changed
+	synced       chan struct{} // closed, under mu, once the initial list is in the cache
+
+	mu        sync.Mutex // guards the fields below and every write to the cache
+	listeners []*listener[P]
+	count     int // handlers ever added, for default names
+	ctx       context.Context
+	wg        *sync.WaitGroup
+	stopped   bool
+}
+
+func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P]) *dispatcher[P] {
+	return &dispatcher[P]{opts: opts, store: store, read: store, queue: q,
+		changed: make(chan struct{}, 1), synced: make(chan struct{})}
+}
+
+// start launches the processing and resync loops and the goroutines of the
+// handlers added so far; all end with ctx and are counted in wg.
+func (d *dispatcher[P]) start(ctx context.Context, wg *sync.WaitGroup) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.ctx, d.wg = ctx, wg
+	for _, l := range d.listeners {
+		d.goLocked(l)
+	}
+	wg.Add(2)
+	go func() { defer wg.Done(); d.processLoop(ctx) }()
+	go func() { defer wg.Done(); d.resyncLoop(ctx) }()
+}
+
+func (d *dispatcher[P]) goLocked(l *listener[P]) {
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		l.run(d.ctx)
+	}()
+}
+
+// stop refuses new handlers; their goroutines end with Run's context.
+func (d *dispatcher[P]) stop() {
+	d.mu.Lock()
+	d.stopped = true
+	d.mu.Unlock()
+}
+
+// hasSynced reports whether the initial list is in the cache.
+func (d *dispatcher[P]) hasSynced() bool { return isClosed(d.synced) }
+
+// isClosed reports whether ch is closed, without waiting.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// processLoop pops deltas and processes them until the queue closes or ctx
+// ends.
+func (d *dispatcher[P]) processLoop(ctx context.Context) {
+	for {
+		err := d.queue.Pop(ctx, d.process)
+		switch {
+		case err == nil:
+		case errors.Is(err, fifo.ErrClosed), ctx.Err() != nil:
+			return
+		default:
+			d.opts.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
+		}
+		d.checkSynced()
+		d.opts.Metrics.QueueDepth(d.queue.Len())
+	}
+}
+
+// process applies one popped batch. A batch holding a relist (the queue
+// hands one over whole) swaps the cache in one step; any other batch is
+// applied delta by delta. Handlers hear of each change after the cache
+// holds it (invariant 8).
+func (d *dispatcher[P]) process(deltas []fifo.Delta[P], isInInitialList bool) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := d.opts.Clock.Now()
+	if d.wholeRelists && isRelist(deltas) {
+		d.applyRelistLocked(deltas, isInInitialList, now)
+		return nil
+	}
+	for _, dl := range deltas {
+		key := meta.Key(dl.Object)
+		old, had := d.read.GetByKey(key)
+		c := classifyDelta(dl, key, old, had, isInInitialList, now)
+		if dl.Type == fifo.Deleted {
+			d.store.DeleteKey(key)
+		} else {
+			d.store.Update(dl.Object)
+		}
+		d.traceStored(c)
+		d.distributeLocked(c.n, c.isSync)
+	}
+	return nil
+}
+
+// checkSynced records the sync once the queue says everything of the first
+// list has been processed: the one place "synced" is decided. Called after
+// every pop and after every list (an empty first list syncs without a pop).
+func (d *dispatcher[P]) checkSynced() {
+	if d.hasSynced() || !d.queue.HasSynced() {
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.hasSynced() {
+		return
+	}
+	now := d.opts.Clock.Now()
+	for _, l := range d.listeners {
+		l.push(&notification[P]{kind: notifSynced, queued: now})
+	}
+	close(d.synced)
+	if d.opts.Trace != nil {
+		d.opts.Trace(TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.lastRV()})
+	}
+}
+
+// add registers a handler and replays the cached objects to it as adds,
+// then the sync marker if the informer has synced.
+func (d *dispatcher[P]) add(h Handler[P], o HandlerOptions) (*listener[P], error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		return nil, fmt.Errorf("informer %s: AddHandler after the informer stopped", d.opts.Name)
+	}
+	d.count++
+	if o.Name == "" {
+		o.Name = fmt.Sprintf("handler-%d", d.count)
+	}
+	l := newListener(h, o, d.opts)
+	now := d.opts.Clock.Now()
+	for _, obj := range d.read.List() {
+		l.push(&notification[P]{kind: notifAdd, key: meta.Key(obj), obj: obj, flag: true, queued: now})
+	}
+	if d.hasSynced() {
+		l.push(&notification[P]{kind: notifSynced, queued: now})
+	}
+	d.listeners = append(d.listeners, l)
+	if d.ctx != nil {
+		d.goLocked(l)
+	}
+	d.signalChanged()
+	return l, nil
+}
+
+func (d *dispatcher[P]) remove(l *listener[P]) {
+	d.mu.Lock()
+	d.listeners = slices.DeleteFunc(d.listeners, func(x *listener[P]) bool { return x == l })
+	d.mu.Unlock()
+	l.stop()
+	d.signalChanged()
+}
+
+func (d *dispatcher[P]) signalChanged() {
+	select {
+	case d.changed <- struct{}{}:
+	default:
+	}
+}
+
+// distributeLocked queues n for every handler; a sync notification (resync,
+// or a relist that found an object unchanged) only for the handlers whose
+// resync is due. d.mu must be held.
+func (d *dispatcher[P]) distributeLocked(n notification[P], isSync bool) {
+	takers := 0
+	for _, l := range d.listeners {
+		if !isSync || l.resyncing() {
+			takers++
+		}
+	}
+	if takers == 0 {
+		return // a sync nobody is due for costs nothing
+	}
+	// One allocation for every handler's copy rather than one each: each
+	// listener owns its element, and run clears it after the call, so
+	// the array keeps only a few dozen bytes per handler alive until the
+	// slowest handler gets to it.
+	cs := make([]notification[P], 0, takers)
+	for _, l := range d.listeners {
+		if isSync && !l.resyncing() {
+			continue
+		}
+		cs = append(cs, n)
+		l.push(&cs[len(cs)-1])
+	}
+}
+
+// resyncLoop asks the queue for a resync whenever a handler's period is due.
+func (d *dispatcher[P]) resyncLoop(ctx context.Context) {
+	for d.resyncWait(ctx) {
+	}
+}
+
+// resyncWait waits for the next resync tick (or a change of handlers) and
+// resyncs when due; false when the loop should end.
+func (d *dispatcher[P]) resyncWait(ctx context.Context) bool {
+	var tick <-chan time.Time
+	if p := d.minResync(); p > 0 {
+		t := d.opts.Clock.NewTimer(p)
+		defer t.Stop()
+		tick = t.C()
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-d.changed:
+	case <-tick:
+		if due := d.resyncDue(d.opts.Clock.Now()); len(due) > 0 {
+			if d.opts.Trace != nil {
+				d.opts.Trace(TraceEvent{Stage: StageResync, Handler: due, Items: d.read.Len()})
+			}
+			return d.queue.Resync() == nil
+		}
+	}
+	return true
+}
+
+// minResync is the shortest handler resync period, 0 when none resyncs.
+func (d *dispatcher[P]) minResync() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var m time.Duration
+	for _, l := range d.listeners {
+		if l.resync > 0 && (m == 0 || l.resync < m) {
+			m = l.resync
+		}
+	}
+	return m
+}
+
+// resyncDue marks the handlers whose resync is due at now and returns their
+// names, comma-separated ("" when none is).
+func (d *dispatcher[P]) resyncDue(now time.Time) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var names []string
+	for _, l := range d.listeners {
+		if l.markResync(now) {
+			names = append(names, l.name)
+		}
+	}
+	return strings.Join(names, ",")
+}

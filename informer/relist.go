@@ -1,0 +1,121 @@
+package informer
+
+import (
+	"time"
+
+	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// change is what the dispatcher makes of one delta: the handlers'
+// notification, whether it is only a resync, and the store-updated trace Op.
+type change[P meta.Object] struct {
+	n      notification[P]
+	isSync bool
+	op     string
+}
+
+// classifyDelta turns a delta into a change, given what the cache held for its
+// key. As in client-go's processDeltas: Added, Updated, Replaced and Sync
+// store the object and notify an Update when it was cached, an Add
+// otherwise; a Sync, and a Replaced at the cached resourceVersion (a relist
+// that found the object unchanged), are resyncs; Deleted notifies a Delete.
+func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, initial bool, now time.Time) change[P] {
+	c := change[P]{n: notification[P]{key: key, obj: dl.Object, queued: now}}
+	switch {
+	case dl.Type == fifo.Deleted:
+		c.n.kind, c.n.flag = notifDelete, dl.FinalStateUnknown
+		c.op = "delete"
+		if dl.FinalStateUnknown {
+			c.op = "tombstone"
+		}
+	case had:
+		c.isSync = dl.Type == fifo.Sync || (dl.Type == fifo.Replaced &&
+			old.GetResourceVersion() == dl.Object.GetResourceVersion())
+		c.n.kind, c.n.old, c.n.flag = notifUpdate, old, c.isSync
+		c.op = deltaOp(dl.Type, c.isSync, "update")
+	default:
+		c.n.kind, c.n.flag = notifAdd, initial
+		c.op = deltaOp(dl.Type, false, "add")
+	}
+	return c
+}
+
+// deltaOp names what the cache did with a stored delta, for the trace.
+func deltaOp(t fifo.DeltaType, isSync bool, watchOp string) string {
+	switch {
+	case t == fifo.Sync:
+		return "sync"
+	case t == fifo.Replaced && isSync:
+		return "unchanged"
+	case t == fifo.Replaced:
+		return "replace"
+	}
+	return watchOp
+}
+
+// isRelist reports whether a batch carries a relist: Replaced deltas or the
+// tombstones of objects the list no longer has. With a queue that keeps
+// relists whole, such a batch is one whole relist and nothing else.
+func isRelist[P any](deltas []fifo.Delta[P]) bool {
+	for _, dl := range deltas {
+		if dl.Type == fifo.Replaced || dl.FinalStateUnknown {
+			return true
+		}
+	}
+	return false
+}
+
+// applyRelistLocked applies a whole relist as one cache write: it works out
+// every change against the cache plus the relist's earlier deltas, swaps
+// the cache to the result with one Replace (readers see the old list or the
+// new one, never a mix), and only then notifies the handlers, in the
+// relist's order. d.mu held.
+func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial bool, now time.Time) {
+	type entry struct {
+		obj     P
+		present bool
+	}
+	staged := make(map[string]entry, len(deltas))
+	changes := make([]change[P], 0, len(deltas))
+	for _, dl := range deltas {
+		key := meta.Key(dl.Object)
+		e, ok := staged[key]
+		if !ok {
+			e.obj, e.present = d.read.GetByKey(key)
+		}
+		changes = append(changes, classifyDelta(dl, key, e.obj, e.present, initial, now))
+		staged[key] = entry{obj: dl.Object, present: dl.Type != fifo.Deleted}
+	}
+	list := make([]P, 0, len(staged))
+	for _, e := range staged {
+		if e.present {
+			list = append(list, e.obj)
+		}
+	}
+	// A relist names every cached key (listed or tombstoned), so this
+	// finds nothing; it keeps the swap right even if a queue did not.
+	for _, k := range d.read.ListKeys() {
+		if _, ok := staged[k]; !ok {
+			if obj, ok := d.read.GetByKey(k); ok {
+				list = append(list, obj)
+			}
+		}
+	}
+	d.store.Replace(list)
+	if d.opts.Trace != nil {
+		d.opts.Trace(TraceEvent{Stage: StageCacheReplaced, Items: len(list)})
+	}
+	for _, c := range changes {
+		d.traceStored(c)
+		d.distributeLocked(c.n, c.isSync)
+	}
+}
+
+// traceStored reports that the cache holds c (store-updated).
+func (d *dispatcher[P]) traceStored(c change[P]) {
+	if d.opts.Trace != nil {
+		d.opts.Trace(TraceEvent{Stage: StageStoreUpdated, Op: c.op, Key: c.n.key,
+			ResourceVersion: c.n.obj.GetResourceVersion()})
+	}
+}
