@@ -60,6 +60,9 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 	}
 	i.disp = newDispatcher(opts, i.store, i.queue)
 	i.disp.wholeRelists = whole
+	if opts.Shard != nil {
+		lw = newShardLW(lw, opts.Shard)
+	}
 	cfg := defaultReflectorConfig(opts)
 	cfg.onListed = i.disp.checkSynced
 	cfg.onFailure = i.syncFailed

@@ -32,6 +32,9 @@ type ListOptions struct {
 	ResourceVersionMatch string
 	Limit                int64
 	Continue             string
+	// ShardSelector is set by Options.Shard (see shard.go): a ListerWatcher
+	// that can send it to the server does; others may ignore it.
+	ShardSelector string
 }
 
 // WatchOptions are the parameters of one WATCH that the reflector decides.
@@ -47,6 +50,8 @@ type WatchOptions struct {
 	// accepts and never answers would otherwise hold it. 0: the
 	// ListerWatcher's own default.
 	OpenTimeout time.Duration
+	// ShardSelector: as in ListOptions.
+	ShardSelector string
 }
 
 // Watch is an open watch stream.

@@ -95,6 +95,10 @@ type Options[P meta.Object] struct {
 	// Selectors narrow what NewForResource lists and watches; New ignores
 	// them (there the ListerWatcher decides).
 	Selectors Selectors
+	// Shard, when set, keeps only one shard of the resource: filtered by
+	// the server when it supports shard selectors, by the informer
+	// otherwise, with the same result (see Shard). Nil: everything.
+	Shard *Shard
 	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
 	Clock Clock
 	Rand  func() float64

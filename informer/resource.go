@@ -50,7 +50,7 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
 		Limit: o.Limit, Continue: o.Continue,
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
-		Unmarshal: lw.unmarshal,
+		ShardSelector: o.ShardSelector, Unmarshal: lw.unmarshal,
 	}, each)
 }
 
@@ -64,7 +64,7 @@ func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P],
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
 		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
 		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: stream,
-		OpenTimeout: o.OpenTimeout,
+		OpenTimeout: o.OpenTimeout, ShardSelector: o.ShardSelector,
 	})
 	if err != nil {
 		return nil, err

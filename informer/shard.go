@@ -1,0 +1,275 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/shard"
+)
+
+// Shard is the part of a resource an informer caches (Options.Shard), and
+// the handle that moves it at run time. Create it with [NewShard]; one Shard
+// may serve several informers. Safe for concurrent use.
+//
+// How it works, between the reflector and the ListerWatcher:
+//
+//  1. Every LIST and WATCH sends the selector as shardSelector. A server
+//     with the ShardedListAndWatch gate filters; one without ignores it.
+//  2. Every listed object and every watch event is checked with the same
+//     hash and ranges (shard.Selector.Contains) before the reflector sees it,
+//     so objects outside the shard never reach the queue, the cache or the
+//     handlers, whichever side filtered. An object cannot move between
+//     shards (uid and namespace never change), so no event is needed for
+//     an object leaving its shard while the ranges stay the same.
+//  3. ServerSide reports which side filtered: the server when the last
+//     list came back with metadata.shardInfo naming this selector and no
+//     foreign object arrived since; the client otherwise.
+//  4. Set moves the shard: open watches end and the reflector relists with
+//     the new selector (the ListerWatcher reports a 410 wrapping
+//     [ErrReshard], which the reflector answers with an immediate relist).
+//     The relist's Replace turns objects that left into deletes for the
+//     handlers and new ones into adds; nothing restarts.
+type Shard struct {
+	mu      sync.Mutex
+	sel     shard.Selector
+	gen     uint64 // bumped by every Set
+	watches map[reshardable]struct{}
+	side    atomic.Int32 // sideUnknown, sideServer or sideClient
+}
+
+const (
+	sideUnknown int32 = iota
+	sideServer
+	sideClient
+)
+
+// reshardable is an open watch that Set must end.
+type reshardable interface{ reshard() }
+
+// ErrReshard is wrapped by the error that ends a watch or list when the
+// shard changes: a 410 Expired Status, so that the reflector relists at
+// once.
+var ErrReshard = errors.New("informer: the shard changed")
+
+func errReshard() error {
+	return fmt.Errorf("%w: %w", ErrReshard, meta.NewStatusError(410, meta.ReasonExpired, "the shard changed; relisting"))
+}
+
+// NewShard returns a Shard holding sel, which must be valid and not empty.
+func NewShard(sel shard.Selector) (*Shard, error) {
+	if err := checkShard(sel); err != nil {
+		return nil, err
+	}
+	return &Shard{sel: sel, watches: map[reshardable]struct{}{}}, nil
+}
+
+func checkShard(sel shard.Selector) error {
+	if sel.IsEverything() {
+		return errors.New("informer: a shard needs at least one range")
+	}
+	if err := sel.Validate(); err != nil {
+		return fmt.Errorf("informer: %w", err)
+	}
+	return nil
+}
+
+// Selector is the current shard.
+func (s *Shard) Selector() shard.Selector {
+	sel, _ := s.current()
+	return sel
+}
+
+func (s *Shard) current() (shard.Selector, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sel, s.gen
+}
+
+// Set moves the shard to sel (invariant 4). Setting the same selector again
+// does nothing.
+func (s *Shard) Set(sel shard.Selector) error {
+	if err := checkShard(sel); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sel.Equal(s.sel) {
+		return nil
+	}
+	s.sel = sel
+	s.gen++
+	s.side.Store(sideUnknown)
+	for w := range s.watches {
+		w.reshard()
+	}
+	clear(s.watches)
+	return nil
+}
+
+// ServerSide reports whether the server filters for this shard (invariant
+// 3); false until a list said so, and whenever an object from outside the
+// shard arrived since.
+func (s *Shard) ServerSide() bool { return s.side.Load() == sideServer }
+
+// track registers an open watch opened at gen; false if the shard moved
+// since, in which case the caller ends the watch itself.
+func (s *Shard) track(w reshardable, gen uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if gen != s.gen {
+		return false
+	}
+	s.watches[w] = struct{}{}
+	return true
+}
+
+func (s *Shard) untrack(w reshardable) {
+	s.mu.Lock()
+	delete(s.watches, w)
+	s.mu.Unlock()
+}
+
+// listed records what a complete list page said about who filtered.
+func (s *Shard) listed(sel shard.Selector, info *meta.ShardInfo, foreign bool) {
+	switch {
+	case foreign || info == nil:
+		s.side.Store(sideClient)
+	case info.Selector == sel.String():
+		s.side.CompareAndSwap(sideUnknown, sideServer)
+	default:
+		// The server applied some other selector: trust only our filter.
+		s.side.Store(sideClient)
+	}
+}
+
+// shardValue returns how to read the field sel hashes from a P, or an error
+// when P has no such field (uid needs a GetUID method).
+func shardValue[P meta.Object](f shard.Field) (func(P) string, error) {
+	if f == shard.Namespace {
+		return func(p P) string { return p.GetNamespace() }, nil
+	}
+	var zero P
+	if _, ok := any(zero).(interface{ GetUID() string }); !ok {
+		return nil, fmt.Errorf("informer: sharding by %s needs objects with a GetUID method (embed meta.ObjectMeta or meta.SlimMeta): %T has none", shard.UID, zero)
+	}
+	return func(p P) string { return any(p).(interface{ GetUID() string }).GetUID() }, nil
+}
+
+// shardLW puts a ListerWatcher behind a Shard (invariants 1, 2 and 4).
+type shardLW[P meta.Object] struct {
+	inner ListerWatcher[P]
+	sh    *Shard
+	// listedGen is the shard generation of the last complete list: a watch
+	// continues only that list. pageGen is the generation of the list in
+	// progress; only the reflector's goroutine calls List.
+	listedGen atomic.Uint64
+	pageGen   uint64
+}
+
+func newShardLW[P meta.Object](inner ListerWatcher[P], sh *Shard) *shardLW[P] {
+	lw := &shardLW[P]{inner: inner, sh: sh}
+	lw.listedGen.Store(^uint64(0)) // nothing listed yet
+	return lw
+}
+
+func (lw *shardLW[P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
+	sel, gen := lw.sh.current()
+	if o.Continue == "" {
+		lw.pageGen = gen
+	} else if gen != lw.pageGen {
+		return meta.ListMeta{}, errReshard() // the pages so far are of another shard
+	}
+	value, err := shardValue[P](sel.Field)
+	if err != nil {
+		return meta.ListMeta{}, err
+	}
+	o.ShardSelector = sel.String()
+	foreign := false
+	lm, err := lw.inner.List(ctx, o, func(p P) error {
+		if !sel.ContainsHash(shard.Hash(value(p))) {
+			foreign = true
+			return nil
+		}
+		return each(p)
+	})
+	if err != nil {
+		return lm, err
+	}
+	lw.sh.listed(sel, lm.ShardInfo, foreign)
+	if _, now := lw.sh.current(); now != gen {
+		return lm, errReshard()
+	}
+	if lm.Continue == "" {
+		lw.listedGen.Store(gen)
+	}
+	return lm, nil
+}
+
+func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
+	sel, gen := lw.sh.current()
+	if !o.SendInitialEvents && gen != lw.listedGen.Load() {
+		return nil, errReshard() // the cache holds another shard's list
+	}
+	value, err := shardValue[P](sel.Field)
+	if err != nil {
+		return nil, err
+	}
+	o.ShardSelector = sel.String()
+	w, err := lw.inner.Watch(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	sw := &shardWatch[P]{inner: w, sh: lw.sh, sel: sel, value: value}
+	if !lw.sh.track(sw, gen) {
+		sw.reshard()
+	}
+	if o.SendInitialEvents {
+		lw.listedGen.Store(gen) // a streaming list is this shard's list
+	}
+	return sw, nil
+}
+
+// shardWatch drops events from outside its shard and ends with ErrReshard
+// when the shard moves.
+type shardWatch[P meta.Object] struct {
+	inner  Watch[P]
+	sh     *Shard
+	sel    shard.Selector
+	value  func(P) string
+	moved  atomic.Bool
+	unseen sync.Once
+}
+
+func (w *shardWatch[P]) reshard() {
+	w.moved.Store(true)
+	w.inner.Stop()
+}
+
+func (w *shardWatch[P]) Next() (Event[P], error) {
+	for {
+		ev, err := w.inner.Next()
+		if w.moved.Load() {
+			return Event[P]{}, errReshard()
+		}
+		if err != nil {
+			return ev, err
+		}
+		switch ev.Type {
+		case meta.Added, meta.Modified, meta.Deleted:
+			if !w.sel.ContainsHash(shard.Hash(w.value(ev.Object))) {
+				w.sh.side.Store(sideClient)
+				continue
+			}
+		}
+		return ev, nil
+	}
+}
+
+func (w *shardWatch[P]) Stop() {
+	w.unseen.Do(func() { w.sh.untrack(w) })
+	w.inner.Stop()
+}
