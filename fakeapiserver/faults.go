@@ -50,6 +50,9 @@ type Failure struct {
 	// for streaming lists only, or "continue=" for the pages after the first.
 	QueryContains string
 	RetryAfter    time.Duration // for 429 and 504; 0 means 1 s
+	// Match, when set, must also accept the request: for what the fields
+	// above cannot say ("a watch without sendInitialEvents").
+	Match func(r *http.Request) bool
 	// Reason, when set, replaces the reason the code implies: a 410 with
 	// reason "Gone" as older servers sent it, or one no client knows.
 	Reason meta.StatusReason
@@ -106,7 +109,7 @@ func (s *Server) takeFailure(verb string, r *http.Request) *Failure {
 	var hit *Failure
 	for i, f := range s.faults.failures {
 		if (f.Verb == "" || f.Verb == verb) && strings.Contains(r.URL.Path, f.PathContains) &&
-			strings.Contains(r.URL.RawQuery, f.QueryContains) {
+			strings.Contains(r.URL.RawQuery, f.QueryContains) && (f.Match == nil || f.Match(r)) {
 			hit = f
 			if f.Count == Forever {
 				break
@@ -121,7 +124,7 @@ func (s *Server) takeFailure(verb string, r *http.Request) *Failure {
 	if hit == nil {
 		return nil
 	}
-	s.record(FaultFail, "code", hit.Code, "verb", verb, "path", r.URL.Path, "event", hit.AsEvent && verb == "watch")
+	s.record(FaultFail, "code", hit.Code, "verb", verb, "path", r.URL.Path, "event", hit.AsEvent && verb == "watch", "reason", string(hit.Reason))
 	return hit
 }
 

@@ -2,13 +2,14 @@ package reliability
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -17,17 +18,19 @@ import (
 // 429 makes the reflector wait its Retry-After (1 s) and -race slows all.
 const convergeWithin = 30 * time.Second
 
-// run plays the scenario's script, then checks convergence.
+// run plays the scenario's script, then checks the oracle.
 func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 	sc.start(t)
 	steps := 150 + sc.rnd.IntN(250)
 	late := newView("late", 0)
-	for step := range steps {
-		if step == steps/2 {
+	late.changed = sc.progress
+	for sc.step = 0; sc.step < steps; sc.step++ {
+		if sc.step == steps/2 {
 			_, err := sc.inf.AddHandler(late, informer.HandlerOptions{})
 			require.NoError(t, err)
 			sc.views = append(sc.views, late)
 		}
+		sc.runUndos(false)
 		if sc.rnd.IntN(100) < 12 {
 			sc.fault()
 		} else {
@@ -40,14 +43,28 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 			time.Sleep(time.Duration(sc.rnd.IntN(4000)) * time.Microsecond)
 		}
 	}
-	sc.srv.SetLatency(0)
-	sc.srv.SetBookmarks(true)
+	sc.runUndos(true)
+	sc.srv.ClearFaults()
 	stopped := time.Now()
 	if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" {
 		t.Logf("%s script done", stopped.Format("15:04:05.000"))
 	}
 	want, converged := sc.awaitConvergence()
 	tot.maxConverge = max(tot.maxConverge, time.Since(stopped))
+	sc.report(t, tot, converged, time.Since(stopped), len(want))
+	if !converged {
+		tot.divergences++
+		t.Errorf("no convergence within %s of the last fault (replay: ZEROKUBE_CHAOS_SEED=%d)\n  store: %s",
+			convergeWithin, sc.seed, diff(want, storeState(sc.inf)))
+		for _, v := range sc.views {
+			t.Errorf("  handler %s: %s", v.name, diff(storeState(sc.inf), v.snapshot()))
+		}
+	}
+	sc.checkOracle(t)
+}
+
+// report adds the scenario to the totals and logs it.
+func (sc *scenario) report(t *testing.T, tot *chaosTotals, converged bool, took time.Duration, objects int) {
 	stats := sc.srv.Stats()
 	var faults int64
 	for k, n := range stats.Faults {
@@ -58,51 +75,77 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 	tot.writes += sc.writes
 	tot.faults += faults
 	tot.relists += sc.relists.Load()
+	tot.lists += sc.lists.Load()
+	tot.watchEnds += sc.watchEnds.Load()
 	sc.mu.Lock()
 	for c, n := range sc.causes {
 		tot.byCause[c] += n
 	}
+	for f, n := range sc.drawn {
+		tot.drawn[f] += n
+	}
+	for f, n := range sc.exercised {
+		tot.exercised[f] += n
+	}
+	drawn, exercised := maps.Clone(sc.drawn), maps.Clone(sc.exercised)
 	sc.mu.Unlock()
-	tot.watchEnds += sc.watchEnds.Load()
 	for _, v := range sc.views {
 		tot.anomalies += v.anomalies.Load()
 		tot.rvBack += v.rvBack.Load()
 		tot.handlerCalls += v.calls.Load()
-		if b := v.bad(); b != "" {
-			t.Logf("first protocol anomaly: %s", b)
-		}
 	}
-	t.Logf("%d writes, %d faults %v, %d relists, %d watch ends; converged=%t in %s; %d objects",
-		sc.writes, faults, stats.Faults, sc.relists.Load(), sc.watchEnds.Load(), converged,
-		time.Since(stopped).Round(time.Millisecond), len(want))
-	if !converged {
-		tot.divergences++
-		t.Errorf("no convergence within %s of the last fault (replay: ZEROKUBE_CHAOS_SEED=%d)\n  store: %s",
-			convergeWithin, sc.seed, diff(want, storeState(sc.inf)))
-		for _, v := range sc.views {
-			t.Errorf("  handler %s: %s", v.name, diff(storeState(sc.inf), v.snapshot()))
-		}
-	}
+	t.Logf("%d writes, %d faults drawn %v, reached the informer %v; %d relists, %d LISTs, %d watch ends; converged=%t in %s; %d objects",
+		sc.writes, faults, drawn, exercised, sc.relists.Load(), sc.lists.Load(), sc.watchEnds.Load(), converged,
+		took.Round(time.Millisecond), objects)
+}
+
+// checkOracle asserts what must hold besides convergence: every handler's
+// history valid, LISTs within the backoff's bound, and the faults drawn
+// having reached the informer.
+func (sc *scenario) checkOracle(t *testing.T) {
 	for _, v := range sc.views {
-		require.Zero(t, v.rvBack.Load(), "handler %s saw a resourceVersion go backwards: %s", v.name, v.bad())
+		assert.Zero(t, v.anomalies.Load(), "handler %s got a notification its history does not allow: %s (replay: ZEROKUBE_CHAOS_SEED=%d)", v.name, v.bad(), sc.seed)
+		assert.Zero(t, v.rvBack.Load(), "handler %s saw a resourceVersion go backwards: %s", v.name, v.bad())
+	}
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	var drawn, reached int
+	for f, n := range sc.drawn {
+		drawn += n
+		if sc.exercised[f] > 0 {
+			reached++
+		}
+	}
+	// Every list-and-watch cycle waits the backoff (at least Initial), but
+	// for at most two immediate relists after a 410; each fault can end a
+	// cycle early.
+	elapsed := time.Since(sc.started)
+	bound := int64(elapsed/chaosBackoff.Initial) + 3*int64(drawn) + 10
+	assert.LessOrEqual(t, sc.lists.Load(), bound, "LISTs in %s with %d faults: a hot loop (replay: ZEROKUBE_CHAOS_SEED=%d)",
+		elapsed.Round(time.Millisecond), drawn, sc.seed)
+	if drawn > 0 {
+		assert.Positive(t, reached, "none of the faults drawn %v reached the informer (replay: ZEROKUBE_CHAOS_SEED=%d)", sc.drawn, sc.seed)
 	}
 }
 
-// awaitConvergence polls until the cache equals the server and every view
-// equals the cache; it returns the server's state and whether that held.
+// awaitConvergence waits until the cache equals the server and every view
+// equals the cache, re-checking whenever the informer or a handler does
+// something; it returns the server's state and whether that held within
+// convergeWithin.
 func (sc *scenario) awaitConvergence() (state, bool) {
-	deadline := time.Now().Add(convergeWithin)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
+	deadline := time.NewTimer(convergeWithin)
+	defer deadline.Stop()
 	for {
+		ch := sc.progress.wait()
 		want := sc.serverState()
 		if sc.converged(want) {
 			return want, true
 		}
-		if time.Now().After(deadline) {
+		select {
+		case <-ch:
+		case <-deadline.C:
 			return want, false
 		}
-		<-tick.C
 	}
 }
 
@@ -198,44 +241,4 @@ var chaosFrames = []string{
 	`{"type":"ERROR","object":{"foo":1}}` + "\n",                 // an ERROR that is not a Status
 	`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Expired","code":410,"message":"too old resource version"}}` + "\n",
 	"\x00\x01garbage\n",
-}
-
-// fault injects one random fault.
-func (sc *scenario) fault() {
-	s, r := sc.srv, sc.rnd
-	switch r.IntN(13) {
-	case 0:
-		s.DropWatches()
-	case 1:
-		s.CutWatches()
-	case 2:
-		s.Compact(0)
-		sc.compactMidList.Store(r.IntN(2) == 0)
-	case 3:
-		s.StallWatches()
-	case 4:
-		s.Restart()
-	case 5:
-		// Few at a time: failures not yet consumed when the script ends
-		// still fail requests, and a 429 or 504 makes the reflector wait the
-		// server's 1 s hint.
-		s.FailNext(fakeapiserver.Failure{Count: 1 + r.IntN(2), Code: []int{500, 503, 500, 503, 429}[r.IntN(5)],
-			Verb: []string{"list", "watch", ""}[r.IntN(3)]})
-	case 6:
-		if r.IntN(3) == 0 {
-			s.FailNext(fakeapiserver.Failure{Count: 1, Code: 504, Verb: "list"})
-		} else {
-			s.FailNext(fakeapiserver.Failure{Count: 1, Code: 500, Verb: "watch"})
-		}
-	case 7:
-		s.FailNext(fakeapiserver.Failure{Count: 1 + r.IntN(2), Code: 410, Verb: []string{"list", "watch"}[r.IntN(2)]})
-	case 8:
-		s.InjectMalformedEvent()
-	case 9:
-		s.SetBookmarks(r.IntN(2) == 0)
-	case 10:
-		s.SetLatency(time.Duration(r.IntN(15)) * time.Millisecond)
-	case 11, 12:
-		s.InjectFrame([]byte(chaosFrames[r.IntN(len(chaosFrames))]))
-	}
 }

@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -9,7 +10,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
+
+	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
@@ -81,23 +85,41 @@ func diff(want, got state) string {
 }
 
 // view is a handler that builds its own picture of the world from the
-// notifications it gets, and counts notifications that break the protocol.
+// notifications it gets, and checks that they form a valid history per
+// key: an add only of a key it does not hold, an update or delete only of
+// one it holds, the old object of an update equal to the last one it was
+// given, and no resourceVersion going backwards.
 type view struct {
 	name  string
 	delay time.Duration // a slow handler's time per call
+	// changed, when set, fires after every call, for waiters.
+	changed *signal
 
 	mu    sync.Mutex
 	state state
+	last  map[string]string // key → signature of the last object given
 	rvs   map[string]uint64
 
 	calls     atomic.Int64
-	anomalies atomic.Int64 // add of a known key, update or delete of an unknown key
+	anomalies atomic.Int64 // a notification that breaks the per-key history
 	rvBack    atomic.Int64 // an object's resourceVersion went backwards
 	firstBad  atomic.Pointer[string]
 }
 
 func newView(name string, delay time.Duration) *view {
-	return &view{name: name, delay: delay, state: state{}, rvs: map[string]uint64{}}
+	return &view{name: name, delay: delay, state: state{}, last: map[string]string{}, rvs: map[string]uint64{}}
+}
+
+// signature is what "equal" means for two objects the oracle compares: the
+// resourceVersion and the data (whose value is the write's step number).
+func signature(o *object) string {
+	keys := slices.Sorted(maps.Keys(o.Data))
+	var b strings.Builder
+	b.WriteString(o.ResourceVersion)
+	for _, k := range keys {
+		b.WriteString(" " + k + "=" + o.Data[k])
+	}
+	return b.String()
 }
 
 func (v *view) note(counter *atomic.Int64, format string, args ...any) {
@@ -112,44 +134,80 @@ func (v *view) set(o *object) {
 		v.note(&v.rvBack, "%s: %s went back from rv %d to %d", v.name, k, v.rvs[k], rv)
 	}
 	v.state[k] = o.ResourceVersion
+	v.last[k] = signature(o)
 	v.rvs[k] = rvOf(o)
 }
 
 func (v *view) OnAdd(o *object, initial bool) {
 	v.pace()
+	defer v.fire()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if _, ok := v.state[meta.Key(o)]; ok {
-		v.note(&v.anomalies, "%s: add of known %s (initial %t)", v.name, meta.Key(o), initial)
+		v.note(&v.anomalies, "%s: add of held %s (initial %t)", v.name, meta.Key(o), initial)
 	}
 	v.set(o)
 }
 
 func (v *view) OnUpdate(old, o *object) {
 	v.pace()
+	defer v.fire()
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, ok := v.state[meta.Key(o)]; !ok {
-		v.note(&v.anomalies, "%s: update of unknown %s", v.name, meta.Key(o))
-	}
-	if meta.Key(old) != meta.Key(o) {
-		v.note(&v.anomalies, "%s: update from %s to %s", v.name, meta.Key(old), meta.Key(o))
+	k := meta.Key(o)
+	switch last, ok := v.last[k]; {
+	case !ok:
+		v.note(&v.anomalies, "%s: update of %s, which it does not hold", v.name, k)
+	case meta.Key(old) != k:
+		v.note(&v.anomalies, "%s: update from %s to %s", v.name, meta.Key(old), k)
+	case signature(old) != last:
+		v.note(&v.anomalies, "%s: update of %s from {%s}, but the last it was given is {%s}", v.name, k, signature(old), last)
 	}
 	v.set(o)
 }
 
 func (v *view) OnDelete(o *object, finalStateUnknown bool) {
 	v.pace()
+	defer v.fire()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	k := meta.Key(o)
 	if _, ok := v.state[k]; !ok {
-		v.note(&v.anomalies, "%s: delete of unknown %s (final state unknown %t)", v.name, k, finalStateUnknown)
+		v.note(&v.anomalies, "%s: delete of %s, which it does not hold (final state unknown %t)", v.name, k, finalStateUnknown)
 	}
 	delete(v.state, k)
+	delete(v.last, k)
 	// An object may come back under the same name: its new life starts at
 	// a later resourceVersion, which set checks against the delete's.
 	v.rvs[k] = max(v.rvs[k], rvOf(o))
+}
+
+func (v *view) fire() {
+	if v.changed != nil {
+		v.changed.fire()
+	}
+}
+
+// signal is a broadcast: every fire wakes every waiter of the channel that
+// wait returned before it.
+type signal struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newSignal() *signal { return &signal{ch: make(chan struct{})} }
+
+func (s *signal) fire() {
+	s.mu.Lock()
+	close(s.ch)
+	s.ch = make(chan struct{})
+	s.mu.Unlock()
+}
+
+func (s *signal) wait() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ch
 }
 
 func (v *view) pace() {
@@ -170,4 +228,31 @@ func (v *view) bad() string {
 		return *p
 	}
 	return ""
+}
+
+// runInformer runs inf until the test ends, then checks that Run returns
+// promptly and without an error.
+func runInformer(t *testing.T, inf *informer.Informer[object, *object]) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			require.NoError(t, err, "Run")
+		case <-time.After(10 * time.Second):
+			t.Errorf("Run did not return within 10 s of cancel")
+		}
+	})
+}
+
+// raiseTo raises a to the resourceVersion rv, if rv is a number above it.
+func raiseTo(a *atomic.Int64, rv string) {
+	n, err := strconv.ParseInt(rv, 10, 64)
+	if err != nil {
+		return
+	}
+	for cur := a.Load(); n > cur && !a.CompareAndSwap(cur, n); cur = a.Load() {
+	}
 }
