@@ -411,3 +411,21 @@ type countMetrics struct {
 
 func (m *countMetrics) Coalesced(string)    { m.coalesced.Add(1) }
 func (m *countMetrics) HandlerPanic(string) { m.panics.Add(1) }
+
+// stateAs returns s as an S, or fails the test: a bare type assertion would
+// panic on a wrong state and abort every test of the package after it.
+func stateAs[S state](t testing.TB, s state) S {
+	t.Helper()
+	return requireType[S](t, s)
+}
+
+// requireType returns v as a T, or fails the test naming what v was.
+func requireType[T any](t testing.TB, v any) T {
+	t.Helper()
+	got, ok := v.(T)
+	if !ok {
+		var want T
+		t.Fatalf("got %T %+v, want %T", v, v, want)
+	}
+	return got
+}

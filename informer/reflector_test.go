@@ -22,7 +22,7 @@ func pods(names ...string) []*pod {
 
 func TestFirstListIsAtRVZeroPaginatedBy500(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	s := r.initialState().(listing[*pod])
+	s := stateAs[listing[*pod]](t, r.initialState())
 	require.Equal(t, ListOptions{ResourceVersion: "0", Limit: 500}, s.opts)
 	require.Equal(t, CauseInitial, s.cause)
 }
@@ -35,7 +35,7 @@ func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
 	r, q, _ := testReflector(t, lw, nil)
 	ctx := t.Context()
 	s := r.step(ctx, r.initialState())
-	next := s.(listing[*pod])
+	next := stateAs[listing[*pod]](t, s)
 	require.Equal(t, "c1", next.cont)
 	require.Len(t, next.items, 2)
 	require.Empty(t, q.got(), "nothing is queued before the last page")
@@ -85,12 +85,11 @@ func TestListErrorTransitions(t *testing.T) {
 			r, q, _ := testReflector(t, lw, nil)
 			s := r.step(t.Context(), tc.from)
 			if tc.backoff {
-				b, ok := s.(backingOff)
-				require.True(t, ok, "got %T", s)
+				b := stateAs[backingOff](t, s)
 				require.ErrorIs(t, b.err, tc.err)
 				s = b.next
 			}
-			next := s.(listing[*pod])
+			next := stateAs[listing[*pod]](t, s)
 			require.Equal(t, tc.nextRV, next.opts.ResourceVersion)
 			require.Equal(t, tc.nextCause, next.cause)
 			require.Empty(t, next.cont)
@@ -104,7 +103,7 @@ func TestListWithoutRVBacksOff(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{items: pods("a")}}}
 	r, q, _ := testReflector(t, lw, nil)
 	s := r.step(t.Context(), r.initialState())
-	require.ErrorIs(t, s.(backingOff).err, errMissingRV)
+	require.ErrorIs(t, stateAs[backingOff](t, s).err, errMissingRV)
 	require.Empty(t, q.got())
 }
 
@@ -113,7 +112,7 @@ func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
 		lw := &scriptLW{watches: []*fakeWatch{newFakeWatch(nil, nil)}}
 		r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.rand = func() float64 { return rnd } })
 		s := r.step(t.Context(), watchOpening{rv: "10"})
-		require.Equal(t, "10", s.(watching[*pod]).rv)
+		require.Equal(t, "10", stateAs[watching[*pod]](t, s).rv)
 		opts := lw.lastWatch()
 		require.True(t, opts.AllowWatchBookmarks)
 		require.Equal(t, "10", opts.ResourceVersion)
@@ -142,7 +141,7 @@ func TestWatchOpeningErrorTransitions(t *testing.T) {
 			r.setRV("10")
 			s := r.step(t.Context(), watchOpening{rv: "10"})
 			if tc.backoff {
-				s = s.(backingOff).next
+				s = stateAs[backingOff](t, s).next
 			}
 			require.Equal(t, tc.want, s.stateName())
 			if l, ok := s.(listing[*pod]); ok {
@@ -178,7 +177,7 @@ func TestBookmarkAloneAdvancesTheRV(t *testing.T) {
 func TestShortEmptyWatchIsAFailure(t *testing.T) {
 	r, _, clk := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), watching[*pod]{w: newFakeWatch(nil, nil), rv: "10", opened: clk.Now()})
-	b := s.(backingOff)
+	b := stateAs[backingOff](t, s)
 	require.ErrorIs(t, b.err, errShortWatch)
 	require.Equal(t, watchOpening{rv: "10"}, b.next)
 }
@@ -187,7 +186,7 @@ func TestWatchErrorEventGoneRelistsAtLastRV(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired))
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	l := s.(listing[*pod])
+	l := stateAs[listing[*pod]](t, s)
 	require.Equal(t, "11", l.opts.ResourceVersion)
 	require.Equal(t, CauseWatchGone, l.cause)
 }
@@ -196,7 +195,7 @@ func TestBrokenWatchRewatchesAfterBackoff(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF)
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	require.Equal(t, watchOpening{rv: "11"}, s.(backingOff).next)
+	require.Equal(t, watchOpening{rv: "11"}, stateAs[backingOff](t, s).next)
 }
 
 func TestWatchFromZeroHoldsRVDuringSyntheticAdds(t *testing.T) {
@@ -252,7 +251,7 @@ func TestStreamingListRejectedFallsBackToList(t *testing.T) {
 	w.openErr = statusErr(422, meta.ReasonInvalid)
 	r, _, _ := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	s := r.step(t.Context(), r.initialState())
-	l := s.(listing[*pod])
+	l := stateAs[listing[*pod]](t, s)
 	require.Equal(t, CauseStreamingFallback, l.cause)
 	require.Equal(t, "0", l.opts.ResourceVersion)
 	require.False(t, r.streaming)
@@ -264,9 +263,9 @@ func TestStreamingInitialEventsEndInReplaceThenWatching(t *testing.T) {
 	}, nil)
 	r, q, _ := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
-	wt := s.(watching[*pod])
+	wt := stateAs[watching[*pod]](t, s)
 	require.Equal(t, "9", wt.rv)
-	require.Same(t, w, wt.w.(*fakeWatch), "the same stream goes on as the watch")
+	require.Same(t, w, requireType[*fakeWatch](t, wt.w), "the same stream goes on as the watch")
 	require.Equal(t, []string{"replace [a b] 9"}, q.got())
 	require.False(t, w.isStopped())
 	w.Stop()
@@ -276,7 +275,7 @@ func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
 	r, q, _ := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
-	require.Equal(t, CauseStreamingFallback, s.(listing[*pod]).cause)
+	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
 	require.Empty(t, q.got())
 }
 
@@ -287,7 +286,7 @@ func TestStreamingTimeoutFallsBack(t *testing.T) {
 	done := make(chan state)
 	go func() { done <- r.step(context.Background(), streamInitial[*pod]{w: w}) }()
 	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
-	require.Equal(t, CauseStreamingFallback, (<-done).(listing[*pod]).cause)
+	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, <-done).cause)
 }
 
 func TestBackingOffHonoursRetryAfter(t *testing.T) {
@@ -338,11 +337,9 @@ func TestRepeatedGoneIsReportedAndBacksOff(t *testing.T) {
 	var s state = r.listFrom("5", CauseWatchGone)
 	s = r.step(t.Context(), s)
 	s = r.step(t.Context(), s)
-	_, isList := s.(listing[*pod])
-	require.True(t, isList, "two 410s relist at once")
+	stateAs[listing[*pod]](t, s) // two 410s relist at once
 	s = r.step(t.Context(), s)
-	_, isBackoff := s.(backingOff)
-	require.True(t, isBackoff, "the third one waits")
+	stateAs[backingOff](t, s) // the third one waits
 	require.Equal(t, FailureRepeatedGone, got.Reason)
 }
 
@@ -425,11 +422,10 @@ func TestRepeatedContinueTokenFailsTheList(t *testing.T) {
 	r, q, _ := testReflector(t, lw, nil)
 	s := r.step(t.Context(), r.initialState())
 	s = r.step(t.Context(), s)
-	b, ok := s.(backingOff)
-	require.True(t, ok, "got %T", s)
+	b := stateAs[backingOff](t, s)
 	require.ErrorIs(t, b.err, errContinueLoop)
-	require.Equal(t, "0", b.next.(listing[*pod]).opts.ResourceVersion)
-	require.Empty(t, b.next.(listing[*pod]).items)
+	require.Equal(t, "0", stateAs[listing[*pod]](t, b.next).opts.ResourceVersion)
+	require.Empty(t, stateAs[listing[*pod]](t, b.next).items)
 	require.Empty(t, q.got())
 }
 
