@@ -235,8 +235,8 @@ func (d *dispatcher[P]) resyncLoop(ctx context.Context) {
 // resyncs when due; false when the loop should end.
 func (d *dispatcher[P]) resyncWait(ctx context.Context) bool {
 	var tick <-chan time.Time
-	if p := d.minResync(); p > 0 {
-		t := d.opts.Clock.NewTimer(p)
+	if at := d.nextResync(); !at.IsZero() {
+		t := d.opts.Clock.NewTimer(max(at.Sub(d.opts.Clock.Now()), 0))
 		defer t.Stop()
 		tick = t.C()
 	}
@@ -255,17 +255,20 @@ func (d *dispatcher[P]) resyncWait(ctx context.Context) bool {
 	return true
 }
 
-// minResync is the shortest handler resync period, 0 when none resyncs.
-func (d *dispatcher[P]) minResync() time.Duration {
+// nextResync is when the earliest handler resync is due; zero when no
+// handler resyncs. It is a point in time, not a period: adding or removing
+// a handler must not restart anyone's countdown, or frequent changes would
+// postpone every resync.
+func (d *dispatcher[P]) nextResync() time.Time {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var m time.Duration
+	var next time.Time
 	for _, l := range d.listeners {
-		if l.resync > 0 && (m == 0 || l.resync < m) {
-			m = l.resync
+		if at, ok := l.resyncAt(); ok && (next.IsZero() || at.Before(next)) {
+			next = at
 		}
 	}
-	return m
+	return next
 }
 
 // resyncDue marks the handlers whose resync is due at now and returns their

@@ -106,6 +106,14 @@ func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P])
 	return l
 }
 
+// resyncAt is when the handler's next resync is due; false when it never
+// resyncs.
+func (l *listener[P]) resyncAt() (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.nextResync, l.resync > 0
+}
+
 // markResync records whether the handler's resync is due at now (and when
 // the next one is); the dispatcher then hands resync notifications only to
 // the handlers marked.
