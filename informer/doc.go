@@ -46,7 +46,8 @@
 //	   ▲  └─more pages─┘        │  410            │ 410
 //	   └────────────────────────┴─────────────────┘
 //	stream-listing ─▶ stream-initial ──initial-events-end──▶ watching
-//	      └─rejected / no end bookmark──▶ listing (for good)
+//	      ├─rejected (400/422/405)──▶ listing, for good
+//	      └─cut short / no end bookmark──▶ listing, this cycle only
 //	any failure ─▶ backing-off ─▶ (the state to retry)
 //
 // An informer with StreamingList relists by streaming list too, until the
@@ -91,35 +92,48 @@
 //
 //  1. The first list is at resourceVersion "0" in pages of Options.PageSize
 //     (500). A relist at a later resourceVersion is unpaginated, unless the
-//     server has paged before. [TestFirstListIsAtRVZeroPaginatedBy500,
-//     TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged]
-//  2. 410 on a continue token restarts the list; 410 on a list at a
-//     resourceVersion relists at "" (consistent); 504 ResourceVersionTooLarge
-//     waits for the hint, then lists at "". A continue token repeated within
-//     one list fails it (apiclient.ErrContinueLoop) instead of paging
-//     forever. [TestListErrorTransitions, TestGoneMidPaginatedListRestartsTheList,
-//     TestRepeatedContinueTokenFailsTheList]
+//     first list, at "0", came back in pages (no watch cache on the server);
+//     a paged list at "" proves nothing. [TestFirstListIsAtRVZeroPaginatedBy500,
+//     TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged,
+//     TestOnlyAPagedListAtZeroMakesRelistsPaged]
+//  2. 410 on a continue token lists once more, unpaginated, at the
+//     resourceVersion first asked for (client-go's pager); 410 on a list at
+//     a resourceVersion relists at "" (consistent), whatever the 410's
+//     reason; 504 ResourceVersionTooLarge, on a LIST, a WATCH or a
+//     streaming list, as a reply or as an ERROR event, waits, then lists at
+//     "". A continue token repeated within one list fails it
+//     (apiclient.ErrContinueLoop) instead of paging forever.
+//     [TestListErrorTransitions, TestGoneMidPaginatedListListsOnceWhole,
+//     TestRepeatedContinueTokenFailsTheList, TestStreamingTooLargeRVListsConsistently]
 //  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
 //     2·MinWatchTimeout). A clean end re-watches from the last
-//     resourceVersion without relisting; 410 relists from the last known
-//     resourceVersion; an idle watch is ended and reopened.
-//     [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
+//     resourceVersion without relisting or waiting; an idle watch is ended
+//     and reopened; a broken stream or a 429 re-watches after a backoff;
+//     410, any other ERROR event (500 included), an event that does not
+//     decode, and a watch closed within a second with no event relist after
+//     a backoff, as client-go does. [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
 //     TestWatchingAppliesEventsAndRewatchesAfterCleanEnd,
-//     TestWatchErrorEventGoneRelistsAtLastRV, TestIdleWatchdogReopensTheWatch]
+//     TestWatchEndTransitions, TestWatchOpeningErrorTransitions,
+//     TestIdleWatchdogReopensTheWatch]
 //  4. The stored resourceVersion is that of the last list, event or bookmark
 //     queued, except that it does not move during the synthetic ADDED events
 //     at the start of a watch from "" or "0". [TestBookmarkAloneAdvancesTheRV,
 //     TestWatchFromZeroHoldsRVDuringSyntheticAdds, TestBookmarksAdvanceTheResourceVersion]
-//  5. Nothing retries in a hot loop: every failure waits for the server's
-//     Retry-After hint or a backoff of 0.8 s doubling to 30 s with jitter,
-//     reset after 2 minutes without failure. Only routine 410s relist at once,
-//     and only twice in a row. A watch that ends within a second with no
-//     event is a failure. [TestBackoffDoublesToMaxAndResetsAfterHealth,
-//     TestBackingOffHonoursRetryAfter, TestShortEmptyWatchIsAFailure,
-//     TestRepeatedGoneIsReportedAndBacksOff]
-//  6. A streaming list is complete only at its initial-events-end bookmark;
-//     if the server rejects it (400, 422, 405), ends it earlier, or stays
-//     silent past InitialEventsTimeout, the informer uses LIST from then on.
+//  5. Nothing retries in a hot loop: every failure waits for a backoff of
+//     0.8 s doubling to 30 s with jitter, reset after 2 minutes without
+//     failure, or for the server's Retry-After hint capped at that maximum.
+//     A successful list does not reset the backoff, so a server that
+//     answers every WATCH with 410 gets ever rarer LISTs. Only a list whose
+//     resourceVersion or continue token expired is retried at once, as
+//     client-go's list and pager do, and not after three 410s in a row. Each
+//     failure is recorded once: one WatchErrorHandler call, one
+//     SyncError.Attempts. [TestBackoffDoublesToMaxAndResetsAfterHealth,
+//     TestBackingOffHonoursRetryAfter, TestEveryWatch410WaitsBeforeRelisting,
+//     TestRepeatedGoneIsReportedAndBacksOff, TestEachFailureIsRecordedOnce]
+//  6. A streaming list is complete only at its initial-events-end bookmark.
+//     If the server rejects it (400, 422, 405) the informer uses LIST from
+//     then on; if it ends earlier or stays silent past InitialEventsTimeout
+//     (an apiserver restart mid-stream), LIST for that one cycle only.
 //     [TestStreaming*]
 //  7. A list replaces the queue's content: objects deleted while nobody
 //     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
@@ -159,4 +173,7 @@
 //     [TestStoppingAbandonsAHandlerBacklog, TestStoppedInformerIsCollected]
 //  15. Whatever the faults, the cache and every handler's view converge to
 //     the server's state. [TestRandomWritesAndFaultsConverge]
+//  16. A handler's resync falls due one period after its last one (or its
+//     registration); adding or removing other handlers does not postpone
+//     it. [TestAddingAHandlerDoesNotPostponeResync]
 package informer

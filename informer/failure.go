@@ -64,6 +64,12 @@ func (e *SyncError) Error() string {
 // Unwrap returns the last failure, for errors.Is and errors.As.
 func (e *SyncError) Unwrap() error { return e.Err }
 
+// isGone reports a 410. meta.IsGone wants the reason Gone or Expired (or
+// none); a 410 with a reason it does not know, from a newer server or a
+// proxy, still means the resourceVersion is gone, and retrying it as it is
+// would fail forever.
+func isGone(err error) bool { return meta.IsGone(err) || meta.Code(err) == 410 }
+
 // goneLimit is how many 410s in a row make a repeated-Gone failure.
 const goneLimit = 3
 
@@ -78,7 +84,7 @@ func classify(err error, goneStreak int) FailureReason {
 		return FailureForbidden
 	case meta.IsNotFound(err):
 		return FailureResourceNotFound
-	case meta.IsGone(err) && goneStreak >= goneLimit:
+	case isGone(err) && goneStreak >= goneLimit:
 		return FailureRepeatedGone
 	case errors.As(err, &se):
 		return FailureServer

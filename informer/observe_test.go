@@ -152,6 +152,7 @@ func TestTooManyRequestsIsRetriedAfterRetryAfter(t *testing.T) {
 	var delays []time.Duration
 	var mu sync.Mutex
 	opts := fastOpts()
+	opts.Backoff.Max = 2 * time.Second // the hint is capped at the maximum backoff
 	opts.Trace = func(ev informer.TraceEvent) {
 		if ev.Stage == informer.StageBackoff {
 			mu.Lock()

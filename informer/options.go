@@ -43,8 +43,9 @@ type Options[P meta.Object] struct {
 	// Negative: unpaginated.
 	PageSize int64
 	// StreamingList syncs with a streaming list (sendInitialEvents) instead
-	// of LIST, falling back to LIST for good when the server rejects it or
-	// sends no initial-events-end bookmark within InitialEventsTimeout.
+	// of LIST, falling back to LIST for good when the server rejects it
+	// (400, 422, 405), and for one list when a stream ends, or sends no
+	// initial-events-end bookmark within InitialEventsTimeout.
 	StreamingList bool
 	// InitialEventsTimeout bounds a streaming list's initial events; default 1 min.
 	InitialEventsTimeout time.Duration

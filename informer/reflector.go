@@ -140,16 +140,16 @@ func (r *reflector[P]) succeeded() {
 	r.goneStreak = 0
 }
 
-// stepBackingOff reports the failure that led here, waits, and moves on.
-// The wait is the server's Retry-After hint when it gave one (429, 504),
-// otherwise the next exponential delay.
+// stepBackingOff waits, then moves on. The failure that led here was
+// recorded by fail already: backingOff only waits. The wait is the server's
+// Retry-After hint when it gave one (429, 504), capped at the backoff's
+// maximum, otherwise the next exponential delay.
 func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
-	if stop := r.failed(ctx, s.err); stop != nil {
-		return *stop
-	}
 	delay := r.back.next(r.cfg.clock.Now())
 	if hint, ok := meta.RetryAfter(s.err); ok {
-		delay = hint
+		// A hint of an hour (a confused proxy) must not park the informer
+		// longer than its own worst backoff would.
+		delay = min(hint, r.back.opts.Max)
 	}
 	r.tr(TraceEvent{Stage: StageBackoff, Duration: delay, Err: s.err})
 	r.cfg.log.Warn("informer: list/watch failed, backing off",
@@ -164,12 +164,18 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 	}
 }
 
-// failed records a failure: counters, the typed sync failure before the
-// first sync, the watch-error handler. It returns a stop state when
-// fail-fast applies.
-func (r *reflector[P]) failed(ctx context.Context, err error) *stopped {
+// fail is the one place a failure is recorded: counters, the typed sync
+// failure before the first sync, the watch-error handler. It returns the
+// next state: next itself when immediate (a list whose resourceVersion or
+// continue token expired is retried at once, as client-go's list and pager
+// do, unless 410s keep coming), else a backoff before next; a stop state
+// when fail-fast applies.
+func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediate bool) state {
+	if ctx.Err() != nil {
+		return stopped{}
+	}
 	r.failures++
-	if meta.IsGone(err) {
+	if isGone(err) {
 		r.goneStreak++
 	} else {
 		r.goneStreak = 0
@@ -177,15 +183,18 @@ func (r *reflector[P]) failed(ctx context.Context, err error) *stopped {
 	if r.cfg.watchErrorHandler != nil {
 		r.cfg.watchErrorHandler(ctx, err)
 	}
-	if r.listedOnce {
-		return nil
+	if !r.listedOnce {
+		se := &SyncError{Reason: classify(err, r.goneStreak), Attempts: r.failures, Err: err}
+		if r.cfg.onFailure != nil {
+			r.cfg.onFailure(se)
+		}
+		if r.cfg.failFast && se.Reason.permanent() {
+			return stopped{err: se}
+		}
 	}
-	se := &SyncError{Reason: classify(err, r.goneStreak), Attempts: r.failures, Err: err}
-	if r.cfg.onFailure != nil {
-		r.cfg.onFailure(se)
+	if immediate && r.goneStreak < goneLimit {
+		r.cfg.log.Info("informer: relisting", "informer", r.cfg.name, "err", err, "next", next.stateName())
+		return next
 	}
-	if r.cfg.failFast && se.Reason.permanent() {
-		return &stopped{err: se}
-	}
-	return nil
+	return backingOff{err: err, next: next}
 }

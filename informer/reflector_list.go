@@ -12,8 +12,11 @@ import (
 
 // listFrom is the listing state for a (re)list at rv. Lists at "" and "0"
 // are paginated; a list at a later rv is not (so the server can answer it
-// from its watch cache), unless an earlier list came back in pages, which
-// means the server has no watch cache to answer from.
+// from its watch cache), unless the first list, at "0", came back in pages:
+// a list at "0" is served from the watch cache whole, so pages there mean
+// the server has no watch cache to answer from. (A list at "" always comes
+// back paged, watch cache or not: it says nothing, as client-go also
+// reasons.)
 func (r *reflector[P]) listFrom(rv string, cause RelistCause) listing[P] {
 	opts := ListOptions{ResourceVersion: rv}
 	if rv == "" || rv == "0" || r.paginated {
@@ -34,23 +37,6 @@ func (r *reflector[P]) relistRV() string {
 		return rv
 	}
 	return "0"
-}
-
-// fail records err and returns the next state: next itself when immediate
-// (a 410 is routine and needs no wait, unless it keeps happening), else a
-// backoff before next.
-func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediate bool) state {
-	if ctx.Err() != nil {
-		return stopped{}
-	}
-	if stop := r.failed(ctx, err); stop != nil {
-		return *stop
-	}
-	if immediate && r.goneStreak < goneLimit {
-		r.cfg.log.Info("informer: relisting", "informer", r.cfg.name, "err", err, "next", next.stateName())
-		return next
-	}
-	return backingOff{err: err, next: next}
 }
 
 // stepListing fetches one page. Transitions: more pages → listing (next
@@ -85,7 +71,9 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 			s.seen = map[string]struct{}{}
 		}
 		s.seen[lm.Continue] = struct{}{}
-		r.paginated = true
+		if s.opts.ResourceVersion == "0" {
+			r.paginated = true
+		}
 		s.cont = lm.Continue
 		return s
 	}
@@ -101,14 +89,29 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) state {
 	err = fmt.Errorf("informer: list at rv %q page %d: %w", s.opts.ResourceVersion, s.page+1, err)
 	switch {
-	case meta.IsGone(err) && s.cont != "":
-		return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseContinueExpired), true)
-	case meta.IsGone(err):
+	case isGone(err) && s.cont != "":
+		// Compaction overtook the pages: restarting the paged list could
+		// lose the race again and again. client-go's pager lists once,
+		// unpaginated, at the rv first asked for.
+		return r.fail(ctx, err, r.wholeList(s), true)
+	case isGone(err):
 		return r.fail(ctx, err, r.listFrom("", CauseListGone), true)
 	case meta.IsTooLargeResourceVersion(err):
 		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), false)
 	}
 	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+}
+
+// wholeList is the unpaginated list at s's rv that replaces a paged list
+// whose continue token expired.
+func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
+	opts := ListOptions{ResourceVersion: s.opts.ResourceVersion}
+	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
+		opts.ResourceVersionMatch = MatchNotOlderThan
+	}
+	r.cfg.metrics.Relist(CauseContinueExpired)
+	r.tr(TraceEvent{Stage: StageRelist, Cause: CauseContinueExpired, ResourceVersion: opts.ResourceVersion})
+	return listing[P]{opts: opts, cause: CauseContinueExpired}
 }
 
 // replace hands a full list to the queue and records the sync point.
@@ -166,7 +169,9 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 
 // stepStreamListing opens a streaming list. Transitions: opened →
 // streamInitial; rejected by the server (400/422/405) → listing, and LIST
-// for good; 410 → streamListing at ""; other errors → backingOff, again.
+// for good; 410 → streamListing at ""; 504 too-large-rv → backingOff,
+// streamListing at "" (the server's history went back: retrying the same
+// rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
 	r.cfg.metrics.Relist(s.cause)
 	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true})
@@ -178,8 +183,10 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 	if err != nil {
 		err = fmt.Errorf("informer: streaming list at rv %q: %w", s.rv, err)
 		switch {
-		case meta.IsGone(err):
+		case isGone(err):
 			return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
+		case meta.IsTooLargeResourceVersion(err):
+			return r.fail(ctx, err, streamListing{cause: CauseTooLargeRV}, false)
 		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
 			return r.fallBackToList(ctx, err)
 		}
@@ -189,13 +196,12 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
 }
 
+// fallBackToList gives up on streaming lists for good: the server said it
+// does not support them (400, 422, 405).
 func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
-	if ctx.Err() != nil {
-		return stopped{}
-	}
 	r.streaming = false
-	r.cfg.log.Warn("informer: streaming list unavailable, using LIST from now on", "informer", r.cfg.name, "err", err)
-	return r.listFrom(r.relistRV(), CauseStreamingFallback)
+	r.cfg.log.Warn("informer: streaming list unsupported, using LIST from now on", "informer", r.cfg.name, "err", err)
+	return r.fail(ctx, err, r.listFrom(r.relistRV(), CauseStreamingFallback), true)
 }
 
 // Values of streamInitial's race between its timeout and its end bookmark.
@@ -207,8 +213,11 @@ const (
 
 // stepStreamInitial collects a streaming list's initial events. Transitions:
 // initial-events-end bookmark → Replace, watching on the same stream; no
-// such bookmark before the stream ends or the timeout → listing (fallback);
-// 410 → streamListing at ""; other errors → backingOff, streamListing.
+// such bookmark before the stream ends or the timeout → listing for this
+// cycle only (an apiserver restarted mid-stream says nothing against
+// streaming: client-go falls back the same way, once); 410 → streamListing
+// at ""; 504 too-large-rv → backingOff, streamListing at ""; other errors
+// → backingOff, streamListing.
 func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]) state {
 	var race atomic.Int32
 	t := r.cfg.clock.AfterFunc(r.cfg.initialEventsTimeout, func() {
@@ -261,9 +270,12 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	case ctx.Err() != nil:
 		return stopped{}
 	case timedOut || errors.Is(err, io.EOF):
-		return r.fallBackToList(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err))
-	case meta.IsGone(err):
+		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
+		return r.fail(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
+	case isGone(err):
 		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
+	case meta.IsTooLargeResourceVersion(err):
+		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, false)
 	}
 	return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{rv: r.lastSyncResourceVersion(), cause: CauseListError}, false)
 }

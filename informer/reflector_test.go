@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 func pods(names ...string) []*pod {
@@ -57,6 +59,25 @@ func TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged(t *testing.T) {
 		r.listFrom("7", CauseWatchGone).opts)
 }
 
+// TestOnlyAPagedListAtZeroMakesRelistsPaged: a list at "0" is served whole
+// from the watch cache, so pages there mean there is none; a consistent
+// list at "" comes in pages anyway and says nothing (client-go's
+// paginatedResult rule).
+func TestOnlyAPagedListAtZeroMakesRelistsPaged(t *testing.T) {
+	for _, rv := range []string{"", "0"} {
+		lw := &scriptLW{lists: []listReply{
+			{items: pods("a"), lm: meta.ListMeta{ResourceVersion: "10", Continue: "c1"}},
+			{items: pods("b"), lm: meta.ListMeta{ResourceVersion: "10"}},
+		}}
+		r, _, _ := testReflector(t, lw, nil)
+		s := r.step(t.Context(), r.listFrom(rv, CauseListGone))
+		s = r.step(t.Context(), s)
+		require.Equal(t, watchOpening{rv: "10"}, s)
+		require.Equal(t, rv == "0", r.paginated, "rv %q", rv)
+		require.Equal(t, rv == "0", r.listFrom("10", CauseWatchGone).opts.Limit > 0, "rv %q", rv)
+	}
+}
+
 func TestListErrorTransitions(t *testing.T) {
 	tooLarge := statusErr(504, meta.ReasonTimeout)
 	tooLarge.Status.Details = &meta.StatusDetails{RetryAfterSeconds: 1,
@@ -68,17 +89,21 @@ func TestListErrorTransitions(t *testing.T) {
 		backoff   bool
 		nextRV    string
 		nextCause RelistCause
+		nextLimit int64
 	}{
-		{"410 on a continue token restarts the list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
-			statusErr(410, meta.ReasonExpired), false, "0", CauseContinueExpired},
+		{"410 on a continue token lists once, whole, at the first rv (client-go's pager)",
+			listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
+			statusErr(410, meta.ReasonExpired), false, "0", CauseContinueExpired, 0},
 		{"410 at an rv relists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
-			statusErr(410, meta.ReasonGone), false, "", CauseListGone},
+			statusErr(410, meta.ReasonGone), false, "", CauseListGone, 500},
+		{"410 with an unknown reason is gone too", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
+			statusErr(410, "SomethingNewer"), false, "", CauseListGone, 500},
 		{"504 too-large rv waits, then lists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "99"}},
-			tooLarge, true, "", CauseTooLargeRV},
+			tooLarge, true, "", CauseTooLargeRV, 500},
 		{"500 waits, then retries the same list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
-			statusErr(500, meta.ReasonInternalError), true, "0", CauseListError},
+			statusErr(500, meta.ReasonInternalError), true, "0", CauseListError, 500},
 		{"a connection error waits, then retries", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
-			errors.New("dial tcp: connection refused"), true, "0", CauseListError},
+			errors.New("dial tcp: connection refused"), true, "0", CauseListError, 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lw := &scriptLW{lists: []listReply{{err: tc.err}}}
@@ -91,6 +116,7 @@ func TestListErrorTransitions(t *testing.T) {
 			}
 			next := stateAs[listing[*pod]](t, s)
 			require.Equal(t, tc.nextRV, next.opts.ResourceVersion)
+			require.Equal(t, tc.nextLimit, next.opts.Limit)
 			require.Equal(t, tc.nextCause, next.cause)
 			require.Empty(t, next.cont)
 			require.Empty(t, next.items)
@@ -129,7 +155,8 @@ func TestWatchOpeningErrorTransitions(t *testing.T) {
 		backoff bool
 		want    string // next state name
 	}{
-		{"410 relists at once", statusErr(410, meta.ReasonExpired), false, "listing"},
+		{"410 relists after backoff", statusErr(410, meta.ReasonExpired), true, "listing"},
+		{"410 with a reason nobody knows is still gone", statusErr(410, "SomethingNewer"), true, "listing"},
 		{"unreachable rewatches after backoff", errors.New("connection refused"), true, "watch-opening"},
 		{"429 rewatches after backoff", statusErr(429, meta.ReasonTooManyRequests), true, "watch-opening"},
 		{"403 relists after backoff", statusErr(403, meta.ReasonForbidden), true, "listing"},
@@ -174,28 +201,57 @@ func TestBookmarkAloneAdvancesTheRV(t *testing.T) {
 	require.Empty(t, q.got())
 }
 
-func TestShortEmptyWatchIsAFailure(t *testing.T) {
-	r, _, clk := testReflector(t, &scriptLW{}, nil)
-	s := r.step(t.Context(), watching[*pod]{w: newFakeWatch(nil, nil), rv: "10", opened: clk.Now()})
-	b := stateAs[backingOff](t, s)
-	require.ErrorIs(t, b.err, errShortWatch)
-	require.Equal(t, watchOpening{rv: "10"}, b.next)
-}
-
-func TestWatchErrorEventGoneRelistsAtLastRV(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired))
-	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	l := stateAs[listing[*pod]](t, s)
-	require.Equal(t, "11", l.opts.ResourceVersion)
-	require.Equal(t, CauseWatchGone, l.cause)
-}
-
-func TestBrokenWatchRewatchesAfterBackoff(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF)
-	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	require.Equal(t, watchOpening{rv: "11"}, stateAs[backingOff](t, s).next)
+// TestWatchEndTransitions: how a watch that was open ends decides between
+// re-watching and relisting, after client-go's reflector; every failure
+// waits its backoff first.
+func TestWatchEndTransitions(t *testing.T) {
+	tooLarge := statusErr(504, meta.ReasonTimeout)
+	tooLarge.Status.Details = &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}
+	undecodable := &watchstream.DecodeError{Event: 2, Offset: 40, Err: errors.New("cannot unmarshal string into int32")}
+	for _, tc := range []struct {
+		name   string
+		events []Event[*pod]
+		end    error
+		short  bool  // the watch lasted under a second
+		want   state // after the backoff
+		wantIs error // the recorded failure
+	}{
+		{"410 event relists at the last rv", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired), false,
+			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchGone}, nil},
+		{"500 event relists, as client-go does by default", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(500, meta.ReasonInternalError), false,
+			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchError}, nil},
+		{"504 too-large event relists consistently", nil, tooLarge, false,
+			listing[*pod]{opts: ListOptions{Limit: 500}, cause: CauseTooLargeRV}, nil},
+		{"429 event rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(429, meta.ReasonTooManyRequests), false,
+			watchOpening{rv: "11"}, nil},
+		{"an event that does not decode relists instead of replaying it forever", []Event[*pod]{ev(meta.Added, "a", "11")}, undecodable, false,
+			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchError}, undecodable},
+		{"a broken stream rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
+			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
+		{"a very short empty watch relists, as client-go does", nil, nil, true,
+			listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, errShortWatch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var seen []error
+			r, q, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) {
+				c.watchErrorHandler = func(_ context.Context, err error) { seen = append(seen, err) }
+			})
+			r.setRV("10")
+			opened := clk.Now().Add(-time.Hour)
+			if tc.short {
+				opened = clk.Now()
+			}
+			s := r.step(t.Context(), watching[*pod]{w: newFakeWatch(tc.events, tc.end), rv: "10", opened: opened})
+			b := stateAs[backingOff](t, s)
+			require.Equal(t, tc.want, b.next)
+			require.Len(t, seen, 1)
+			if tc.wantIs == nil {
+				tc.wantIs = tc.end
+			}
+			require.ErrorIs(t, seen[0], tc.wantIs)
+			require.Len(t, q.got(), len(tc.events))
+		})
+	}
 }
 
 func TestWatchFromZeroHoldsRVDuringSyntheticAdds(t *testing.T) {
@@ -257,6 +313,31 @@ func TestStreamingListRejectedFallsBackToList(t *testing.T) {
 	require.False(t, r.streaming)
 }
 
+// TestStreamingTooLargeRVListsConsistently: a streaming list at an rv the
+// server has not reached (etcd restored, failover) gets 504
+// ResourceVersionTooLarge, as an HTTP answer or as an ERROR event; it
+// waits, then streams at "" instead of asking for the same rv forever.
+func TestStreamingTooLargeRVListsConsistently(t *testing.T) {
+	tooLarge := statusErr(504, meta.ReasonTimeout)
+	tooLarge.Status.Details = &meta.StatusDetails{RetryAfterSeconds: 1,
+		Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}
+	for _, asEvent := range []bool{false, true} {
+		w := newFakeWatch(nil, tooLarge)
+		if !asEvent {
+			w.openErr = tooLarge
+		}
+		r, _, clk := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+		clk.instant = true
+		r.setRV("99")
+		s := r.step(t.Context(), streamListing{rv: "99", cause: CauseWatchGone})
+		if asEvent {
+			s = r.step(t.Context(), stateAs[streamInitial[*pod]](t, s))
+		}
+		require.Equal(t, streamListing{rv: "", cause: CauseTooLargeRV}, stateAs[backingOff](t, s).next, "as an event: %t", asEvent)
+		require.True(t, r.streaming)
+	}
+}
+
 func TestStreamingInitialEventsEndInReplaceThenWatching(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{
 		ev(meta.Added, "b", "7"), ev(meta.Added, "a", "5"), endBookmark("9"), ev(meta.Added, "c", "10"),
@@ -273,20 +354,24 @@ func TestStreamingInitialEventsEndInReplaceThenWatching(t *testing.T) {
 
 func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
-	r, q, _ := testReflector(t, &scriptLW{}, nil)
+	streaming := func(c *reflectorConfig[*pod]) { c.streaming = true }
+	r, q, _ := testReflector(t, &scriptLW{}, streaming)
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
 	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
 	require.Empty(t, q.got())
+	require.True(t, r.streaming, "a stream cut short (an apiserver restart) falls back for this cycle only")
+	require.Equal(t, "stream-listing", r.relist("5", CauseWatchGone).stateName())
 }
 
 func TestStreamingTimeoutFallsBack(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
 	w.block = true
-	r, _, clk := testReflector(t, &scriptLW{}, nil)
+	r, _, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	done := make(chan state)
 	go func() { done <- r.step(context.Background(), streamInitial[*pod]{w: w}) }()
 	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
 	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, <-done).cause)
+	require.True(t, r.streaming, "the initial-events timeout falls back for this cycle only")
 }
 
 func TestBackingOffHonoursRetryAfter(t *testing.T) {
@@ -299,6 +384,10 @@ func TestBackingOffHonoursRetryAfter(t *testing.T) {
 	s = r.step(t.Context(), backingOff{err: errors.New("x"), next: watchOpening{rv: "1"}})
 	require.Equal(t, []time.Duration{7 * time.Second, 1600 * time.Millisecond}, clk.delays, "the hint wins; the 429 still counts toward the backoff")
 	require.Equal(t, watchOpening{rv: "1"}, s)
+
+	e.RetryAfter = time.Hour
+	r.step(t.Context(), backingOff{err: e, next: watchOpening{rv: "1"}})
+	require.Equal(t, 30*time.Second, clk.delays[2], "a hint is capped at the maximum backoff")
 }
 
 func TestBackingOffStopsOnCancel(t *testing.T) {
@@ -361,6 +450,54 @@ func TestWatchErrorHandlerSeesEveryFailure(t *testing.T) {
 	r.step(t.Context(), r.initialState())
 	require.Len(t, seen, 1)
 	require.True(t, meta.IsInternalError(seen[0]))
+}
+
+// TestEachFailureIsRecordedOnce: failing and then backing off is one
+// failure: one handler call, one attempt, one step of the 410 streak.
+func TestEachFailureIsRecordedOnce(t *testing.T) {
+	fail := statusErr(500, meta.ReasonInternalError)
+	lw := &scriptLW{lists: []listReply{{err: fail}, {err: fail}, {err: fail},
+		{items: pods("a"), lm: meta.ListMeta{ResourceVersion: "5"}}}}
+	var seen []error
+	var last *SyncError
+	r, q, clk := testReflector(t, lw, func(c *reflectorConfig[*pod]) {
+		c.watchErrorHandler = func(_ context.Context, err error) { seen = append(seen, err) }
+		c.onFailure = func(e *SyncError) { last = e }
+	})
+	clk.instant = true
+	var s state = r.initialState()
+	for range 7 { // three times listing then backing-off, then the list that works
+		s = r.step(t.Context(), s)
+	}
+	require.Equal(t, watchOpening{rv: "5"}, s)
+	require.Equal(t, []string{"replace [a] 5"}, q.got())
+	require.Len(t, seen, 3)
+	require.Equal(t, 3, last.Attempts)
+	require.Len(t, clk.delays, 3)
+}
+
+// TestEveryWatch410WaitsBeforeRelisting: lists succeed, every WATCH gets
+// 410 (a restarted apiserver behind a load balancer whose watch cache
+// starts after the list's rv). Each relist waits a backoff that keeps
+// growing: a successful list does not reset it, 2 minutes of health do.
+func TestEveryWatch410WaitsBeforeRelisting(t *testing.T) {
+	lw := &scriptLW{}
+	for i := range 6 {
+		lw.lists = append(lw.lists, listReply{items: pods("a"), lm: meta.ListMeta{ResourceVersion: fmt.Sprint(10 + i)}})
+		w := newFakeWatch(nil, nil)
+		w.openErr = statusErr(410, meta.ReasonExpired)
+		lw.watches = append(lw.watches, w)
+	}
+	r, _, clk := testReflector(t, lw, nil)
+	clk.instant = true
+	var s state = r.initialState()
+	for s.stateName() != "listing" || len(lw.lists) > 0 {
+		s = r.step(t.Context(), s)
+	}
+	ms := time.Millisecond
+	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms}, clk.delays,
+		"six watches answered 410: six waits, each twice the last")
+	require.Len(t, lw.listReq, 6)
 }
 
 func TestObjectsOfTheWrongKindAreSkipped(t *testing.T) {
@@ -434,7 +571,7 @@ func TestStreamingInformerRelistsByStreaming(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	r.setRV("10")
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, s)
+	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, stateAs[backingOff](t, s).next)
 }
 
 func TestManagedFieldsAreDroppedUnlessKept(t *testing.T) {

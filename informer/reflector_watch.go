@@ -19,32 +19,43 @@ func (r *reflector[P]) watchTimeout() int64 {
 }
 
 // stepWatchOpening opens a WATCH with bookmarks. Transitions: opened →
-// watching; 410 → listing at the same rv; 504 too-large-rv → backingOff,
-// listing at ""; unreachable, 429 or 5xx → backingOff, watchOpening again
-// (no relist: the rv is still good); any other error → backingOff, listing.
+// watching; unreachable, 429 or 5xx → backingOff, watchOpening again (no
+// relist: the rv is still good); 504 too-large-rv → backingOff, a relist at
+// ""; 410 or any other error → backingOff, a relist from the last rv.
+// Every relist waits its backoff first, as client-go's does between two
+// list-and-watch cycles: a server that answers every WATCH with 410 while
+// its LISTs succeed (a freshly restarted apiserver behind a load balancer)
+// must not get a LIST per round trip.
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
 	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {
-		return r.watchFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s.rv)
+		err = fmt.Errorf("informer: watch from rv %q: %w", s.rv, err)
+		var se *meta.StatusError
+		switch {
+		case isGone(err), meta.IsTooLargeResourceVersion(err):
+		case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
+			return r.fail(ctx, err, watchOpening{rv: s.rv}, false)
+		}
+		return r.fail(ctx, err, r.relistAfter(err), false)
 	}
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
 	return watching[P]{w: w, rv: s.rv, opened: r.cfg.clock.Now(), holdRV: s.rv == "" || s.rv == "0"}
 }
 
-func (r *reflector[P]) watchFailed(ctx context.Context, err error, rv string) state {
-	var se *meta.StatusError
+// relistAfter is the relist that follows a watch failure: at "" after 504
+// ResourceVersionTooLarge (the server's history went back: an etcd restore
+// or a failover), else from the last rv.
+func (r *reflector[P]) relistAfter(err error) state {
 	switch {
-	case meta.IsGone(err):
-		return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchGone), true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, err, r.relist("", CauseTooLargeRV), false)
-	case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
-		return r.fail(ctx, err, watchOpening{rv: rv}, false)
+		return r.relist("", CauseTooLargeRV)
+	case isGone(err):
+		return r.relist(r.relistRV(), CauseWatchGone)
 	}
-	return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchError), false)
+	return r.relist(r.relistRV(), CauseWatchError)
 }
 
 // relist is the state that lists again from rv: a streaming list while the
@@ -60,10 +71,16 @@ func (r *reflector[P]) relist(rv string, cause RelistCause) state {
 }
 
 // stepWatching reads events into the queue until the watch ends.
-// Transitions: clean end → watchOpening at the last rv (no relist), or
-// backingOff first when the watch lasted under a second with no event; the
-// idle watchdog ending a silent watch counts as a clean end; an error
-// (ERROR event, broken stream) → as for opening a watch.
+// Transitions, after client-go's reflector: a clean end → watchOpening at
+// the last rv (no relist, no wait); the idle watchdog ending a silent watch
+// counts as a clean end; a broken stream (reset, unexpected EOF) →
+// backingOff, watchOpening; a 429 ERROR event → backingOff, watchOpening;
+// any other ERROR event (410, 500, 504 too-large …), an event that does
+// not decode, or a watch that ended within a second with no event →
+// backingOff, then a relist. client-go relists on these too (it re-watches
+// after a 500 only when MaxInternalErrorRetryDuration is set, by default
+// not): an undecodable event would come back on every re-watch from the
+// same rv, and a watch closed at once says the rv is not being served.
 func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	defer s.w.Stop()
 	// Watches end with ctx whatever the ListerWatcher does with it.
@@ -88,12 +105,20 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return watchOpening{rv: s.rv}
 	case errors.Is(err, io.EOF):
 		if s.events == 0 && r.cfg.clock.Now().Sub(s.opened) < time.Second {
-			return r.fail(ctx, errShortWatch, watchOpening{rv: s.rv}, false)
+			return r.fail(ctx, fmt.Errorf("%w (from rv %q)", errShortWatch, s.rv), r.relist(r.relistRV(), CauseWatchError), false)
 		}
 		r.succeeded()
 		return watchOpening{rv: s.rv}
 	}
-	return r.watchFailed(ctx, fmt.Errorf("informer: watching from rv %q: %w", s.rv, err), s.rv)
+	err = fmt.Errorf("informer: watching from rv %q: %w", s.rv, err)
+	var se *meta.StatusError
+	switch {
+	case isDecodeError(err):
+		return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchError), false)
+	case !errors.As(err, &se), meta.IsTooManyRequests(err):
+		return r.fail(ctx, err, watchOpening{rv: s.rv}, false)
+	}
+	return r.fail(ctx, err, r.relistAfter(err), false)
 }
 
 // watchResult is watching plus how its stream ended.

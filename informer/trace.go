@@ -85,10 +85,10 @@ const (
 	CauseWatchGone                                // a WATCH got 410: relist at the last resourceVersion
 	CauseListGone                                 // a LIST at a resourceVersion got 410: consistent relist
 	CauseTooLargeRV                               // 504 ResourceVersionTooLarge: consistent relist after the hint
-	CauseContinueExpired                          // a continue token expired mid-list: restart the list
-	CauseStreamingFallback                        // the streaming list was rejected or timed out
+	CauseContinueExpired                          // a continue token expired mid-list: one unpaginated list
+	CauseStreamingFallback                        // the streaming list was rejected, cut short or timed out
 	CauseListError                                // a LIST failed otherwise: retry it after backoff
-	CauseWatchError                               // opening a WATCH failed with an error that needs a fresh list
+	CauseWatchError                               // a WATCH failed with an error that needs a fresh list (ERROR event, undecodable event, very short watch)
 )
 
 var causeNames = [...]string{
