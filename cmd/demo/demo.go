@@ -120,7 +120,8 @@ func (d *demo) loadReal() (*apiclient.Config, error) {
 // starts the churn; it prints the banner that tells the reader how to
 // drive it with kubectl.
 func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
-	srv := fakeapiserver.New(fakeapiserver.Options{BookmarkInterval: d.cfg.bookmarkEvery, Logger: slog.New(d.logHandler())})
+	srv := fakeapiserver.New(fakeapiserver.Options{BookmarkInterval: d.cfg.bookmarkEvery, Logger: slog.New(d.logHandler()),
+		ShardedListAndWatch: d.cfg.serverShards})
 	// The server outlives ctx on purpose: it stops after the informer, in
 	// unwind, so the informer never sees its server vanish.
 	if err := srv.Start(context.WithoutCancel(ctx)); err != nil {

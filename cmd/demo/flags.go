@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/shard"
 )
 
 // config is the parsed command line.
@@ -32,6 +34,9 @@ type config struct {
 	pageSize      int64
 	verbose       bool
 	ui            string // --ui address of the live page; "" = no page
+	shard         string // --shard i/N; "" = the whole resource
+	shardBy       string // --shard-by uid|namespace
+	serverShards  bool   // the embedded server honours shardSelector
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -80,6 +85,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
 	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache)")
 	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only)")
+	fs.StringVar(&c.shard, "shard", "", "cache only shard i of N, e.g. 0/2: run N demos, one per shard, on the same server (filtered by the server when it supports shard selectors, by the informer otherwise)")
+	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")
+	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
@@ -106,6 +114,9 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 func (c config) check() error {
 	if _, err := meta.ParseLabelSelector(c.selector); err != nil {
 		return fmt.Errorf("--selector: %w", err)
+	}
+	if _, err := c.shardSelector(); err != nil {
+		return err
 	}
 	switch {
 	case c.resync < 0:
@@ -187,4 +198,32 @@ func withScope(gvr meta.GVR) resourceSpec {
 // isPods reports whether the slim Pod type fits the resource.
 func (r resourceSpec) isPods() bool {
 	return r.gvr == meta.GVR{Version: "v1", Resource: "pods"}
+}
+
+// shardSelector is the shard --shard and --shard-by name; the zero Selector
+// (everything) without --shard.
+func (c config) shardSelector() (shard.Selector, error) {
+	var f shard.Field
+	switch c.shardBy {
+	case "uid", "":
+		f = shard.UID
+	case "namespace":
+		f = shard.Namespace
+	default:
+		return shard.Selector{}, fmt.Errorf("--shard-by must be uid or namespace, got %q", c.shardBy)
+	}
+	if c.shard == "" {
+		return shard.Selector{}, nil
+	}
+	is, ns, ok := strings.Cut(c.shard, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil {
+		return shard.Selector{}, fmt.Errorf("--shard wants i/N, e.g. 0/2, got %q", c.shard)
+	}
+	sel, err := shard.Of(i, n)
+	if err != nil {
+		return shard.Selector{}, fmt.Errorf("--shard %s: %w", c.shard, err)
+	}
+	return sel.On(f), nil
 }

@@ -71,6 +71,10 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 			}
 		},
 	}
+	if sel, _ := d.cfg.shardSelector(); !sel.IsEverything() {
+		opts.Shard, _ = informer.NewShard(sel) // checked with the flags
+		d.status.printf("demo: caching shard %s of %s: %s", d.cfg.shard, ref, sel)
+	}
 	lw := informer.NewListerWatcher[T, P](c, ref, opts.Selectors)
 	var traces []func(informer.TraceEvent)
 	var metrics []informer.Metrics
