@@ -29,9 +29,12 @@
 //     meta.IsNotFound, meta.IsGone, … work on every error of this package. A
 //     body that is not a Status keeps the reply's code and quotes a short
 //     excerpt; a Retry-After header becomes StatusError.RetryAfter.
-//  4. Reads (LIST, GET) are retried on 429, 5xx and dropped connections,
-//     with capped exponential backoff and jitter, honouring Retry-After, until
-//     the context ends. Writes and watch opening are never retried.
+//  4. Reads (LIST, GET) are retried only when Options.Retry asks for it
+//     (MaxAttempts > 1): then on 429, 5xx and dropped connections, with
+//     capped exponential backoff and jitter, honouring Retry-After, until
+//     the context ends. ListOptions.NoRetry turns it off for one list (the
+//     informer does, owning recovery). Writes and watch opening are never
+//     retried.
 //  5. Config.Timeout bounds every call except watches, whose length is the
 //     server's (WatchOptions.TimeoutSeconds).
 //  6. TLS verification is on unless Config.TLS.Insecure. A bearer token is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -142,4 +143,30 @@ func TestRetriesStopOnContextCancel(t *testing.T) {
 	_, err := apiclient.Get[pod](ctx, c, podsRef, "x")
 	require.ErrorIs(t, err, context.Canceled)
 	require.Equal(t, int32(2), calls.Load())
+}
+
+// TestRetriesAreOptIn: a client with default options tries a read once, so
+// a caller with its own recovery sees every failure; ListOptions.NoRetry
+// tries once even on a client that opted in.
+func TestRetriesAreOptIn(t *testing.T) {
+	var calls atomic.Int32
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		writeStatus(w, 503, "ServiceUnavailable", "down", "")
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	plain, err := apiclient.NewWithOptions(&apiclient.Config{Host: srv.URL, QPS: -1}, apiclient.Options{})
+	require.NoError(t, err)
+	t.Cleanup(plain.CloseIdleConnections)
+	_, err = apiclient.List[pod](context.Background(), plain, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+	require.True(t, meta.IsServiceUnavailable(err), "%v", err)
+	require.Equal(t, int32(1), calls.Load(), "the zero RetryOptions: one try")
+
+	calls.Store(0)
+	retrying, s := newClient(t, &apiclient.Config{Host: srv.URL, QPS: -1})
+	_, err = apiclient.List[pod](context.Background(), retrying, podsRef, apiclient.ListOptions{NoRetry: true}, func(*pod) error { return nil })
+	require.True(t, meta.IsServiceUnavailable(err), "%v", err)
+	require.Equal(t, int32(1), calls.Load(), "NoRetry: one try on a client that retries")
+	require.Empty(t, s.waits())
 }

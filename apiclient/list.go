@@ -36,6 +36,10 @@ type ListOptions struct {
 	// Unmarshal holds extra options for decoding each item, such as
 	// meta.SkipManagedFields(); it is not sent to the server.
 	Unmarshal json.Options
+	// NoRetry makes one try, whatever the Client's RetryOptions: for a
+	// caller that owns recovery itself (the informer's reflector), so
+	// that it sees, counts and reports every failure.
+	NoRetry bool
 }
 
 func (o ListOptions) query() url.Values {
@@ -74,7 +78,7 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 	defer cancel()
 	ctx, stall := context.WithCancelCause(ctx)
 	defer stall(nil)
-	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: true})
+	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: !opts.NoRetry})
 	if err != nil {
 		return meta.ListMeta{}, err
 	}

@@ -60,7 +60,7 @@ func newClient(t testing.TB, cfg *apiclient.Config) (*apiclient.Client, *sleeps)
 	t.Helper()
 	s := &sleeps{}
 	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{
-		Retry: apiclient.RetryOptions{Sleep: s.sleep, Jitter: func() float64 { return 0.5 }},
+		Retry: apiclient.RetryOptions{MaxAttempts: 5, Sleep: s.sleep, Jitter: func() float64 { return 0.5 }},
 	})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)

@@ -13,11 +13,17 @@ import (
 )
 
 // RetryOptions configures how reads (LIST, GET) are retried. Writes are never
-// retried: a write whose reply was lost may have happened. The zero value
-// means defaults.
+// retried: a write whose reply was lost may have happened.
+//
+// Retries are opt-in: the zero value tries each read once. A caller with
+// recovery rules of its own must see every failure, or it cannot count,
+// report or back off from them; the informer's reflector is such a caller,
+// and its lists ask for one try whatever is set here (ListOptions.NoRetry).
+// A program that calls the client directly and wants reads retried sets
+// MaxAttempts (5 is a good value).
 type RetryOptions struct {
 	// MaxAttempts bounds the tries of one read, the first included.
-	// 0 means 5; 1 turns retries off.
+	// 0 or 1: one try, no retries.
 	MaxAttempts int
 	// Initial is the first backoff, doubled after each failure up to Max.
 	// 0 means 250ms and 10s.
@@ -45,7 +51,7 @@ type retryPolicy struct {
 func (o RetryOptions) policy() retryPolicy {
 	p := retryPolicy{attempts: o.MaxAttempts, initial: o.Initial, max: o.Max, jitter: o.Jitter, sleep: o.Sleep}
 	if p.attempts <= 0 {
-		p.attempts = 5
+		p.attempts = 1
 	}
 	if p.initial <= 0 {
 		p.initial = 250 * time.Millisecond

@@ -9,7 +9,9 @@
 //	                                                            and queue each) ─▶ workqueue
 //
 // The reflector turns LIST and WATCH into queue operations (a list becomes
-// Replace, events become Add/Update/Delete) and owns every recovery rule. The
+// Replace, events become Add/Update/Delete) and owns every recovery rule: it
+// asks apiclient for one try per request (no client retries underneath),
+// so that it sees, counts and reports every failure. The
 // dispatcher owns the processing stage: it pops deltas, applies them to the
 // cache, hands a notification to each handler's queue, runs resyncs and
 // records the sync, all under its own lock. Listers read the cache.

@@ -46,9 +46,9 @@ func newEnv(t testing.TB, opts ...fakeapiserver.Options) *env {
 		o.Logger = quiet()
 	}
 	srv := fakeapiserver.Start(t, o)
-	// The reflector retries by itself; the client's own read retries would only
-	// slow the fault tests down.
-	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{Retry: apiclient.RetryOptions{MaxAttempts: 1}})
+	// Default options: the client's read retries are opt-in, and the
+	// informer's lists ask for none anyway.
+	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{})
 	require.NoError(t, err)
 	return &env{srv: srv, client: c}
 }

@@ -51,6 +51,9 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 		Limit: o.Limit, Continue: o.Continue,
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
 		ShardSelector: o.ShardSelector, Unmarshal: lw.unmarshal,
+		// The reflector owns recovery: a retry underneath it would hide
+		// failures from its backoff, its error handler and SyncError.
+		NoRetry: true,
 	}, each)
 }
 

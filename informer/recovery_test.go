@@ -1,0 +1,63 @@
+package informer_test
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// listFailures counts failed LIST calls.
+type listFailures struct {
+	informer.NopMetrics
+	n atomic.Int32
+}
+
+func (m *listFailures) ListCall(err error) {
+	if err != nil {
+		m.n.Add(1)
+	}
+}
+
+// TestReflectorSeesEveryListFailure: the reflector owns recovery, so three
+// 503s on a LIST are three failures it reports (error handler, metric) and
+// backs off from, even on a client that opted into read retries, which
+// would otherwise swallow them behind waits of their own.
+func TestReflectorSeesEveryListFailure(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	c, err := apiclient.NewWithOptions(e.srv.ClientConfig(), apiclient.Options{
+		Retry: apiclient.RetryOptions{MaxAttempts: 5, Sleep: func(context.Context, time.Duration) error { return nil }}})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	e.srv.FailNext(fakeapiserver.Failure{Count: 3, Code: 503, Verb: "list"})
+
+	var mu sync.Mutex
+	var seen []error
+	m := &listFailures{}
+	opts := fastOpts()
+	opts.Metrics = m
+	opts.WatchErrorHandler = func(_ context.Context, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, err)
+	}
+	inf := informer.NewForResource[configMap](c, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, seen, 3)
+	for _, err := range seen {
+		require.True(t, meta.IsServiceUnavailable(err), "%v", err)
+	}
+	require.Equal(t, int32(3), m.n.Load())
+}
