@@ -81,6 +81,12 @@ type Queue[T any] interface {
 	// Len is the number of pending pop units: keys for DeltaFIFO, deltas for
 	// InOrder.
 	Len() int
+	// Drained reports whether everything written has been processed:
+	// nothing is queued and no Pop holds deltas (a popped batch counts
+	// until process has returned). With the writers paused, a consumer
+	// reading its store when Drained is true reads the state of the last
+	// write; the informer takes its snapshots so.
+	Drained() bool
 	// Close ends the queue: blocked and later Pops return ErrClosed, later
 	// writes return ErrClosed. Idempotent.
 	Close()

@@ -282,6 +282,13 @@ func (f *DeltaFIFO[T]) Len() int {
 	return f.queue.len()
 }
 
+// Drained reports whether no key is queued and no Pop is processing one.
+func (f *DeltaFIFO[T]) Drained() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.queue.len() == 0 && f.inflight == nil
+}
+
 // Close makes blocked and later Pops return ErrClosed, even if keys remain
 // queued, and later writes return ErrClosed. Idempotent.
 func (f *DeltaFIFO[T]) Close() {

@@ -58,6 +58,9 @@
 //     batch, whatever the batch size, with no other delta in it, and a
 //     requeued relist comes back whole; so a consumer can apply a relist
 //     to its store in one step.
+//  10. Drained is true only when nothing is queued and no Pop holds deltas:
+//     a popped batch counts until process has returned.
+//     [TestDrainedCoversTheBatchBeingProcessed]
 //
 // The consumer applies Added, Updated, Replaced and Sync as "store this
 // object" and Deleted as "remove this key"; the informer turns them into

@@ -333,6 +333,13 @@ func (q *InOrder[T]) Len() int {
 	return q.queue.len()
 }
 
+// Drained reports whether nothing is queued and no Pop is processing a batch.
+func (q *InOrder[T]) Drained() bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queue.len() == 0 && !q.busy
+}
+
 // Close makes blocked and later Pops return ErrClosed, even if deltas
 // remain queued, and later writes return ErrClosed. Idempotent.
 func (q *InOrder[T]) Close() {

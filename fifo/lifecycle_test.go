@@ -245,3 +245,24 @@ func equal(a, b map[string]obj) bool {
 	}
 	return true
 }
+
+// Drained is false from a write until the Pop that takes it has finished
+// processing, including while process runs.
+func TestDrainedCoversTheBatchBeingProcessed(t *testing.T) {
+	for _, k := range kinds() {
+		t.Run(k.name, func(t *testing.T) {
+			q := k.new(nil)
+			defer q.Close()
+			require.True(t, q.Drained(), "a new queue")
+			require.NoError(t, q.Add(o("a", 1)))
+			require.False(t, q.Drained(), "a queued delta")
+			inside := make(chan bool, 1)
+			require.NoError(t, q.Pop(context.Background(), func([]fifo.Delta[obj], bool) error {
+				inside <- q.Drained()
+				return nil
+			}))
+			require.False(t, <-inside, "while process runs")
+			require.True(t, q.Drained(), "after Pop returned")
+		})
+	}
+}
