@@ -216,3 +216,8 @@ func (c *Client) url(path string, query url.Values) *url.URL {
 // CloseIdleConnections closes the connections the client keeps for reuse.
 // Open watches are not affected.
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// Host returns the base URL of the API server the client talks to, e.g.
+// "https://10.0.0.1:6443": what identifies the server in an informer's
+// snapshot.
+func (c *Client) Host() string { return c.base.String() }

@@ -34,6 +34,15 @@ type WatchOptions struct {
 	// object, then a BOOKMARK marked initial-events-end (when bookmarks are
 	// allowed), then the watch.
 	SendInitialEvents bool
+	// NoInitialEvents sends sendInitialEvents=false (with
+	// resourceVersionMatch=NotOlderThan, which the server requires with
+	// it): a watch from ResourceVersion that says explicitly that it wants
+	// no initial state, as a streaming-list client resuming from a known
+	// resourceVersion does. It means what a watch from a resourceVersion
+	// other than "" and "0" means by default; kube-apiserver rejects it
+	// (422) unless its WatchList feature is enabled. Ignored with
+	// SendInitialEvents.
+	NoInitialEvents bool
 	// TimeoutSeconds asks the server to end the watch after that long; 0
 	// lets the server choose (30 to 60 minutes by default). The client's
 	// Config.Timeout never applies to watches.
@@ -77,8 +86,8 @@ func (o WatchOptions) query() url.Values {
 	if o.AllowWatchBookmarks {
 		q.Set("allowWatchBookmarks", "true")
 	}
-	if o.SendInitialEvents {
-		q.Set("sendInitialEvents", "true")
+	if o.SendInitialEvents || o.NoInitialEvents {
+		q.Set("sendInitialEvents", strconv.FormatBool(o.SendInitialEvents))
 		if o.ResourceVersionMatch == "" {
 			o.ResourceVersionMatch = "NotOlderThan"
 		}

@@ -28,6 +28,8 @@ func TestWatchQuery(t *testing.T) {
 			"allowWatchBookmarks=true&fieldSelector=metadata.name%3Dx&labelSelector=a%3Db&resourceVersion=5&timeoutSeconds=300&watch=1"},
 		{"streaming list", apiclient.WatchOptions{SendInitialEvents: true, AllowWatchBookmarks: true},
 			"allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&sendInitialEvents=true&watch=1"},
+		{"resume without initial events", apiclient.WatchOptions{NoInitialEvents: true, AllowWatchBookmarks: true, ResourceVersion: "42"},
+			"allowWatchBookmarks=true&resourceVersion=42&resourceVersionMatch=NotOlderThan&sendInitialEvents=false&watch=1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := make(chan string, 1)

@@ -31,6 +31,11 @@ type dispatcher[P meta.Object] struct {
 	// wholeRelists: the queue hands over each relist as one batch of its own
 	// (fifo.InOrderOptions.WholeRelists), so the cache can swap to it in one step.
 	wholeRelists bool
+	// fromSnapshot: the initial list came from a snapshot (set before
+	// start); afterPop, if set, runs after each Pop (the snapshotter's
+	// wake-up).
+	fromSnapshot bool
+	afterPop     func()
 	changed      chan struct{} // cap 1: the set of handlers (and resync periods) changed
 	synced       chan struct{} // closed, under mu, once the initial list is in the cache
 
@@ -103,6 +108,9 @@ func (d *dispatcher[P]) processLoop(ctx context.Context) {
 		}
 		d.checkSynced()
 		d.opts.Metrics.QueueDepth(d.queue.Len())
+		if d.afterPop != nil {
+			d.afterPop()
+		}
 	}
 }
 
@@ -121,7 +129,7 @@ func (d *dispatcher[P]) process(deltas []fifo.Delta[P], isInInitialList bool) er
 	for _, dl := range deltas {
 		key := meta.Key(dl.Object)
 		old, had := d.read.GetByKey(key)
-		c := classifyDelta(dl, key, old, had, isInInitialList, now)
+		c := classifyDelta(dl, key, old, had, isInInitialList, d.fromSnapshot, now)
 		if dl.Type == fifo.Deleted {
 			d.store.DeleteKey(key)
 		} else {

@@ -88,6 +88,24 @@
 // updated, resync, handler called, relist with its cause), which the demo
 // prints in its --trace mode.
 //
+// # Warm restart
+//
+// With Options.Snapshot the informer saves its cache (objects as stored,
+// after Transform) with the resourceVersion it is in step with, every
+// period and at a clean stop (package snapshot: checksummed, written
+// atomically). At the next start it loads a sound snapshot as its initial
+// list, marks itself synced without asking the server anything, and
+// watches from the saved resourceVersion: the server sends only what
+// changed meanwhile. If that resourceVersion has left the server's
+// history (410), it relists and the relist reconciles the cache. Handlers
+// get the snapshot's objects as initial adds, or through OnSnapshotAdd
+// when they implement [SnapshotHandler].
+//
+// A snapshot is taken without stopping the processing loop for long: the
+// reflector's queue writes are paused, the loop applies what is queued,
+// the cache's list of pointers is copied under its read lock, and the
+// objects are encoded afterwards, outside every lock.
+//
 // # Invariants
 //
 // Each has at least one test (named in brackets).
@@ -178,4 +196,15 @@
 //  16. A handler's resync falls due one period after its last one (or its
 //     registration); adding or removing other handlers does not postpone
 //     it. [TestAddingAHandlerDoesNotPostponeResync]
+//  17. A saved snapshot is the server's state at its resourceVersion. An
+//     informer started on it syncs without a list and hears, from the watch,
+//     exactly what changed meanwhile; after a 410 the relist delivers
+//     exactly the differences (deletes as tombstones). A corrupt, truncated,
+//     foreign or other-version snapshot is logged, counted
+//     (Metrics.SnapshotLoaded) and traced with its reason, and ignored.
+//     [TestEverySnapshotIsTheServersStateAtItsResourceVersion,
+//     TestRestartWithNothingChangedResumesWithoutAList,
+//     TestRestartAfterChangesDeliversExactlyTheDifferences,
+//     TestRestartAfterHistoryCompactedRelistsAndReconciles,
+//     TestABadSnapshotIsReportedAndIgnored]
 package informer

@@ -21,11 +21,39 @@ type Handler[P any] interface {
 	OnDelete(obj P, finalStateUnknown bool)
 }
 
+// SnapshotHandler is a Handler that tells the objects loaded from a snapshot
+// at start (Options.Snapshot) from those the server sent: it gets them
+// through OnSnapshotAdd. Any other Handler gets OnAdd(obj, true) for them,
+// as for the objects of an initial list, which they are: the cache as of
+// the snapshot's resourceVersion. What changed on the server since then
+// follows as adds, updates and deletes, as soon as the watch (or, if the
+// snapshot is too old, a relist) catches up.
+type SnapshotHandler[P any] interface {
+	Handler[P]
+	// OnSnapshotAdd replaces OnAdd(obj, true) for an object of the snapshot.
+	OnSnapshotAdd(obj P)
+}
+
 // HandlerFuncs adapts functions to Handler; nil functions are skipped.
 type HandlerFuncs[P any] struct {
 	AddFunc    func(obj P, isInInitialList bool)
 	UpdateFunc func(old, new P)
 	DeleteFunc func(obj P, finalStateUnknown bool)
+	// SnapshotAddFunc, when set, receives the objects loaded from a
+	// snapshot (see SnapshotHandler); nil: AddFunc gets them, with
+	// isInInitialList true.
+	SnapshotAddFunc func(obj P)
+}
+
+var _ SnapshotHandler[int] = HandlerFuncs[int]{}
+
+// OnSnapshotAdd calls SnapshotAddFunc, or else AddFunc(obj, true).
+func (f HandlerFuncs[P]) OnSnapshotAdd(obj P) {
+	if f.SnapshotAddFunc != nil {
+		f.SnapshotAddFunc(obj)
+		return
+	}
+	f.OnAdd(obj, true)
 }
 
 // OnAdd calls AddFunc, if set.

@@ -27,7 +27,8 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 	store *cache.Store[P]
 	queue fifo.Queue[P]
 	refl  *reflector[P]
-	disp  *dispatcher[P] // the processing stage: cache writes, handlers, resync, sync
+	disp  *dispatcher[P]     // the processing stage: cache writes, handlers, resync, sync
+	snap  *snapshotter[T, P] // nil without Options.Snapshot
 
 	failure  atomic.Pointer[SyncError] // the last failure before the sync
 	fatal    chan struct{}             // closed when fail-fast stopped Run
@@ -66,7 +67,13 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 	cfg := defaultReflectorConfig(opts)
 	cfg.onListed = i.disp.checkSynced
 	cfg.onFailure = i.syncFailed
-	i.refl = newReflector(lw, i.queue, cfg)
+	var q sink[P] = i.queue
+	if opts.Snapshot.enabled() {
+		i.snap = newSnapshotter[T](opts, i.store, i.queue)
+		q = gatedQueue[T, P]{q: i.queue, s: i.snap}
+		i.disp.afterPop = i.snap.afterPop
+	}
+	i.refl = newReflector(lw, q, cfg)
 	i.disp.lastRV = i.refl.lastSyncResourceVersion
 	return i
 }
@@ -81,6 +88,7 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 	defer close(i.done)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	i.startSnapshots(ctx, &wg)
 	i.disp.start(ctx, &wg)
 	err := i.refl.run(ctx)
 	if err != nil {
@@ -91,6 +99,9 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 	i.disp.stop()
 	i.queue.Close()
 	wg.Wait()
+	if i.snap != nil {
+		i.snap.final(ctx)
+	}
 	return err
 }
 

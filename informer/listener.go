@@ -27,6 +27,7 @@ type notification[P any] struct {
 	obj    P
 	old    P    // notifUpdate only
 	flag   bool // isInInitialList for add, a resync for update, finalStateUnknown for delete
+	snap   bool // add: the object was loaded from a snapshot (SnapshotHandler)
 	queued time.Time
 	dead   bool
 }
@@ -36,7 +37,7 @@ type notification[P any] struct {
 func (p *notification[P]) merge(n *notification[P]) bool {
 	switch {
 	case p.kind == notifAdd && n.kind == notifUpdate:
-		p.obj = n.obj
+		p.obj, p.snap = n.obj, false // the state is the server's now
 	case p.kind == notifAdd && n.kind == notifDelete:
 		p.dead = true
 	case p.kind == notifUpdate && n.kind == notifUpdate:
@@ -293,6 +294,10 @@ func (l *listener[P]) call(n *notification[P]) {
 	}()
 	switch n.kind {
 	case notifAdd:
+		if sh, ok := l.h.(SnapshotHandler[P]); n.snap && ok {
+			sh.OnSnapshotAdd(n.obj)
+			return
+		}
 		l.h.OnAdd(n.obj, n.flag)
 	case notifUpdate:
 		l.h.OnUpdate(n.old, n.obj)

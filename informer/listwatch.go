@@ -43,7 +43,10 @@ type WatchOptions struct {
 	ResourceVersionMatch string
 	AllowWatchBookmarks  bool
 	SendInitialEvents    bool
-	TimeoutSeconds       int64
+	// NoInitialEvents says sendInitialEvents=false explicitly: a resumed
+	// streaming-list informer watching from a snapshot's resourceVersion.
+	NoInitialEvents bool
+	TimeoutSeconds  int64
 	// OpenTimeout bounds the wait for the server to answer the WATCH
 	// request (its headers). The reflector sets it to its idle timeout: its
 	// watchdog only starts once a watch is open, so a request a stuck proxy

@@ -42,6 +42,14 @@ type Metrics interface {
 	Coalesced(handler string)
 	// Skipped counts objects dropped before the queue (wrong kind).
 	Skipped(reason string)
+	// SnapshotLoaded counts the start-ups with Options.Snapshot by result:
+	// "resumed", "none" (nothing saved), or why a snapshot was rejected:
+	// "corrupt", "truncated", "version", "identity", "decode", "error"
+	// (the store failed).
+	SnapshotLoaded(result string)
+	// SnapshotSaved observes one snapshot written: its size in bytes and
+	// how long encoding and writing took; err is nil on success.
+	SnapshotSaved(err error, bytes int64, took time.Duration)
 }
 
 // NopMetrics implements Metrics by doing nothing; its methods are no-ops.
@@ -69,3 +77,5 @@ func (NopMetrics) HandlerCall(string, time.Duration, time.Duration) {}
 func (NopMetrics) HandlerPanic(string)                              {}
 func (NopMetrics) Coalesced(string)                                 {}
 func (NopMetrics) Skipped(string)                                   {}
+func (NopMetrics) SnapshotLoaded(string)                            {}
+func (NopMetrics) SnapshotSaved(error, int64, time.Duration)        {}

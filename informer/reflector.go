@@ -18,6 +18,10 @@ type sink[P any] interface {
 	Replace(list []P, resourceVersion string) error
 }
 
+// bookmarker is a sink that wants to hear of bookmarks: the informer's
+// snapshots record the resourceVersion they bring.
+type bookmarker interface{ Bookmark(rv string) }
+
 // reflectorConfig is the part of Options the reflector reads, with defaults
 // filled in.
 type reflectorConfig[P meta.Object] struct {
@@ -59,8 +63,9 @@ type reflector[P meta.Object] struct {
 	streaming  bool // false after a streaming list failed: LIST from then on
 	paginated  bool // a list came back in pages: keep paging relists
 	listedOnce bool
-	failures   int // consecutive failures
-	goneStreak int // consecutive 410s
+	failures   int    // consecutive failures
+	goneStreak int    // consecutive 410s
+	resumeRV   string // set by resumeFrom: start by watching from it
 
 	mu     sync.Mutex // guards lastRV
 	lastRV string
@@ -97,6 +102,9 @@ func (r *reflector[P]) run(ctx context.Context) error {
 }
 
 func (r *reflector[P]) initialState() state {
+	if r.resumeRV != "" {
+		return r.resumed()
+	}
 	if r.streaming {
 		return streamListing{cause: CauseInitial}
 	}
@@ -118,6 +126,8 @@ func (r *reflector[P]) step(ctx context.Context, s state) state {
 		return r.stepStreamInitial(ctx, s)
 	case watchOpening:
 		return r.stepWatchOpening(ctx, s)
+	case resuming:
+		return r.stepResuming(ctx, s)
 	case watching[P]:
 		return r.stepWatching(ctx, s)
 	case backingOff:

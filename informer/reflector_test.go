@@ -279,6 +279,8 @@ func (rvRecorder) HandlerCall(string, time.Duration, time.Duration) {}
 func (rvRecorder) HandlerPanic(string)                              {}
 func (rvRecorder) Coalesced(string)                                 {}
 func (rvRecorder) Skipped(string)                                   {}
+func (rvRecorder) SnapshotLoaded(string)                            {}
+func (rvRecorder) SnapshotSaved(error, int64, time.Duration)        {}
 
 func TestIdleWatchdogReopensTheWatch(t *testing.T) {
 	w := newFakeWatch(nil, nil)

@@ -32,17 +32,21 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {
-		err = fmt.Errorf("informer: watch from rv %q: %w", s.rv, err)
-		var se *meta.StatusError
-		switch {
-		case isGone(err), meta.IsTooLargeResourceVersion(err):
-		case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
-			return r.fail(ctx, err, watchOpening{rv: s.rv}, false)
-		}
-		return r.fail(ctx, err, r.relistAfter(err), false)
+		return r.watchOpenFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s.rv)
 	}
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
 	return watching[P]{w: w, rv: s.rv, opened: r.cfg.clock.Now(), holdRV: s.rv == "" || s.rv == "0"}
+}
+
+// watchOpenFailed is where a WATCH from rv that could not be opened leads.
+func (r *reflector[P]) watchOpenFailed(ctx context.Context, err error, rv string) state {
+	var se *meta.StatusError
+	switch {
+	case isGone(err), meta.IsTooLargeResourceVersion(err):
+	case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
+		return r.fail(ctx, err, watchOpening{rv: rv}, false)
+	}
+	return r.fail(ctx, err, r.relistAfter(err), false)
 }
 
 // relistAfter is the relist that follows a watch failure: at "" after 504
@@ -111,6 +115,9 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return watchOpening{rv: s.rv}
 	}
 	err = fmt.Errorf("informer: watching from rv %q: %w", s.rv, err)
+	if next := r.resumeExpired(ctx, s, err); next != nil {
+		return next
+	}
 	var se *meta.StatusError
 	switch {
 	case isDecodeError(err):
@@ -173,6 +180,9 @@ func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 		op, name = r.q.Delete, "delete"
 	case meta.Bookmark:
 		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
+		if b, ok := r.q.(bookmarker); ok {
+			b.Bookmark(ev.ResourceVersion)
+		}
 		return true, nil
 	case meta.Error:
 		return false, nil

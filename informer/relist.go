@@ -20,7 +20,9 @@ type change[P meta.Object] struct {
 // store the object and notify an Update when it was cached, an Add
 // otherwise; a Sync, and a Replaced at the cached resourceVersion (a relist
 // that found the object unchanged), are resyncs; Deleted notifies a Delete.
-func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, initial bool, now time.Time) change[P] {
+// fromSnapshot says the initial list was loaded from a snapshot: its adds
+// are marked for SnapshotHandler.
+func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, initial, fromSnapshot bool, now time.Time) change[P] {
 	c := change[P]{n: notification[P]{key: key, obj: dl.Object, queued: now}}
 	switch {
 	case dl.Type == fifo.Deleted:
@@ -35,7 +37,7 @@ func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, init
 		c.n.kind, c.n.old, c.n.flag = notifUpdate, old, c.isSync
 		c.op = deltaOp(dl.Type, c.isSync, "update")
 	default:
-		c.n.kind, c.n.flag = notifAdd, initial
+		c.n.kind, c.n.flag, c.n.snap = notifAdd, initial, initial && fromSnapshot
 		c.op = deltaOp(dl.Type, false, "add")
 	}
 	return c
@@ -84,7 +86,7 @@ func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial bool, 
 		if !ok {
 			e.obj, e.present = d.read.GetByKey(key)
 		}
-		changes = append(changes, classifyDelta(dl, key, e.obj, e.present, initial, now))
+		changes = append(changes, classifyDelta(dl, key, e.obj, e.present, initial, d.fromSnapshot, now))
 		staged[key] = entry{obj: dl.Object, present: dl.Type != fifo.Deleted}
 	}
 	list := make([]P, 0, len(staged))

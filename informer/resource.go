@@ -7,6 +7,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/snapshot"
 )
 
 // NewForResource returns an informer for ref over c, narrowed by
@@ -22,6 +23,11 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 		if ref.GVR.Group != "" {
 			opts.ExpectedAPIVersion = ref.GVR.Group + "/" + ref.GVR.Version
 		}
+	}
+	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
+		opts.Snapshot.Identity = snapshot.Identity{Server: c.Host(), Group: ref.GVR.Group,
+			Version: ref.GVR.Version, Resource: ref.GVR.Resource, Namespace: ref.Namespace,
+			LabelSelector: opts.Selectors.LabelSelector, FieldSelector: opts.Selectors.FieldSelector}
 	}
 	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors}
 	if !opts.KeepManagedFields {
@@ -68,6 +74,7 @@ func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P],
 		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
 		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: stream,
 		OpenTimeout: o.OpenTimeout, ShardSelector: o.ShardSelector,
+		NoInitialEvents: o.NoInitialEvents,
 	})
 	if err != nil {
 		return nil, err

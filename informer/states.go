@@ -43,11 +43,18 @@ type watching[P any] struct {
 	rv     string
 	opened time.Time
 	events int
+	// resumed: the first watch from a snapshot's rv; a 410 before any
+	// event means the snapshot is older than the server's history.
+	resumed bool
 	// holdRV: the watch started at "" or "0", so its first events are the
 	// synthetic ADDED of the current state in no particular order; the rv
 	// stays put until they are over.
 	holdRV bool
 }
+
+// resuming opens the first WATCH from the rv of a snapshot the queue was
+// filled from. Then watching; 410 leads to listing (snapshot-expired).
+type resuming struct{ rv string }
 
 // backingOff reports err, waits, then goes to next.
 type backingOff struct {
@@ -62,6 +69,7 @@ func (listing[P]) stateName() string       { return "listing" }
 func (streamListing) stateName() string    { return "stream-listing" }
 func (streamInitial[P]) stateName() string { return "stream-initial" }
 func (watchOpening) stateName() string     { return "watch-opening" }
+func (resuming) stateName() string         { return "resuming" }
 func (watching[P]) stateName() string      { return "watching" }
 func (backingOff) stateName() string       { return "backing-off" }
 func (stopped) stateName() string          { return "stopped" }

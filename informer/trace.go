@@ -32,13 +32,21 @@ const (
 	StageCacheReplaced                  // a relist's result replaced the cache in one step: Items
 )
 
+// The stages of warm restarts (Options.Snapshot).
+const (
+	StageSnapshotLoaded   = StageCacheReplaced + 1 + iota // the cache was loaded from a snapshot: Items at ResourceVersion; the watch resumes from it
+	StageSnapshotRejected                                 // a saved snapshot was rejected (Err says why): the informer lists instead
+	StageSnapshotSaved                                    // a snapshot was written: Items at ResourceVersion, in Duration
+)
+
 var stageNames = [...]string{
 	StageListPage: "list-page", StageReplace: "replace", StageWatchOpened: "watch-opened",
 	StageEvent: "event", StageBookmark: "bookmark", StageWatchEnded: "watch-ended",
 	StageDeltaQueued: "delta-queued", StageStoreUpdated: "store-updated",
 	StageHandlerCalled: "handler-called", StageRelist: "relist", StageBackoff: "backoff",
 	StageSynced: "synced", StageSkipped: "skipped", StageResync: "resync",
-	StageCacheReplaced: "cache-replaced",
+	StageCacheReplaced:  "cache-replaced",
+	StageSnapshotLoaded: "snapshot-loaded", StageSnapshotRejected: "snapshot-rejected", StageSnapshotSaved: "snapshot-saved",
 }
 
 // String returns the stage's short name, e.g. "list-page".
@@ -91,11 +99,15 @@ const (
 	CauseWatchError                               // a WATCH failed with an error that needs a fresh list (ERROR event, undecodable event, very short watch)
 )
 
+// CauseSnapshotExpired: the watch from a snapshot's resourceVersion got
+// 410; the relist reconciles the cache loaded from the snapshot.
+const CauseSnapshotExpired = CauseWatchError + 1
+
 var causeNames = [...]string{
 	CauseInitial: "initial", CauseWatchGone: "watch-gone", CauseListGone: "list-gone",
 	CauseTooLargeRV: "too-large-rv", CauseContinueExpired: "continue-expired",
 	CauseStreamingFallback: "streaming-fallback", CauseListError: "list-error",
-	CauseWatchError: "watch-error",
+	CauseWatchError: "watch-error", CauseSnapshotExpired: "snapshot-expired",
 }
 
 // String returns the cause's short name, e.g. "watch-gone".

@@ -65,3 +65,9 @@ func (m multiMetrics) HandlerCall(h string, lag, took time.Duration) {
 func (m multiMetrics) HandlerPanic(h string) { m.each(func(x informer.Metrics) { x.HandlerPanic(h) }) }
 func (m multiMetrics) Coalesced(h string)    { m.each(func(x informer.Metrics) { x.Coalesced(h) }) }
 func (m multiMetrics) Skipped(reason string) { m.each(func(x informer.Metrics) { x.Skipped(reason) }) }
+func (m multiMetrics) SnapshotLoaded(r string) {
+	m.each(func(x informer.Metrics) { x.SnapshotLoaded(r) })
+}
+func (m multiMetrics) SnapshotSaved(err error, n int64, took time.Duration) {
+	m.each(func(x informer.Metrics) { x.SnapshotSaved(err, n, took) })
+}

@@ -1,0 +1,77 @@
+package informer
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/meta"
+)
+
+func TestResumingStartsAsListedAtTheSnapshotsRV(t *testing.T) {
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	r.resumeFrom("40")
+	s := r.initialState()
+	require.Equal(t, resuming{rv: "40"}, s)
+	require.Equal(t, "40", r.lastSyncResourceVersion())
+	require.True(t, r.listedOnce, "failures after a resume are not sync failures")
+}
+
+func TestResumingTransitions(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		streaming bool
+		err       error
+		want      string // next state, after any backoff
+		cause     RelistCause
+	}{
+		{"opened: watching, marked resumed", false, nil, "watching", 0},
+		{"410: relist at once, snapshot-expired", false, statusErr(410, meta.ReasonExpired), "listing", CauseSnapshotExpired},
+		{"410 streaming: a streaming list", true, statusErr(410, meta.ReasonGone), "stream-listing", CauseSnapshotExpired},
+		{"422 to sendInitialEvents=false: resume with a plain watch", true, statusErr(422, meta.ReasonInvalid), "resuming", 0},
+		{"unreachable: rewatch after backoff", false, errors.New("connection refused"), "watch-opening", 0},
+		{"504 too-large rv: a consistent relist after backoff", false, &meta.StatusError{Status: meta.Status{
+			Code: 504, Reason: meta.ReasonTimeout, Details: &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}}},
+			"listing", CauseTooLargeRV},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newFakeWatch(nil, nil)
+			w.openErr = tc.err
+			lw := &scriptLW{watches: []*fakeWatch{w}}
+			r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.streaming = tc.streaming })
+			r.resumeFrom("40")
+			s := r.step(t.Context(), r.initialState())
+			if b, ok := s.(backingOff); ok {
+				s = b.next
+			}
+			require.Equal(t, tc.want, s.stateName())
+			require.Equal(t, tc.streaming, lw.watchRq[0].NoInitialEvents, "sendInitialEvents=false only when streaming")
+			require.Equal(t, "40", lw.watchRq[0].ResourceVersion)
+			require.True(t, lw.watchRq[0].AllowWatchBookmarks)
+			switch s := s.(type) {
+			case watching[*pod]:
+				require.True(t, s.resumed)
+				s.w.Stop()
+			case listing[*pod]:
+				require.Equal(t, tc.cause, s.cause)
+			case streamListing:
+				require.Equal(t, tc.cause, s.cause)
+				require.Equal(t, "40", s.rv)
+			case resuming:
+				require.False(t, r.streaming, "LIST from then on")
+			}
+		})
+	}
+}
+
+func TestAResumedWatchAnswering410RelistsAsSnapshotExpired(t *testing.T) {
+	w := newFakeWatch(nil, statusErr(410, meta.ReasonExpired))
+	r, _, _ := testReflector(t, &scriptLW{}, nil)
+	r.resumeFrom("40")
+	r.resumed()
+	s := r.step(t.Context(), watching[*pod]{w: w, rv: "40", resumed: true})
+	l := stateAs[listing[*pod]](t, s)
+	require.Equal(t, CauseSnapshotExpired, l.cause)
+	require.Equal(t, "40", l.opts.ResourceVersion)
+}

@@ -1,0 +1,346 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/snapshot"
+)
+
+// SnapshotOptions turn on warm restarts: the informer saves its cache with
+// the resourceVersion it is in step with, and at the next start loads it,
+// marks itself synced and watches from that resourceVersion instead of
+// listing everything (see doc.go, "Warm restart"). The zero value is off;
+// setting Dir or Store turns it on.
+type SnapshotOptions struct {
+	// Dir keeps snapshots as files in this directory (snapshot.Dir).
+	Dir string
+	// Store keeps them anywhere else; it wins over Dir.
+	Store snapshot.Store
+	// Name is the snapshot's name in the store; default: Options.Name
+	// with every character other than letters, digits, '.', '-' and '_'
+	// replaced by '_'. Informers sharing a store need different names.
+	Name string
+	// Period between two snapshots while running; default 1 minute.
+	// Negative: only at a clean stop. A snapshot is written only when the
+	// resourceVersion moved since the last one. The shorter the period,
+	// the likelier a snapshot left by a crash is still inside the
+	// server's history, so that the restart needs no relist.
+	Period time.Duration
+	// Identity says what the snapshot is of; a snapshot of anything else is
+	// rejected at start. NewForResource fills it in (server, resource,
+	// namespace, selectors); callers of New with their own ListerWatcher
+	// should. Type is always set to the informer's Go type.
+	Identity snapshot.Identity
+}
+
+func (o SnapshotOptions) enabled() bool { return o.Dir != "" || o.Store != nil }
+
+// saveTimeout bounds the snapshot written when Run stops: the caller is
+// waiting for Run to return.
+const saveTimeout = 30 * time.Second
+
+// drainWait bounds how long a snapshot waits for the processing loop to
+// apply what is queued, with the reflector paused.
+const drainWait = time.Second
+
+// snapshotter saves and loads an informer's snapshots. It pairs the cache
+// with the resourceVersion it is in step with: every queue write from the
+// reflector goes through gate (gatedQueue) and records its
+// resourceVersion under mu, so that with mu held and the queue drained the
+// store holds exactly the state at rv.
+type snapshotter[T any, P meta.PtrObject[T]] struct {
+	opts    SnapshotOptions // resolved: Store, Name, Period and Identity.Type set
+	store   cache.Reader[P]
+	queue   fifo.Queue[P]
+	log     *slog.Logger
+	metrics Metrics
+	trace   func(TraceEvent)
+	clock   Clock
+	name    string // the informer's, for logs
+
+	mu sync.Mutex // held across each queue write and by capture
+	rv string     // the resourceVersion of the last write or bookmark
+
+	waiting atomic.Bool   // capture is waiting for the queue to drain
+	popped  chan struct{} // cap 1: the processing loop finished a Pop
+	saved   string        // rv of the last snapshot written (writer goroutine only)
+}
+
+func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader[P], q fifo.Queue[P]) *snapshotter[T, P] {
+	so := o.Snapshot
+	if so.Store == nil {
+		so.Store = snapshot.Dir{Path: so.Dir}
+	}
+	if so.Name == "" {
+		so.Name = snapshotName(o.Name)
+	}
+	if so.Period == 0 {
+		so.Period = time.Minute
+	}
+	so.Identity.Type = typeName[T]()
+	return &snapshotter[T, P]{opts: so, store: store, queue: q, log: o.Logger, metrics: o.Metrics,
+		trace: o.Trace, clock: o.Clock, name: o.Name, popped: make(chan struct{}, 1)}
+}
+
+// snapshotName makes a file name of an informer's name.
+func snapshotName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(s, "."))
+}
+
+// typeName is T's name with its package path, e.g. "example.com/agent.Pod".
+func typeName[T any]() string {
+	t := reflect.TypeFor[T]()
+	if t.Name() != "" && t.PkgPath() != "" {
+		return t.PkgPath() + "." + t.Name()
+	}
+	return t.String()
+}
+
+func (s *snapshotter[T, P]) tr(ev TraceEvent) {
+	if s.trace != nil {
+		s.trace(ev)
+	}
+}
+
+// load reads the saved snapshot. ok is false when there is none or it was
+// rejected; then the reason has been logged, counted and traced, and the
+// informer lists as if there were none.
+func (s *snapshotter[T, P]) load(ctx context.Context) (rv string, items []P, ok bool) {
+	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.opts.Identity, snapshot.ReadOptions{})
+	switch {
+	case errors.Is(err, snapshot.ErrNotFound):
+		s.metrics.SnapshotLoaded("none")
+		s.log.Info("informer: no snapshot saved, listing", "informer", s.name, "snapshot", s.opts.Name)
+		return "", nil, false
+	case err != nil:
+		result := "error"
+		if r, ok := snapshot.ReasonOf(err); ok {
+			result = r.String()
+		}
+		if ctx.Err() != nil {
+			return "", nil, false
+		}
+		err = fmt.Errorf("informer %s: snapshot %s: %w", s.name, s.opts.Name, err)
+		s.metrics.SnapshotLoaded(result)
+		s.log.Warn("informer: snapshot rejected, listing instead", "informer", s.name, "reason", result, "err", err)
+		s.tr(TraceEvent{Stage: StageSnapshotRejected, Err: err, Cause: CauseInitial})
+		return "", nil, false
+	case h.ResourceVersion == "":
+		s.metrics.SnapshotLoaded(snapshot.ReasonCorrupt.String())
+		s.log.Warn("informer: snapshot without a resourceVersion, listing instead", "informer", s.name)
+		return "", nil, false
+	}
+	items = make([]P, len(objs))
+	for i, o := range objs {
+		items[i] = P(o)
+	}
+	s.metrics.SnapshotLoaded("resumed")
+	s.log.Info("informer: resumed from snapshot", "informer", s.name, "rv", h.ResourceVersion,
+		"objects", len(items), "saved", h.Saved)
+	s.tr(TraceEvent{Stage: StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
+	s.mu.Lock()
+	s.rv, s.saved = h.ResourceVersion, h.ResourceVersion
+	s.mu.Unlock()
+	return h.ResourceVersion, items, true
+}
+
+// capture returns the cache's objects and the resourceVersion they are in
+// step with. It holds mu, so the reflector's writes wait, and waits (up to
+// drainWait, or not at all when wait is false) for the processing loop to
+// apply what is queued; then it copies the cache's list of objects under
+// the cache's read lock, a copy of pointers. Encoding happens later,
+// outside every lock: cached objects are never modified.
+func (s *snapshotter[T, P]) capture(ctx context.Context, wait bool) (string, []P, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rv == "" {
+		return "", nil, false // not synced yet
+	}
+	s.waiting.Store(true)
+	defer s.waiting.Store(false)
+	select {
+	case <-s.popped: // a stale nudge from an earlier Pop
+	default:
+	}
+	var deadline <-chan time.Time
+	if wait {
+		t := s.clock.NewTimer(drainWait)
+		defer t.Stop()
+		deadline = t.C()
+	}
+	for !s.queue.Drained() {
+		if !wait {
+			return "", nil, false
+		}
+		select {
+		case <-s.popped:
+		case <-deadline:
+			return "", nil, false
+		case <-ctx.Done():
+			return "", nil, false
+		}
+	}
+	return s.rv, s.store.List(), true
+}
+
+// afterPop is the processing loop's hook: it wakes a capture waiting for
+// the queue to drain. One atomic load when none is.
+func (s *snapshotter[T, P]) afterPop() {
+	if s.waiting.Load() {
+		select {
+		case s.popped <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// save captures and writes one snapshot, unless the resourceVersion has not
+// moved since the last one.
+func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
+	rv, items, ok := s.capture(ctx, wait)
+	if !ok {
+		if !wait {
+			s.log.Info("informer: no snapshot at stop: deltas were still queued", "informer", s.name)
+		}
+		return
+	}
+	if rv == s.saved {
+		return
+	}
+	start := s.clock.Now()
+	var n countingWriter
+	h := snapshot.Header{Identity: s.opts.Identity, ResourceVersion: rv, Saved: start.UTC()}
+	err := s.opts.Store.Save(ctx, s.opts.Name, func(w io.Writer) error {
+		n.w = w
+		return snapshot.Encode(ctx, &n, h, items)
+	})
+	took := s.clock.Now().Sub(start)
+	s.metrics.SnapshotSaved(err, n.n, took)
+	if err != nil {
+		if ctx.Err() == nil {
+			s.log.Warn("informer: saving a snapshot failed", "informer", s.name, "rv", rv, "err", err)
+		}
+		return
+	}
+	s.saved = rv
+	s.tr(TraceEvent{Stage: StageSnapshotSaved, Items: len(items), ResourceVersion: rv, Duration: took})
+	s.log.Debug("informer: snapshot saved", "informer", s.name, "rv", rv, "objects", len(items), "bytes", n.n, "took", took)
+}
+
+// run saves a snapshot every period until ctx ends.
+func (s *snapshotter[T, P]) run(ctx context.Context) {
+	if s.opts.Period < 0 {
+		return
+	}
+	for {
+		t := s.clock.NewTimer(s.opts.Period)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+			s.save(ctx, true)
+		}
+	}
+}
+
+// final writes the snapshot of a clean stop, once every goroutine of Run
+// has ended: the cache and the last rv no longer move, and the queue must
+// be drained for them to match.
+func (s *snapshotter[T, P]) final(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), saveTimeout)
+	defer cancel()
+	s.save(ctx, false)
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// gatedQueue is the queue as the reflector sees it when snapshots are on:
+// each write and the resourceVersion it brings are recorded under the
+// snapshotter's mu, so a capture never sees one without the other.
+type gatedQueue[T any, P meta.PtrObject[T]] struct {
+	q fifo.Queue[P]
+	s *snapshotter[T, P]
+}
+
+func (g gatedQueue[T, P]) write(op func(P) error, obj P) error {
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	if err := op(obj); err != nil {
+		return err
+	}
+	// Watch events carry their object's resourceVersion; the reflector
+	// watches from a list's resourceVersion, never from "" or "0", so
+	// events arrive in resourceVersion order.
+	g.s.rv = obj.GetResourceVersion()
+	return nil
+}
+
+func (g gatedQueue[T, P]) Add(obj P) error    { return g.write(g.q.Add, obj) }
+func (g gatedQueue[T, P]) Update(obj P) error { return g.write(g.q.Update, obj) }
+func (g gatedQueue[T, P]) Delete(obj P) error { return g.write(g.q.Delete, obj) }
+
+func (g gatedQueue[T, P]) Replace(list []P, rv string) error {
+	g.s.mu.Lock()
+	defer g.s.mu.Unlock()
+	if err := g.q.Replace(list, rv); err != nil {
+		return err
+	}
+	g.s.rv = rv
+	return nil
+}
+
+// Bookmark records a bookmark's resourceVersion: nothing changed up to it,
+// so a snapshot may resume from it, later in the server's history.
+func (g gatedQueue[T, P]) Bookmark(rv string) {
+	g.s.mu.Lock()
+	g.s.rv = rv
+	g.s.mu.Unlock()
+}
+
+// startSnapshots loads the saved snapshot, if there is a sound one, as the
+// queue's initial population, and starts the periodic writer. Run calls it
+// before the processing loop starts; it tells the reflector to resume.
+func (i *Informer[T, P]) startSnapshots(ctx context.Context, wg *sync.WaitGroup) {
+	if i.snap == nil {
+		return
+	}
+	if rv, items, ok := i.snap.load(ctx); ok {
+		if err := i.queue.Replace(items, rv); err != nil {
+			i.opts.Logger.Error("informer: queueing the snapshot", "informer", i.opts.Name, "err", err)
+		} else {
+			i.disp.fromSnapshot = true
+			i.refl.resumeFrom(rv)
+			i.disp.checkSynced() // an empty snapshot is synced at once
+		}
+	}
+	wg.Add(1)
+	go func() { defer wg.Done(); i.snap.run(ctx) }()
+}
