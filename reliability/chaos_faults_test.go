@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"slices"
 	"strconv"
 	"time"
 
@@ -18,9 +16,8 @@ import (
 // what the informer did next.
 type chaosFault struct {
 	name string
-	// finding, when set, names the finding of issue 13 the informer must
-	// handle for a scenario with this fault to pass: such faults are drawn
-	// only with ZEROKUBE_CHAOS_ALL=1 until the fix lands.
+	// finding names the finding of issue 13 that the fault found: the
+	// informer before its fix fails scenarios that draw it.
 	finding string
 	inject  func(sc *scenario)
 }
@@ -79,13 +76,6 @@ var chaosFaults = []chaosFault{
 		sc.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: []string{"list", "watch"}[sc.rnd.IntN(2)],
 			Reason: "SomethingNew", AsEvent: sc.rnd.IntN(2) == 0})
 	}},
-}
-
-// drawable returns the faults scenarios draw from: all of them with
-// ZEROKUBE_CHAOS_ALL=1, else those whose finding is handled.
-func drawable() []chaosFault {
-	all := os.Getenv("ZEROKUBE_CHAOS_ALL") != ""
-	return slices.DeleteFunc(slices.Clone(chaosFaults), func(f chaosFault) bool { return f.finding != "" && !all })
 }
 
 // fault injects one random fault and records that it was drawn.

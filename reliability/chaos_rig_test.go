@@ -185,12 +185,3 @@ func (r *rig) listsWithinBackoff(t *testing.T, since time.Time, lists0 int64) {
 	bound := int64(elapsed/r.backoff.Initial) + 3
 	require.LessOrEqual(t, n, bound, "%d lists in %s: a hot loop (the backoff allows one per %s)", n, elapsed, r.backoff.Initial)
 }
-
-// pending skips a scenario that needs the fix of an issue 13 finding,
-// unless ZEROKUBE_CHAOS_ALL=1 (to see it fail, or pass once fixed).
-func pending(t *testing.T, finding string) {
-	t.Helper()
-	if os.Getenv("ZEROKUBE_CHAOS_ALL") == "" {
-		t.Skipf("needs issue 13 finding %s fixed in the reflector; run with ZEROKUBE_CHAOS_ALL=1", finding)
-	}
-}

@@ -87,7 +87,7 @@ func TestChaosConvergence(t *testing.T) {
 			t.Logf("scenario failed: replay with ZEROKUBE_CHAOS_SEED=%d", seed)
 		}
 		if i == len(seeds)-1 && os.Getenv("ZEROKUBE_CHAOS_SEED") == "" {
-			for _, f := range drawable() {
+			for _, f := range chaosFaults {
 				if tot.drawn[f.name] == 0 {
 					t.Errorf("the fixed seeds %v no longer draw fault %s: add a seed that does", seeds, f.name)
 				}
@@ -167,7 +167,7 @@ func newScenario(t *testing.T, seed uint64) *scenario {
 		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0, fieldSel: rnd.IntN(3) == 0,
 	}
 	return &scenario{seed: seed, rnd: rnd, shape: sh, held: map[string]bool{}, causes: map[string]int64{},
-		faults: drawable(), progress: newSignal(), drawn: map[string]int{}, exercised: map[string]int{}}
+		faults: chaosFaults, progress: newSignal(), drawn: map[string]int{}, exercised: map[string]int{}}
 }
 
 // metrics counts relists and watch ends for the report.
@@ -268,7 +268,7 @@ func (sc *scenario) observe(ev informer.TraceEvent) {
 	case informer.StageBookmark, informer.StageReplace, informer.StageWatchOpened, informer.StageEvent:
 		raiseTo(&sc.informerRV, ev.ResourceVersion)
 	}
-	if ev.Err != nil && strings.Contains(ev.Err.Error(), "/bad-") {
+	if ev.Err != nil && (strings.Contains(ev.Err.Error(), "/bad-") || strings.Contains(ev.Err.Error(), "decode")) {
 		sc.hit("undecodable")
 	}
 	sc.progress.fire()

@@ -19,10 +19,8 @@
 //     cut before their bookmark, undecodable objects). A fixed list of seeds
 //     that draws every fault runs first, then random ones; each seed is
 //     printed (replay with ZEROKUBE_CHAOS_SEED); longer with -chaos.duration
-//     or ZEROKUBE_CHAOS_DURATION for soak runs. Faults whose issue 13
-//     finding the reflector does not handle yet are drawn only with
-//     ZEROKUBE_CHAOS_ALL=1, which also runs the targeted scenarios of
-//     chaos_findings_test.go that each put one such fault where it hurts.
+//     or ZEROKUBE_CHAOS_DURATION for soak runs. The TestChaos… scenarios of
+//     chaos_findings_test.go each put one fault of issue 13 where it hurts.
 //   - leaks and shutdown: informers and servers started and stopped in a
 //     loop return goroutines and heap to their baseline; cancelling at each
 //     stage (mid-list, mid-watch, mid-dispatch, during backoff) returns
