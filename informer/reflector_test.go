@@ -228,6 +228,9 @@ func TestWatchEndTransitions(t *testing.T) {
 			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchError}, undecodable},
 		{"a broken stream rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
+		{"a stream cut mid-event rewatches: the transport failed, not the event", []Event[*pod]{ev(meta.Added, "a", "11")},
+			&watchstream.DecodeError{Event: 2, Err: fmt.Errorf("truncated event: %w", io.ErrUnexpectedEOF)}, false,
+			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a very short empty watch relists, as client-go does", nil, nil, true,
 			listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, errShortWatch},
 	} {

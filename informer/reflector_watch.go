@@ -120,7 +120,10 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	}
 	var se *meta.StatusError
 	switch {
-	case isDecodeError(err):
+	case isDecodeError(err) && !errors.Is(err, io.ErrUnexpectedEOF):
+		// A stream cut mid-event is the transport failing, not an event
+		// that cannot decode: the re-watch below gets the event whole (as
+		// client-go's StreamWatcher ends quietly on an unexpected EOF).
 		return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchError), false)
 	case !errors.As(err, &se), meta.IsTooManyRequests(err):
 		return r.fail(ctx, err, watchOpening{rv: s.rv}, false)

@@ -35,11 +35,8 @@ type dashboard struct {
 	order    []string // handler names in registration order
 	log      []logLine
 	seq      int64
-	// afterReplace is set from a relist's Replace until the next watch
-	// event: deletes the loop applies then are the relist's tombstones.
-	afterReplace bool
-	changed      chan struct{} // closed and replaced on every change
-	actions      []actionView
+	changed  chan struct{} // closed and replaced on every change
+	actions  []actionView
 }
 
 // logKeep is how many log lines the page can scroll back through.
@@ -83,13 +80,16 @@ type deltaView struct {
 }
 
 type loopView struct {
-	Applied  int            `json:"applied"` // deltas applied to the cache
-	ByOp     map[string]int `json:"byOp"`
-	Resyncs  int            `json:"resyncs"`
-	Skipped  int            `json:"skipped"`
-	LastOp   string         `json:"lastOp,omitempty"`
-	LastKey  string         `json:"lastKey,omitempty"`
-	LastTime time.Time      `json:"lastTime"`
+	Applied int            `json:"applied"` // deltas applied to the cache
+	ByOp    map[string]int `json:"byOp"`
+	Resyncs int            `json:"resyncs"`
+	// CacheSwaps counts relists whose result replaced the cache in one
+	// step: a reader saw the old list or the new one, never a mix.
+	CacheSwaps int       `json:"cacheSwaps"`
+	Skipped    int       `json:"skipped"`
+	LastOp     string    `json:"lastOp,omitempty"`
+	LastKey    string    `json:"lastKey,omitempty"`
+	LastTime   time.Time `json:"lastTime"`
 }
 
 type handlerView struct {
@@ -230,7 +230,6 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 		r.ListRV, r.ListAt = ev.ResourceVersion, now
 		d.setStateLocked("listing", now)
 	case informer.StageReplace:
-		d.afterReplace = true
 		d.queue.Replaces++
 		d.queue.Queued += ev.Items
 		r.RV = ev.ResourceVersion
@@ -247,7 +246,6 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 			d.setStateLocked("watching", now)
 		}
 	case informer.StageEvent:
-		d.afterReplace = false
 		r.WatchEvents++
 		r.Events[string(ev.EventType)]++
 		if ev.ResourceVersion != "" && r.State != "streaming" {
@@ -278,12 +276,13 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 	case informer.StageStoreUpdated:
 		d.loop.Applied++
 		d.loop.ByOp[ev.Op]++
-		switch {
-		case ev.Op == "sync":
-			d.loop.Resyncs++
-		case ev.Op == "delete" && d.afterReplace:
+		if ev.Op == "tombstone" { // the relist's list lacked it
 			d.queue.Tombstones++
 		}
+	case informer.StageResync:
+		d.loop.Resyncs++
+	case informer.StageCacheReplaced:
+		d.loop.CacheSwaps++
 		d.loop.LastOp, d.loop.LastKey, d.loop.LastTime = ev.Op, ev.Key, now
 	case informer.StageSkipped:
 		d.loop.Skipped++
@@ -438,6 +437,10 @@ func stageTerms(s informer.Stage) (part, clientGo string) {
 		return "cache", "HasSynced: the initial list is popped"
 	case informer.StageSkipped:
 		return "reflector", "an object of an unexpected type is dropped"
+	case informer.StageResync:
+		return "loop", "resync: DeltaFIFO.Resync queues Sync deltas"
+	case informer.StageCacheReplaced:
+		return "cache", "processDeltas of a Replace (client-go applies it key by key)"
 	}
 	return "informer", ""
 }

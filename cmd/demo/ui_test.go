@@ -233,7 +233,8 @@ func TestDashboardFoldsTraceEvents(t *testing.T) {
 		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseWatchGone, ResourceVersion: "6"}, "listing"},
 		{informer.TraceEvent{Stage: informer.StageListPage, Page: 1, Items: 2, ResourceVersion: "9"}, "listing"},
 		{informer.TraceEvent{Stage: informer.StageReplace, Items: 2, ResourceVersion: "9"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: "delete", Key: "default/b"}, "listing"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: "tombstone", Key: "default/b"}, "listing"},
+		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 2}, "listing"},
 		{informer.TraceEvent{Stage: informer.StageBackoff, Duration: 800 * time.Millisecond, Err: errors.New("boom")}, "backing-off"},
 		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "9"}, "watching"},
 	}
@@ -247,7 +248,8 @@ func TestDashboardFoldsTraceEvents(t *testing.T) {
 	assert.Equal(t, "9", st.Reflector.RV)
 	assert.Equal(t, 1, st.Reflector.ListPages, "the last list's pages")
 	assert.Equal(t, 2, st.Queue.Replaces)
-	assert.Equal(t, 1, st.Queue.Tombstones, "the delete applied between the relist's Replace and the next event")
+	assert.Equal(t, 1, st.Queue.Tombstones, "the relist's tombstone")
+	assert.Equal(t, 1, st.Loop.CacheSwaps)
 	assert.Equal(t, 1, st.Reflector.Backoffs)
 	assert.Empty(t, st.Reflector.Backoff, "an open watch ends the backoff")
 	assert.True(t, st.Reflector.Synced)

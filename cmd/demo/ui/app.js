@@ -73,6 +73,7 @@ function render(st) {
   set("loop-applied", l.applied);
   set("loop-ops", [l.byOp.add || 0, l.byOp.update || 0, l.byOp.delete || 0].join(" / "));
   set("loop-resyncs", l.resyncs);
+  set("loop-swaps", l.cacheSwaps);
   set("loop-last", l.lastOp ? l.lastOp + " " + l.lastKey : "–");
   flash("loop", l.applied);
 
