@@ -31,7 +31,6 @@ func col(name, desc string) column { return column{Name: name, Type: "string", D
 func wide(name, desc string) column {
 	return column{Name: name, Type: "string", Description: desc, Priority: 1}
 }
-func intCol(name, desc string) column   { return column{Name: name, Type: "integer", Description: desc} }
 func noConditions(map[string]any) []any { return nil }
 func nameCol() column {
 	return column{Name: "Name", Type: "string", Format: "name", Description: "the object's name"}
@@ -50,12 +49,12 @@ func printerFor(kind string) printer {
 	case "Pod":
 		return podPrinter
 	case "ConfigMap":
-		return printer{columns: []column{nameCol(), intCol("Data", "number of data keys"), ageCol()}, conditions: noConditions,
+		return printer{columns: []column{nameCol(), col("Data", "number of data keys"), ageCol()}, conditions: noConditions,
 			cells: func(o map[string]any, now time.Time) []any {
 				return []any{field(o, "metadata", "name"), len(obj(o, "data")) + len(obj(o, "binaryData")), age(o, now)}
 			}}
 	case "Secret":
-		return printer{columns: []column{nameCol(), col("Type", "the secret's type"), intCol("Data", "number of data keys"), ageCol()},
+		return printer{columns: []column{nameCol(), col("Type", "the secret's type"), col("Data", "number of data keys"), ageCol()},
 			conditions: noConditions, cells: func(o map[string]any, now time.Time) []any {
 				return []any{field(o, "metadata", "name"), field(o, "type"), len(obj(o, "data")), age(o, now)}
 			}}
@@ -72,8 +71,8 @@ func printerFor(kind string) printer {
 }
 
 var deploymentPrinter = printer{
-	columns: []column{nameCol(), col("Ready", "ready and desired replicas"), intCol("Up-to-date", "updated replicas"),
-		intCol("Available", "available replicas"), ageCol(), wide("Containers", "container names of the template"),
+	columns: []column{nameCol(), col("Ready", "ready and desired replicas"), col("Up-to-date", "updated replicas"),
+		col("Available", "available replicas"), ageCol(), wide("Containers", "container names of the template"),
 		wide("Images", "images of the template"), wide("Selector", "the pod selector")},
 	conditions: noConditions,
 	cells: func(o map[string]any, now time.Time) []any {

@@ -1,0 +1,69 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/zerokube/zerokube/conformance/kubetest"
+)
+
+// real is the kube-apiserver shared by every test of this package, started
+// by the first test that needs it and stopped by TestMain.
+var real struct {
+	once sync.Once
+	srv  *kubetest.Server
+	err  error // why there is none: binaries absent, or start failed
+}
+
+// realServer returns the shared kube-apiserver, or skips the test when the
+// binaries are absent (TestMain has said how to build them) and fails it
+// when they are present but did not start.
+func realServer(t *testing.T) *kubetest.Server {
+	t.Helper()
+	real.once.Do(func() {
+		if os.Getenv("ZEROKUBE_KUBE") == "off" {
+			real.err = errSkipped("ZEROKUBE_KUBE=off")
+			return
+		}
+		bins, err := kubetest.Find()
+		if err != nil {
+			real.err = errSkipped(kubetest.SkipMessage)
+			return
+		}
+		real.srv, real.err = kubetest.Start(context.Background(), bins, kubetest.Options{})
+	})
+	if s, ok := real.err.(errSkipped); ok {
+		t.Skip(string(s))
+	}
+	if real.err != nil {
+		t.Fatal(real.err)
+	}
+	return real.srv
+}
+
+type errSkipped string
+
+func (e errSkipped) Error() string { return string(e) }
+
+func TestMain(m *testing.M) {
+	if _, err := kubetest.Find(); err != nil && os.Getenv("ZEROKUBE_KUBE") != "off" {
+		fmt.Println("conformance: fake server only:", kubetest.SkipMessage)
+	}
+	code := m.Run()
+	if real.srv != nil {
+		real.srv.Close()
+	}
+	printMatches()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,125 @@
+package conformance
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// watchScenarios: the event sequences a watcher sees.
+var watchScenarios = []scenario{
+	{name: "watch/events", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/configmaps"
+		makeConfigMaps(t, tg, ns, 1)
+		l := tg.must(t, 200, "GET", p, "")
+		w := tg.watch(t, p+"?watch=1&allowWatchBookmarks=true&resourceVersion="+str(at(l, "metadata.resourceVersion")))
+		o.add("watch: %d %s chunked=%t", w.code, w.header.Get("Content-Type"), w.header.Get("Content-Length") == "")
+		c := tg.must(t, 201, "POST", p, cmJSON("b"))
+		o.add("create %s", o.rv(at(c, "metadata.resourceVersion")))
+		u := tg.must(t, 200, "PATCH", p+"/b", `{"metadata":{"labels":{"x":"y"}}}`, "Content-Type", "application/merge-patch+json")
+		o.add("patch %s", o.rv(at(u, "metadata.resourceVersion")))
+		tg.must(t, 200, "DELETE", p+"/b", "")
+		for range 3 {
+			ev := w.must(t)
+			o.add("event %s apiVersion=%s", describe(o, ev), str(at(ev.Object, "apiVersion")))
+		}
+	}},
+	{name: "watch/from-zero-with-bookmarks", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/pods"
+		for _, n := range []string{"b", "a"} {
+			tg.must(t, 201, "POST", p, podJSON(n))
+		}
+		tg.must(t, 200, "GET", p, "") // a consistent read brings the cache up to date
+		w := tg.watch(t, p+"?watch=1&allowWatchBookmarks=true&resourceVersion=0")
+		names, maxRV, after := initial(t, w)
+		o.add("initial ADDED: %s", names)
+		bookmark(o, after, maxRV)
+	}},
+	{name: "watch/streaming-list", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/pods"
+		for _, n := range []string{"c", "a", "b"} {
+			tg.must(t, 201, "POST", p, podJSON(n))
+		}
+		w := tg.watch(t, p+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+		o.add("watch: %d", w.code)
+		names, maxRV, after := initial(t, w)
+		o.add("initial ADDED: %s", names)
+		bookmark(o, after, maxRV)
+		tg.must(t, 201, "POST", p, podJSON("d"))
+		ev := w.must(t)
+		o.add("then %s %s after the bookmark=%t", ev.Type, str(at(ev.Object, "metadata.name")),
+			rvNum(at(ev.Object, "metadata.resourceVersion")) > rvNum(at(after.Object, "metadata.resourceVersion")))
+	}},
+	{name: "watch/selector-transitions", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/configmaps"
+		c := tg.must(t, 201, "POST", p, cmJSON("a"))
+		w := tg.watch(t, p+"?watch=1&labelSelector=app%3Dweb&resourceVersion="+str(at(c, "metadata.resourceVersion")))
+		for _, app := range []string{"other", "still-other", "web"} {
+			u := tg.must(t, 200, "PATCH", p+"/a", `{"metadata":{"labels":{"app":"`+app+`"}}}`,
+				"Content-Type", "application/merge-patch+json")
+			o.add("app=%s %s", app, o.rv(at(u, "metadata.resourceVersion")))
+		}
+		for range 2 {
+			ev := w.must(t)
+			o.add("event %s app=%s", describe(o, ev), str(at(ev.Object, "metadata.labels.app")))
+		}
+	}},
+	{name: "watch/too-old", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		makeConfigMaps(t, tg, ns, 2)
+		var s *stream
+		var ev event
+		tg.expire(t, ns, func() bool {
+			s = tg.watch(t, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&resourceVersion=1")
+			if s.code != 200 {
+				return true
+			}
+			ev = s.must(t)
+			return ev.Type == "ERROR"
+		})
+		o.add("watch: %d", s.code)
+		o.add("event %s: %s", ev.Type, status(reply{code: int(rvNum(at(ev.Object, "code"))), body: ev.Object}))
+		o.add("message starts %q", strings.SplitN(str(at(ev.Object, "message")), ":", 2)[0])
+		_, more := s.next(t)
+		o.add("stream ends: %t", !more)
+	}},
+	{name: "watch/timeout", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		w := tg.watch(t, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&timeoutSeconds=1")
+		_, more := w.next(t)
+		o.add("watch %d ends cleanly with no event: %t", w.code, !more)
+	}},
+	{name: "watch/gzip", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/configmaps"
+		gz := []string{"Accept-Encoding", "gzip"}
+		small := tg.do(t, "GET", p, "", gz...)
+		o.add("small list: Content-Encoding=%q", small.header.Get("Content-Encoding"))
+		big := strings.Repeat("x", 8000)
+		for i := range 20 {
+			tg.must(t, 201, "POST", p, fmt.Sprintf(`{"metadata":{"name":"big%d"},"data":{"k":%q}}`, i, big))
+		}
+		large := tg.do(t, "GET", p, "", gz...)
+		o.add("160 KB list: %d Content-Encoding=%q", large.code, large.header.Get("Content-Encoding"))
+		w := tg.watch(t, p+"?watch=1&resourceVersion=0&timeoutSeconds=1", gz...)
+		o.add("watch from 0: Content-Encoding=%q", w.header.Get("Content-Encoding"))
+	}},
+}
+
+// bookmark renders the event that ends the initial events.
+func bookmark(o *obs, ev event, maxItemRV uint64) {
+	md, _ := at(ev.Object, "metadata").(map[string]any)
+	o.add("then %s %s metadata keys=%s initial-events-end=%s rv >= items=%t", ev.Type, str(at(ev.Object, "kind")), keys(md),
+		annotation(md, "k8s.io/initial-events-end"), rvNum(at(md, "resourceVersion")) >= maxItemRV)
+	delete(ev.Object, "metadata")
+	o.add("bookmark object without metadata: %s", str(ev.Object))
+}
+
+func annotation(md map[string]any, key string) string {
+	a, _ := md["annotations"].(map[string]any)
+	return str(a[key])
+}
