@@ -80,11 +80,13 @@ func builtins() []Resource {
 	for _, r := range []*Resource{&pods, &rs} {
 		r.Categories = []string{"all"}
 	}
+	// Leases: leader election, and shard membership (informer.Membership).
+	leases := Resource{GVR: meta.GVR{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, Kind: "Lease", Namespaced: true}
 	svc := core("services", "Service", true, "svc")
 	deploy := apps("deployments", "Deployment", "deploy")
 	svc.Categories, deploy.Categories = []string{"all"}, []string{"all"}
 	return []Resource{namespaces, pods, core("configmaps", "ConfigMap", true, "cm"), secrets,
-		svc, nodes, events, deploy, rs}
+		svc, nodes, events, deploy, rs, leases}
 }
 
 // registry maps GVRs and group versions to resources. It is read on every

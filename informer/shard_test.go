@@ -254,3 +254,5 @@ func TestShardNeedsRangesAndAKnownField(t *testing.T) {
 	_, err = informer.NewShard(shard.Selector{Field: "metadata.uid", Ranges: []shard.Range{shard.Full}})
 	require.Error(t, err)
 }
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
