@@ -39,6 +39,9 @@ func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, init
 	default:
 		c.n.kind, c.n.flag, c.n.snap = notifAdd, initial, initial && fromSnapshot
 		c.op = deltaOp(dl.Type, false, "add")
+		if c.n.snap {
+			c.op = "snapshot"
+		}
 	}
 	return c
 }

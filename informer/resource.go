@@ -25,9 +25,7 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 		}
 	}
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
-		opts.Snapshot.Identity = snapshot.Identity{Server: c.Host(), Group: ref.GVR.Group,
-			Version: ref.GVR.Version, Resource: ref.GVR.Resource, Namespace: ref.Namespace,
-			LabelSelector: opts.Selectors.LabelSelector, FieldSelector: opts.Selectors.FieldSelector}
+		opts.Snapshot.Identity = SnapshotIdentity(c, ref, opts.Selectors)
 	}
 	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors}
 	if !opts.KeepManagedFields {
@@ -36,6 +34,16 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 		lw.unmarshal = meta.SkipManagedFields()
 	}
 	return New[T](lw, opts)
+}
+
+// SnapshotIdentity is what a snapshot of ref over c with sel is of: the
+// server, resource, namespace and selectors. NewForResource sets it; a
+// caller of New that lists and watches a resource should set
+// Options.Snapshot.Identity to it.
+func SnapshotIdentity(c *apiclient.Client, ref apiclient.Ref, sel Selectors) snapshot.Identity {
+	return snapshot.Identity{Server: c.Host(), Group: ref.GVR.Group, Version: ref.GVR.Version,
+		Resource: ref.GVR.Resource, Namespace: ref.Namespace,
+		LabelSelector: sel.LabelSelector, FieldSelector: sel.FieldSelector}
 }
 
 // NewListerWatcher lists and watches ref over c.

@@ -74,7 +74,8 @@ type TraceEvent struct {
 	// "delete"; a relist's store-updated says "replace" (stored, handlers
 	// hear add or update), "unchanged" (same resourceVersion: only handlers
 	// due a resync hear of it) or "tombstone" (the list lacks it: deleted,
-	// finalStateUnknown); a resync's store-updated says "sync".
+	// finalStateUnknown); a resync's store-updated says "sync", and an
+	// object of a snapshot loaded at start "snapshot".
 	// handler-called says "add", "update", "delete" or "sync" (an update
 	// from a resync).
 	Op       string

@@ -210,3 +210,44 @@ func TestTraceShowsPagesOfAConsistentRelist(t *testing.T) {
 		`.*LIST page 2: 1 items at resourceVersion \d+, no continue token: last page`))
 	require.Equal(t, 0, d.stop(t))
 }
+
+// --snapshot: a second demo on the same server resumes from the first's
+// snapshot without a LIST; after the server's history is compacted, a
+// third one relists and says why.
+func TestSnapshotResumesAndRelistsAfterCompaction(t *testing.T) {
+	server := startDemo(t, "--serve", "--churn=false")
+	url := server.serverURL(t)
+	dir := t.TempDir()
+	agent := func() *running {
+		return startDemo(t, "--master", url, "--snapshot", dir, "--trace", "--color=never", "--churn=false")
+	}
+	first := agent()
+	waitFor(t, first.stdout, regexp.MustCompile(`synced: 3 objects`))
+	require.Equal(t, 0, first.stop(t))
+	require.Contains(t, first.stdout.String(), "snapshot saved: 3 objects")
+
+	second := agent()
+	waitFor(t, second.stdout, regexp.MustCompile(`resumed from snapshot at RV \d+, watching`))
+	waitFor(t, second.stdout, regexp.MustCompile(`synced: 3 objects`))
+	require.NotContains(t, second.stdout.String(), "LIST page", "no LIST")
+	require.Equal(t, 0, second.stop(t))
+
+	c := client(t, url)
+	require.NoError(t, c.Delete(context.Background(), podsRef, seedName(t, c), apiclient.DeleteOptions{}))
+	post(t, url+"/fake/compact")
+	third := agent()
+	waitFor(t, third.stdout, regexp.MustCompile(`relist \(cause: snapshot-expired\)`))
+	waitFor(t, third.stdout, regexp.MustCompile(`deleted while nobody watched`))
+	require.Equal(t, 0, third.stop(t))
+}
+
+// seedName is the name of one of the server's pods.
+func seedName(t *testing.T, c *apiclient.Client) string {
+	var name string
+	_, err := apiclient.List[Pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(p *Pod) error {
+		name = p.Name
+		return nil
+	})
+	require.NoError(t, err)
+	return name
+}

@@ -37,6 +37,7 @@ type config struct {
 	shard         string // --shard i/N; "" = the whole resource
 	shardBy       string // --shard-by uid|namespace
 	serverShards  bool   // the embedded server honours shardSelector
+	snapshot      string // --snapshot directory; "" = no warm restart
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -88,6 +89,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.shard, "shard", "", "cache only shard i of N, e.g. 0/2: run N demos, one per shard, on the same server (filtered by the server when it supports shard selectors, by the informer otherwise)")
 	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")
 	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")
+	fs.StringVar(&c.snapshot, "snapshot", "", "keep a snapshot of the cache in this directory and, at the next start, resume from it instead of listing (warm restart; the server must be the same: use it with --master, e.g. against a demo --serve)")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {

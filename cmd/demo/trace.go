@@ -58,7 +58,9 @@ func stageColor(s informer.Stage) string {
 		return ansiGreen
 	case informer.StageHandlerCalled, informer.StageSynced:
 		return ansiBold + ansiGreen
-	case informer.StageRelist, informer.StageBackoff, informer.StageSkipped:
+	case informer.StageSnapshotLoaded, informer.StageSnapshotSaved:
+		return ansiBold + ansiBlue
+	case informer.StageRelist, informer.StageBackoff, informer.StageSkipped, informer.StageSnapshotRejected:
 		return ansiRed
 	}
 	return ""
@@ -111,6 +113,10 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 		}
 		return fmt.Sprintf("handler %q called: %s %s (took %v)", ev.Handler, ev.Op, ev.Key, ev.Duration.Round(time.Microsecond))
 	case informer.StageRelist:
+		if ev.Cause == informer.CauseSnapshotExpired {
+			return fmt.Sprintf("relist (cause: %s): the snapshot's resourceVersion %s has left the server's history (410); "+
+				"this list reconciles the cache: deletes become tombstones, changes updates, unchanged objects nothing", ev.Cause, ev.ResourceVersion)
+		}
 		return fmt.Sprintf("relist (cause: %s) from resourceVersion %q", ev.Cause, ev.ResourceVersion)
 	case informer.StageBackoff:
 		return fmt.Sprintf("backing off %v after: %s", ev.Duration.Round(time.Millisecond), errText(ev.Err))
@@ -119,12 +125,17 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 	case informer.StageSkipped:
 		return fmt.Sprintf("skipped %s: %s", ev.Key, errText(ev.Err))
 	}
+	if s, ok := describeSnapshot(ev); ok {
+		return s
+	}
 	return fmt.Sprintf("%+v", ev)
 }
 
 // storeUpdated explains what the processing stage did with one delta.
 func storeUpdated(ev informer.TraceEvent) string {
 	switch ev.Op {
+	case "snapshot":
+		return fmt.Sprintf("store %s from the snapshot, as it was at resourceVersion %s: handlers hear an initial add", ev.Key, ev.ResourceVersion)
 	case "replace":
 		return fmt.Sprintf("store %s from the relist at resourceVersion %s: handlers hear add or update", ev.Key, ev.ResourceVersion)
 	case "unchanged":

@@ -75,6 +75,9 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		opts.Shard, _ = informer.NewShard(sel) // checked with the flags
 		d.status.printf("demo: caching shard %s of %s: %s", d.cfg.shard, ref, sel)
 	}
+	if d.cfg.snapshot != "" {
+		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot, Identity: informer.SnapshotIdentity(c, ref, opts.Selectors)}
+	}
 	lw := informer.NewListerWatcher[T, P](c, ref, opts.Selectors)
 	var traces []func(informer.TraceEvent)
 	var metrics []informer.Metrics
