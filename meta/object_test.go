@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
@@ -132,4 +133,42 @@ func TestSlimMetaKeepsWhatObjectNeedsAndDropsManagedFields(t *testing.T) {
 	// error, not silently accepted.
 	err = json.Unmarshal([]byte(`{"metadata":{"managedFields":[1,}}`), &p)
 	require.Error(t, err)
+}
+
+func TestRawUnderSkipManagedFieldsDropsThemFromItsBytes(t *testing.T) {
+	want := `{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","namespace":"default","resourceVersion":"42","labels":{"app":"web"},"creationTimestamp":"2023-06-03T14:19:21Z"},"spec":{"containers":[{"name":"c","image":"nginx"}]},"status":{"phase":"Running"}}`
+	own := json.UnmarshalFromFunc(func(*jsontext.Decoder, *slimPod) error { return nil })
+	for name, opts := range map[string]json.Options{
+		"alone": meta.SkipManagedFields(),
+		// The informer's unmarshaler joined with a caller's own.
+		"joined": json.WithUnmarshalers(json.JoinUnmarshalers(own, skipper(t))),
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := []byte(podJSON)
+			var r meta.Raw
+			require.NoError(t, json.Unmarshal(src, &r, opts))
+			require.Equal(t, want, string(r.Bytes()))
+			require.Equal(t, "web-1", r.Name)
+			require.Equal(t, map[string]string{"app": "web"}, r.Labels)
+			src[2] = 'X' // the Raw keeps a copy, not the decoder's buffer
+			require.Equal(t, want, string(r.Bytes()))
+		})
+	}
+	t.Run("kept without the option", func(t *testing.T) {
+		var r meta.Raw
+		require.NoError(t, json.Unmarshal([]byte(podJSON), &r, json.WithUnmarshalers(own)))
+		require.Equal(t, podJSON, string(r.Bytes()))
+	})
+	t.Run("null metadata", func(t *testing.T) {
+		var r meta.Raw
+		require.NoError(t, json.Unmarshal([]byte(`{"kind":"Pod","metadata":null}`), &r, meta.SkipManagedFields()))
+		require.Equal(t, `{"kind":"Pod","metadata":null}`, string(r.Bytes()))
+	})
+}
+
+// skipper takes SkipManagedFields' unmarshalers out of its options.
+func skipper(t *testing.T) *json.Unmarshalers {
+	u, ok := json.GetOption(meta.SkipManagedFields(), json.WithUnmarshalers)
+	require.True(t, ok)
+	return u
 }

@@ -17,6 +17,14 @@ import (
 // the embedded ObjectMeta does not change what [Raw.MarshalJSONTo] writes; build
 // a new object with [NewRaw] instead. ManagedFields is left nil (the field stays
 // in the bytes) so a cache of Raw objects does not hold it twice.
+//
+// Decoded under [SkipManagedFields] (an informer's default, unless its
+// KeepManagedFields option is set), Raw drops metadata.managedFields from
+// the bytes it keeps too: on a typical pod they are 40% of its JSON, and a
+// cache of Raw objects held them only to encode them back. Such a Raw no
+// longer encodes back byte for byte: it writes the object as it arrived
+// minus that one member. [NewRaw] and decoding without that option keep
+// every byte.
 type Raw struct {
 	TypeMeta
 	ObjectMeta
@@ -33,7 +41,7 @@ func NewRaw(b []byte) (*Raw, error) {
 		return nil, fmt.Errorf("meta: raw object: %w", json.Unmarshal(b, new(jsontext.Value)))
 	}
 	r := new(Raw)
-	if err := r.set(bytes.Clone(b)); err != nil {
+	if err := r.set(bytes.Clone(b), false); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -46,21 +54,44 @@ func (r *Raw) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if err != nil {
 		return err
 	}
-	return r.set(bytes.Clone(v))
+	if dropsManagedFields(dec.Options()) {
+		return r.set(v, true)
+	}
+	return r.set(bytes.Clone(v), false)
 }
 
-// set decodes the metadata of b, which must be valid JSON, into r and keeps b
-// (which r now owns). It decodes only the kind, apiVersion and metadata
-// members and stops scanning once it has all three: the rest of the object
-// was already validated, and parsing it again only to skip it doubled the
-// cost of a Raw decode.
-func (r *Raw) set(b []byte) error {
+// dropsManagedFields reports whether opts hold SkipManagedFields' decoder
+// for ManagedFields, alone or joined with others.
+func dropsManagedFields(opts json.Options) bool {
+	u, ok := json.GetOption(opts, json.WithUnmarshalers)
+	if !ok || u == nil {
+		return false
+	}
+	if u == skipUnmarshalers {
+		return true
+	}
+	// Joined with the caller's own unmarshalers: ask them what they do
+	// with a ManagedFields value.
+	var m ManagedFields
+	return json.Unmarshal([]byte("[]"), &m, json.WithUnmarshalers(u)) == nil && m == nil
+}
+
+// set decodes the metadata of b, which must be valid JSON, into r and keeps
+// b (which r now owns), or, with drop, a copy of b without
+// metadata.managedFields (b is then not kept). It decodes only the kind,
+// apiVersion and metadata members and stops scanning once it has all three:
+// the rest of the object was already validated, and parsing it again only
+// to skip it doubled the cost of a Raw decode.
+func (r *Raw) set(b []byte, drop bool) error {
 	if k := jsontext.Value(b).Kind(); k != '{' {
 		return fmt.Errorf("meta: raw object: want a JSON object, got %v", k)
 	}
 	*r = Raw{raw: b}
+	buf := metaScratch.Get().(*[]byte)
+	defer metaScratch.Put(buf)
 	var err error
 	var seen uint8
+	metaAt, metaEnd := -1, -1
 	_, scanErr := eachMember(b, 0, func(_ int, name []byte, at int) (int, bool) {
 		var end int
 		switch string(canonicalName(name)) { // no allocation: the conversion is in the switch
@@ -72,7 +103,8 @@ func (r *Raw) set(b []byte) error {
 			end, err = unmarshalMember(b, at, &r.APIVersion)
 		case `"metadata"`:
 			seen |= 4
-			end, err = r.setMeta(b, at)
+			end, err = r.setMeta(b, at, buf)
+			metaAt, metaEnd = at, end
 		default:
 			end, _ = skipMember(b, at)
 		}
@@ -84,6 +116,16 @@ func (r *Raw) set(b []byte) error {
 	if err != nil {
 		return fmt.Errorf("meta: raw object: %w", err)
 	}
+	switch {
+	case !drop:
+	case metaAt >= 0 && b[metaAt] == '{':
+		// *buf holds the metadata as setMeta decoded it: without
+		// managedFields.
+		kept := make([]byte, 0, metaAt+len(*buf)+len(b)-metaEnd)
+		r.raw = append(append(append(kept, b[:metaAt]...), *buf...), b[metaEnd:]...)
+	default:
+		r.raw = bytes.Clone(b)
+	}
 	return nil
 }
 
@@ -92,17 +134,16 @@ func (r *Raw) set(b []byte) error {
 var metaScratch = sync.Pool{New: func() any { return new([]byte) }}
 
 // setMeta decodes the metadata object at b[at] into r.ObjectMeta, leaving
-// out managedFields, which Raw keeps only in its bytes, and returns the index
-// just past it. Copying the rest of the metadata aside (about a kilobyte on a
-// pod) costs less than letting the decoder tokenize managedFields only to
-// skip them (several kilobytes); the copy is made by the same scan that finds
-// where the metadata ends.
-func (r *Raw) setMeta(b []byte, at int) (int, error) {
+// out managedFields, which Raw keeps only in its bytes (if at all), and
+// returns the index just past it; *buf is left holding the metadata without
+// managedFields. Copying the rest of the metadata aside (about a kilobyte
+// on a pod) costs less than letting the decoder tokenize managedFields only
+// to skip them (several kilobytes); the copy is made by the same scan that
+// finds where the metadata ends.
+func (r *Raw) setMeta(b []byte, at int, buf *[]byte) (int, error) {
 	if b[at] != '{' { // null, or a type error to report
 		return unmarshalMember(b, at, &r.ObjectMeta)
 	}
-	buf := metaScratch.Get().(*[]byte)
-	defer metaScratch.Put(buf)
 	stripped, end, err := appendWithout((*buf)[:0], b, at, `"managedFields"`)
 	*buf = stripped
 	if err != nil {
