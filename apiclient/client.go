@@ -35,6 +35,7 @@ type Client struct {
 	retry     retryPolicy
 	log       *slog.Logger
 	idle      time.Duration // Options.HeaderTimeout in effect; 0: off
+	compress  bool          // ask for gzip replies (!Config.DisableCompression)
 }
 
 // Options tunes a Client beyond its Config. The zero value means defaults.
@@ -83,6 +84,7 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		retry:     opts.Retry.policy(),
 		log:       opts.Logger,
 		idle:      opts.HeaderTimeout,
+		compress:  !cfg.DisableCompression,
 	}
 	if c.idle == 0 {
 		c.idle = DefaultHeaderTimeout
@@ -192,6 +194,8 @@ func newTransport(tlsConfig *tls.Config) *http.Transport {
 		TLSClientConfig:     tlsConfig,
 		TLSHandshakeTimeout: 10 * time.Second,
 		ForceAttemptHTTP2:   true,
+		// The client asks for gzip and inflates itself (gzip.go).
+		DisableCompression:  true,
 		MaxIdleConnsPerHost: 25,
 		IdleConnTimeout:     90 * time.Second,
 		HTTP2: &http.HTTP2Config{

@@ -74,11 +74,18 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
 	}
+	ownGzip := c.compress && req.Header.Get("Accept-Encoding") == ""
+	if ownGzip {
+		req.Header.Set("Accept-Encoding", "gzip")
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// *url.Error carries the URL, which holds no secret: tokens go in
 		// headers only.
 		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+	}
+	if ownGzip {
+		inflate(resp) // see gzip.go
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()

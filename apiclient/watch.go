@@ -122,8 +122,14 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 	// closing the body releases it.
 	wctx, cancel := context.WithCancelCause(ctx)
 	timer := time.AfterFunc(opts.openTimeout(), func() { cancel(ErrWatchOpenTimeout) })
+	// The stream inflates gzip itself, member by member; identity keeps the
+	// request out of the client's own gzip handling.
+	enc := "identity"
+	if c.compress {
+		enc = "gzip"
+	}
 	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(),
-		header: http.Header{"Accept-Encoding": {"gzip"}}})
+		header: http.Header{"Accept-Encoding": {enc}}})
 	if !timer.Stop() && err == nil {
 		_ = resp.Body.Close() // answered just as the timer fired: wctx is gone
 		err = fmt.Errorf("apiclient: watch %s: %w", ref.Path(), ErrWatchOpenTimeout)
