@@ -13,7 +13,8 @@ import (
 )
 
 // BenchmarkDecodeFloor is the floor itself: jsontext validation of the
-// paginated PodList replies, in MB/s.
+// paginated PodList replies with the decoders' options (floorOptions), in
+// MB/s.
 func BenchmarkDecodeFloor(b *testing.B) {
 	for _, n := range podCounts() {
 		f := podFixture(b, n, workload.ArticlePodSize)
@@ -22,7 +23,7 @@ func BenchmarkDecodeFloor(b *testing.B) {
 			iters := 0
 			for b.Loop() {
 				for _, p := range f.pages {
-					if !jsontext.Value(p).IsValid() {
+					if !jsontext.Value(p).IsValid(floorOptions) {
 						b.Fatal("invalid")
 					}
 				}
