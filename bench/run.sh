@@ -86,6 +86,11 @@ if [ -z "$benchstat" ]; then
 	fi
 fi
 
+# The client-go comparison's section (bench/clientgo/run.sh) is kept as it is.
+clientgo=$tmp/clientgo.md
+: >"$clientgo"
+[ -f "$out" ] && awk '/^<!-- clientgo:begin/ { on = 1 } on { print } /^<!-- clientgo:end/ { on = 0 }' "$out" >"$clientgo"
+
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
 gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)
 {
@@ -119,6 +124,10 @@ gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)
 		echo '```'
 		echo
 		echo "</details>"
+	fi
+	if [ -s "$clientgo" ]; then
+		echo
+		cat "$clientgo"
 	fi
 } >"$out"
 echo "wrote $out" >&2

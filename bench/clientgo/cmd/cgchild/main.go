@@ -1,0 +1,100 @@
+// Command cgchild runs one client-go SharedIndexInformer variant for the
+// comparison (see the driver, cmd/compare), as a user of client-go writes
+// it: a SharedInformerFactory's pod informer (namespace index included)
+// over a typed clientset with client-go's defaults, except the rate limit,
+// which is off as it is for zerokube's children.
+//
+//	cg-json        typed pods, JSON
+//	cg-proto       typed pods, protobuf (a real kube-apiserver only)
+//	cg-json-strip  typed pods, JSON, a transform that drops managedFields
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
+)
+
+func main() { probe.Main(start) }
+
+func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", f.Kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS = -1 // client-go: a QPS below zero turns the limiter off
+	var opts []informers.SharedInformerOption
+	switch f.Variant {
+	case "cg-json":
+	case "cg-proto":
+		cfg.ContentType = "application/vnd.kubernetes.protobuf"
+		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
+	case "cg-json-strip":
+		opts = append(opts, informers.WithTransform(stripManagedFields))
+	default:
+		return nil, fmt.Errorf("cgchild: unknown variant %q", f.Variant)
+	}
+	var streamed atomic.Bool
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return sniff{rt, &streamed} })
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
+	inf := factory.Core().V1().Pods().Informer()
+	_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(any) { adds.Add() },
+		UpdateFunc: func(_, obj any) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				rec.Observe(p.Labels)
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	factory.Start(context.WithoutCancel(ctx).Done())
+	// cache.WaitForCacheSync polls every 100 ms; a 1 ms poll keeps that
+	// granularity out of the sync time.
+	if err := probe.Await(ctx, func() bool { return inf.HasSynced() && adds.Load() >= f.N }); err != nil {
+		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
+	}
+	if streamed.Load() {
+		probe.SetNote("watch-list")
+	}
+	return factory, nil
+}
+
+// stripManagedFields is the transform client-go users write to keep
+// managedFields out of their cache.
+func stripManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+// sniff notes whether the informer synced with a streaming list
+// (sendInitialEvents), client-go's WatchListClient default since v0.35.
+type sniff struct {
+	rt       http.RoundTripper
+	streamed *atomic.Bool
+}
+
+func (s sniff) RoundTrip(r *http.Request) (*http.Response, error) {
+	if strings.Contains(r.URL.RawQuery, "sendInitialEvents=true") {
+		s.streamed.Store(true)
+	}
+	return s.rt.RoundTrip(r)
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
+)
+
+// runChild runs variant v ("name" or "name:opts") against srv with n pods:
+// it waits for the child's "synced" line, writes c.events updates, and
+// reads the child's Result.
+func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int) (probe.Result, error) {
+	name, opts, _ := strings.Cut(v, ":")
+	bin := "zkchild"
+	if strings.HasPrefix(name, "cg-") {
+		bin = "cgchild"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, bin),
+		"-variant", name, "-opts", opts, "-kubeconfig", srv.kubeconfig,
+		"-n", strconv.Itoa(n), "-events", strconv.Itoa(c.events), "-cpuprofile", profilePath(c, v, n, rep))
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return probe.Result{}, err
+	}
+	if err := cmd.Start(); err != nil {
+		return probe.Result{}, err
+	}
+	defer func() { _ = cmd.Wait() }() // after a failure: the context kills it
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() || !strings.Contains(sc.Text(), `"synced"`) {
+		cancel()
+		return probe.Result{}, fmt.Errorf("compare: %s n=%d did not sync (%q)", v, n, sc.Text())
+	}
+	if err := writeUpdates(ctx, srv, ld, c.events, c.rate, rep); err != nil {
+		cancel()
+		return probe.Result{}, err
+	}
+	if !sc.Scan() {
+		cancel()
+		return probe.Result{}, fmt.Errorf("compare: %s n=%d printed no result", v, n)
+	}
+	var res probe.Result
+	if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
+		return res, fmt.Errorf("compare: %s: %w", v, err)
+	}
+	return res, cmd.Wait()
+}

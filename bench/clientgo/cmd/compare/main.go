@@ -1,0 +1,189 @@
+// Command compare is the driver of the client-go comparison: it starts one
+// API server (fakeapiserver, or a real kube-apiserver with etcd when their
+// binaries are built), loads it with pods of the client-go workload, and for
+// every size and variant starts a child process (cmd/zkchild or
+// cmd/cgchild) that syncs one informer; once the child has synced, the
+// driver writes updates at a fixed rate and the child times each from the
+// write to its handler. Results go to a JSON-lines file, one line per
+// child; -report turns such files into the Markdown tables of
+// bench/RESULTS.md. bench/clientgo/run.sh runs the whole thing.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
+)
+
+// config is the driver's command line.
+type config struct {
+	server     string // "fake" or "kube"
+	bin        string // directory with zkchild, cgchild and fakeapiserver
+	sizes      []int
+	bigSizes   []int // sizes run only for bigVariants
+	variants   []string
+	bigVars    []string
+	reps       int
+	events     int
+	rate       float64
+	out        string
+	profileDir string
+	report     string
+	reportOut  string
+}
+
+func parseFlags() config {
+	var c config
+	var sizes, big, vars, bigVars string
+	flag.StringVar(&c.server, "server", "fake", "fake (cmd/fakeapiserver) or kube (kube-apiserver + etcd)")
+	flag.StringVar(&c.bin, "bin", "", "directory holding zkchild, cgchild and fakeapiserver")
+	flag.StringVar(&sizes, "sizes", "2000,10000,50000", "pod counts, ascending")
+	flag.StringVar(&big, "big", "100000", "larger pod counts run for -big-variants only")
+	flag.StringVar(&vars, "variants", "cg-json,cg-proto,cg-json-strip,zk-raw,zk-full,zk-slim", "variants (name or name:opts)")
+	flag.StringVar(&bigVars, "big-variants", "zk-slim", "variants run at the -big sizes")
+	flag.IntVar(&c.reps, "reps", 3, "runs of each variant at each size")
+	flag.IntVar(&c.events, "events", 1000, "updates written in each child's watch phase")
+	flag.Float64Var(&c.rate, "rate", 250, "updates per second in the watch phase")
+	flag.StringVar(&c.out, "out", "results.jsonl", "append results here")
+	flag.StringVar(&c.profileDir, "profile", "", "write each child's CPU profile into this directory")
+	flag.StringVar(&c.report, "report", "", "only summarize these JSON-lines files (comma-separated)")
+	flag.StringVar(&c.reportOut, "report-out", "-", "where -report writes its Markdown")
+	flag.Parse()
+	c.sizes, c.bigSizes = ints(sizes), ints(big)
+	c.variants, c.bigVars = words(vars), words(bigVars)
+	return c
+}
+
+func ints(s string) []int {
+	var out []int
+	for _, w := range words(s) {
+		n, err := strconv.Atoi(w)
+		if err != nil {
+			log.Fatalf("compare: %q is not a number", w)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func words(s string) []string {
+	var out []string
+	for _, w := range strings.Split(s, ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+func main() {
+	log.SetFlags(log.Ltime)
+	c := parseFlags()
+	if c.report != "" {
+		if err := writeReport(words(c.report), c.reportOut); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := drive(ctx, c); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// record is one line of the results file.
+type record struct {
+	Server string    `json:"server"`
+	Date   time.Time `json:"date"`
+	probe.Result
+	Opts    string  `json:"opts,omitempty"`
+	ObjSize float64 `json:"obj_bytes"` // mean JSON size of a listed pod
+}
+
+func drive(ctx context.Context, c config) error {
+	srv, err := startServer(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer srv.close()
+	ld, err := newLoader(ctx, srv)
+	if err != nil {
+		return err
+	}
+	out, err := os.OpenFile(c.out, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	defer out.Close()
+	type step struct {
+		n    int
+		vars []string
+	}
+	var steps []step
+	for _, n := range c.sizes {
+		steps = append(steps, step{n, c.variants})
+	}
+	for _, n := range c.bigSizes {
+		steps = append(steps, step{n, c.bigVars})
+	}
+	for _, st := range steps {
+		t := time.Now()
+		if err := ld.loadTo(ctx, st.n); err != nil {
+			return err
+		}
+		size, err := ld.meanSize(ctx)
+		if err != nil {
+			return err
+		}
+		log.Printf("%s: %d pods loaded (%.1f KB each as listed) in %s", c.server, st.n, size/1000, time.Since(t).Round(time.Second))
+		vars := runnable(st.vars, c.server)
+		for rep := range c.reps {
+			for k := range vars {
+				v := vars[(k+rep)%len(vars)] // rotate the order between reps
+				res, err := runChild(ctx, c, srv, ld, v, st.n, rep)
+				if err != nil {
+					return err
+				}
+				name, opts, _ := strings.Cut(v, ":")
+				res.Variant = name
+				rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, ObjSize: size}
+				line, _ := json.Marshal(rec)
+				if _, err := out.Write(append(line, '\n')); err != nil {
+					return err
+				}
+				log.Printf("%s n=%d %s: sync %.2fs cpu %.2fs retained %.0f B/obj rss %d MB watch %.0f µs/event p50 %.2f ms p99 %.2f ms %s",
+					c.server, st.n, v, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
+					1e6*res.WatchCPU/float64(max(res.Events, 1)), res.P50, res.P99, res.Note)
+			}
+		}
+	}
+	return nil
+}
+
+// runnable drops the variants a server cannot serve: fakeapiserver speaks
+// JSON only.
+func runnable(vars []string, server string) []string {
+	if server == "kube" {
+		return vars
+	}
+	return slices.DeleteFunc(slices.Clone(vars), func(v string) bool { return strings.HasPrefix(v, "cg-proto") })
+}
+
+func profilePath(c config, v string, n, rep int) string {
+	if c.profileDir == "" {
+		return ""
+	}
+	return filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-%d-%d.pprof", c.server, strings.ReplaceAll(v, ":", "_"), n, rep))
+}

@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+)
+
+// metric is one column of the tables: how to read it from a record.
+type metric struct {
+	name string
+	get  func(record) float64
+	unit string
+}
+
+var metrics = []metric{
+	{"sync", func(r record) float64 { return r.SyncSeconds }, "s"},
+	{"sync CPU / object", func(r record) float64 { return 1e6 * r.SyncCPU / float64(max(r.N, 1)) }, "µs"},
+	{"retained / object", func(r record) float64 { return r.RetainedBytes }, "B"},
+	{"peak RSS, sync", func(r record) float64 { return float64(r.PeakRSSSync) / (1 << 20) }, "MiB"},
+	{"watch CPU / event", func(r record) float64 { return 1e6 * r.WatchCPU / float64(max(r.Events, 1)) }, "µs"},
+	{"p50 write→handler", func(r record) float64 { return r.P50 }, "ms"},
+	{"p99 write→handler", func(r record) float64 { return r.P99 }, "ms"},
+}
+
+// group is every run of one variant at one size on one server.
+type group struct {
+	server, variant string
+	n               int
+	runs            []record
+}
+
+func (g *group) values(m metric) []float64 {
+	out := make([]float64, len(g.runs))
+	for i, r := range g.runs {
+		out[i] = m.get(r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	if len(v)%2 == 1 {
+		return v[len(v)/2]
+	}
+	return (v[len(v)/2-1] + v[len(v)/2]) / 2
+}
+
+func readRecords(files []string) ([]record, error) {
+	var out []record
+	for _, f := range files {
+		fh, err := os.Open(f)
+		if err != nil {
+			return nil, err
+		}
+		sc := bufio.NewScanner(fh)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			var r record
+			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+				fh.Close()
+				return nil, fmt.Errorf("compare: %s: %w", f, err)
+			}
+			out = append(out, r)
+		}
+		fh.Close()
+	}
+	return out, nil
+}
+
+func key(r record) string {
+	v := r.Variant
+	if r.Opts != "" {
+		v += ":" + r.Opts
+	}
+	return v
+}
+
+// groups collects records by server, size and variant, in first-seen order.
+func groups(recs []record) []*group {
+	var out []*group
+	idx := map[string]*group{}
+	for _, r := range recs {
+		k := fmt.Sprintf("%s/%d/%s", r.Server, r.N, key(r))
+		g := idx[k]
+		if g == nil {
+			g = &group{server: r.Server, variant: key(r), n: r.N}
+			idx[k] = g
+			out = append(out, g)
+		}
+		g.runs = append(g.runs, r)
+	}
+	slices.SortStableFunc(out, func(a, b *group) int {
+		if a.server != b.server {
+			return strings.Compare(b.server, a.server) // kube first
+		}
+		return a.n - b.n
+	})
+	return out
+}
+
+func writeReport(files []string, outPath string) error {
+	recs, err := readRecords(files)
+	if err != nil {
+		return err
+	}
+	var w io.Writer = os.Stdout
+	if outPath != "-" {
+		f, err := os.Create(outPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	gs := groups(recs)
+	for _, server := range []string{"kube", "fake"} {
+		var sg []*group
+		for _, g := range gs {
+			if g.server == server {
+				sg = append(sg, g)
+			}
+		}
+		if len(sg) == 0 {
+			continue
+		}
+		writeServer(w, server, sg)
+	}
+	return nil
+}
+
+var serverTitle = map[string]string{
+	"kube": "a real kube-apiserver v1.37.2 with etcd, over TLS on loopback",
+	"fake": "cmd/fakeapiserver in its own process, over TLS on loopback (JSON only: no protobuf row)",
+}
+
+func writeServer(w io.Writer, server string, gs []*group) {
+	fmt.Fprintf(w, "### Server: %s\n\n", serverTitle[server])
+	runs, size := 0, 0.0
+	for _, g := range gs {
+		runs = max(runs, len(g.runs))
+		size = g.runs[0].ObjSize
+	}
+	fmt.Fprintf(w, "Pods of %.1f KB as listed. Medians of %d runs, (min–max) beside them; every run is a fresh child process.\n\n", size/1000, runs)
+	fmt.Fprint(w, "| pods | informer |")
+	for _, m := range metrics {
+		fmt.Fprintf(w, " %s (%s) |", m.name, m.unit)
+	}
+	fmt.Fprint(w, " note |\n|---|---|")
+	for range metrics {
+		fmt.Fprint(w, "---|")
+	}
+	fmt.Fprintln(w, "---|")
+	for _, g := range gs {
+		fmt.Fprintf(w, "| %d | %s |", g.n, g.variant)
+		for _, m := range metrics {
+			fmt.Fprintf(w, " %s |", cell(g.values(m)))
+		}
+		fmt.Fprintf(w, " %s |\n", g.runs[0].Note)
+	}
+	fmt.Fprintln(w)
+	writeTargets(w, gs)
+	writeScale(w, gs)
+}
+
+func cell(v []float64) string {
+	if len(v) == 1 {
+		return num(v[0])
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(median(v)), num(v[0]), num(v[len(v)-1]))
+}
+
+func num(x float64) string {
+	switch {
+	case x >= 1000:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	default:
+		return fmt.Sprintf("%.3g", x)
+	}
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+)
+
+// server is the API server every child of a run talks to.
+type server struct {
+	kubeconfig string // for the children
+	client     *apiclient.Client
+	real       bool // kube-apiserver: pods need cleaning before create
+	close      func()
+}
+
+func startServer(ctx context.Context, c config) (*server, error) {
+	switch c.server {
+	case "fake":
+		return startFake(ctx, c)
+	case "kube":
+		return startKube(ctx, c)
+	}
+	return nil, fmt.Errorf("compare: unknown -server %q", c.server)
+}
+
+// startFake runs cmd/fakeapiserver over TLS (HTTP/2, as kube-apiserver
+// serves) in its own process and waits for its URL.
+func startFake(ctx context.Context, c config) (*server, error) {
+	dir, err := os.MkdirTemp("", "zerokube-compare-")
+	if err != nil {
+		return nil, err
+	}
+	kc := filepath.Join(dir, "kubeconfig")
+	ctx, cancel := context.WithCancel(ctx)
+	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, "fakeapiserver"), "-addr", "127.0.0.1:0", "-tls", "-kubeconfig", kc)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("compare: fakeapiserver: %w", err)
+	}
+	stop := func() { cancel(); _ = cmd.Wait(); os.RemoveAll(dir) }
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case l, ok := <-line:
+		if !ok || !strings.HasPrefix(l, "http") {
+			stop()
+			return nil, fmt.Errorf("compare: fakeapiserver printed %q, not its URL", l)
+		}
+	case <-time.After(time.Minute):
+		stop()
+		return nil, fmt.Errorf("compare: fakeapiserver printed no URL within a minute")
+	}
+	return newServer(kc, false, stop)
+}
+
+func newServer(kubeconfig string, real bool, stop func()) (*server, error) {
+	cfg, err := apiclient.LoadKubeconfig(kubeconfig, "")
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	cfg.QPS = -1
+	cl, err := apiclient.New(cfg)
+	if err != nil {
+		stop()
+		return nil, err
+	}
+	return &server{kubeconfig: kubeconfig, client: cl, real: real, close: stop}, nil
+}
+
+// writeKubeconfig writes a kubeconfig for url with a CA and a bearer token.
+func writeKubeconfig(path, url, token string, ca []byte) error {
+	caFile := path + ".ca.crt"
+	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
+		return err
+	}
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: bench
+  cluster: {server: %q, certificate-authority: %q}
+users:
+- name: bench
+  user: {token: %q}
+contexts:
+- name: bench
+  context: {cluster: bench, user: bench}
+current-context: bench
+`, url, caFile, token)
+	return os.WriteFile(path, []byte(kc), 0o600)
+}

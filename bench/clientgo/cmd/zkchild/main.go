@@ -1,0 +1,71 @@
+// Command zkchild runs one zerokube informer variant for the comparison
+// (see the driver, cmd/compare): zk-raw (meta.Raw), zk-full (the whole
+// meta.ObjectMeta and three fields) or zk-slim (meta.SlimMeta and three
+// fields), each with the informer's defaults unless -opts says otherwise:
+//
+//	stream   sync with a streaming list (sendInitialEvents)
+//	keepmf   keep managedFields (Options.KeepManagedFields)
+//	nogzip   do not ask for gzip (apiclient.Config.DisableCompression)
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
+)
+
+func main() { probe.Main(start) }
+
+func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
+	cfg, err := apiclient.LoadKubeconfig(f.Kubeconfig, "")
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS = -1
+	cfg.DisableCompression = probe.Has(f.Opts, "nogzip")
+	c, err := apiclient.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	switch f.Variant {
+	case "zk-raw":
+		return run[meta.Raw](ctx, c, f, adds, rec)
+	case "zk-full":
+		return run[workload.SlimPodFullMeta](ctx, c, f, adds, rec)
+	case "zk-slim":
+		return run[workload.SlimPod](ctx, c, f, adds, rec)
+	}
+	return nil, fmt.Errorf("zkchild: unknown variant %q", f.Variant)
+}
+
+func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
+	opts := informer.Options[P]{
+		Logger:            slog.New(slog.DiscardHandler),
+		StreamingList:     probe.Has(f.Opts, "stream"),
+		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
+	}
+	inf := informer.NewForResource[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
+	h := informer.HandlerFuncs[P]{
+		AddFunc:    func(P, bool) { adds.Add() },
+		UpdateFunc: func(_, p P) { rec.Observe(p.GetLabels()) },
+	}
+	if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
+		return nil, err
+	}
+	// The informer runs until the process exits: the child measures, prints
+	// and ends.
+	go func() { _ = inf.Run(context.WithoutCancel(ctx)) }()
+	if err := inf.WaitForSync(ctx); err != nil {
+		return nil, err
+	}
+	if err := probe.Await(ctx, func() bool { return adds.Load() >= f.N }); err != nil {
+		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
+	}
+	return inf, nil
+}
