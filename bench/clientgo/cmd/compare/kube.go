@@ -2,9 +2,37 @@ package main
 
 import (
 	"context"
-	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/zerokube/zerokube/conformance/kubetest"
 )
 
-func startKube(ctx context.Context, c config) (*server, error) {
-	return nil, errors.New("compare: -server kube needs conformance/kubetest")
+// startKube runs etcd and kube-apiserver from conformance/kube/build.sh's
+// binaries (conformance/kubetest) and writes a kubeconfig for the
+// children.
+func startKube(ctx context.Context, _ config) (*server, error) {
+	bins, err := kubetest.Find()
+	if err != nil {
+		return nil, err
+	}
+	// kube-apiserver's own compaction interval: the conformance suite's
+	// 5 s would expire a child's resourceVersion mid-run.
+	srv, err := kubetest.Start(ctx, bins, kubetest.Options{CompactionInterval: 5 * time.Minute, ReadyTimeout: 5 * time.Minute})
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "zerokube-compare-")
+	if err != nil {
+		srv.Close()
+		return nil, err
+	}
+	stop := func() { srv.Close(); os.RemoveAll(dir) }
+	kc := filepath.Join(dir, "kubeconfig")
+	if err := writeKubeconfig(kc, srv.URL(), srv.Token(), srv.CAData()); err != nil {
+		stop()
+		return nil, err
+	}
+	return newServer(kc, true, stop)
 }
