@@ -3,8 +3,11 @@ package informer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -35,6 +38,7 @@ type factoryEntry struct {
 		Run(context.Context) error
 		WaitForSync(context.Context) error
 	}
+	opts    string // the first caller's options, as optionsSummary renders them
 	started bool
 }
 
@@ -48,18 +52,28 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 
 // ForResource returns the factory's informer for ref, opts.Selectors and the
 // type T, creating it with opts on first use. Later callers share it and
-// their opts are ignored (add handlers with their own HandlerOptions
-// instead). After Start, a new informer starts at once.
+// their opts are not used (add handlers with their own HandlerOptions
+// instead); when they differ from the first caller's, the factory logs a
+// warning naming both, because the second caller does not get what it
+// asked for (a resync period, a transform, a queue, ...). It is a warning,
+// not an error, so that shared informers stay as easy to get as
+// client-go's, which ignores them silently. After Start, a new informer
+// starts at once.
 func ForResource[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
 	k := factoryKey{ref: ref, label: opts.Selectors.LabelSelector, field: opts.Selectors.FieldSelector,
 		typ: reflect.TypeFor[T]()}
+	summary := optionsSummary(opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if e, ok := f.informers[k]; ok {
+		if e.opts != summary {
+			f.log.Warn("informer: factory shares the informer created with other options; these are not used",
+				"resource", ref.String(), "type", k.typ.String(), "first", e.opts, "ignored", summary)
+		}
 		return e.inf.(*Informer[T, P])
 	}
 	inf := NewForResource[T, P](f.client, ref, opts)
-	e := factoryEntry{inf: inf}
+	e := factoryEntry{inf: inf, opts: summary}
 	if f.ctx != nil {
 		f.startLocked(&e)
 	}
@@ -110,3 +124,14 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 // Shutdown waits until every informer started by the factory has returned;
 // cancel Start's context first.
 func (f *Factory) Shutdown() { f.wg.Wait() }
+
+// optionsSummary renders the options that change what an informer does, so
+// that two callers' can be compared: values where they are comparable, and
+// only whether a function is set (two closures cannot be compared).
+func optionsSummary[P meta.Object](o Options[P]) string {
+	indexers := slices.Sorted(maps.Keys(o.Indexers))
+	return fmt.Sprintf("queue=%d pageSize=%d streaming=%t resync=%v keepManagedFields=%t kind=%q apiVersion=%q "+
+		"failFast=%t transform=%t websocket=%t indexers=%v trace=%t",
+		o.Queue, o.PageSize, o.StreamingList, o.ResyncPeriod, o.KeepManagedFields, o.ExpectedKind,
+		o.ExpectedAPIVersion, o.FailFast, o.Transform != nil, o.Transport.Websocket, indexers, o.Trace != nil)
+}

@@ -34,6 +34,7 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 	fatal    chan struct{}             // closed when fail-fast stopped Run
 	fatalErr error                     // set before fatal is closed
 	done     chan struct{}             // closed when Run returns
+	typeErr  error                     // CheckType's verdict on T: Run refuses to start with it
 	started  atomic.Bool
 }
 
@@ -75,6 +76,9 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 	}
 	i.refl = newReflector(lw, q, cfg)
 	i.disp.lastRV = i.refl.lastSyncResourceVersion
+	if i.typeErr = CheckType[T, P](); i.typeErr != nil {
+		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.typeErr)
+	}
 	return i
 }
 
@@ -86,6 +90,11 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	defer close(i.done)
+	if i.typeErr != nil {
+		i.fatalErr = i.typeErr
+		close(i.fatal)
+		return i.typeErr
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	i.startSnapshots(ctx, &wg)
@@ -115,6 +124,18 @@ func (i *Informer[T, P]) AddHandler(h Handler[P], opts HandlerOptions) (*Registr
 	}
 	return &Registration{name: l.name, synced: l.synced, removed: l.removed, stopped: i.done,
 		remove: func() { i.disp.remove(l) }}, nil
+}
+
+// AddIndexers adds indexes to the cache. Unlike client-go's, which refuses
+// once the informer has started, it may be called at any time: the cached
+// objects are indexed before the new indexes become visible, and every
+// later write keeps them. A name already in use is an error wrapping
+// cache.ErrIndexExists, and then nothing is added.
+func (i *Informer[T, P]) AddIndexers(indexers cache.Indexers[P]) error {
+	if err := i.store.AddIndexers(indexers); err != nil {
+		return fmt.Errorf("informer %s: %w", i.opts.Name, err)
+	}
+	return nil
 }
 
 // HasSynced reports whether the initial list has been applied to the cache.

@@ -1,6 +1,7 @@
 package informer_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -391,6 +392,23 @@ func TestFactorySharesOneInformerPerResourceSelectorAndType(t *testing.T) {
 	require.True(t, raw.HasSynced())
 	cancel()
 	f.Shutdown()
+}
+
+// A second caller asking for the same informer with other options gets the
+// shared one, and a warning saying which options it does not get.
+func TestFactoryWarnsAboutDifferentOptions(t *testing.T) {
+	e := newEnv(t)
+	var logs bytes.Buffer
+	f := informer.NewFactory(e.client, slog.New(slog.NewTextHandler(&logs, nil)))
+	a := informer.ForResource[configMap](f, cmRef, fastOpts())
+	require.Same(t, a, informer.ForResource[configMap](f, cmRef, fastOpts()))
+	require.Empty(t, logs.String(), "the same options: nothing to say")
+	other := fastOpts()
+	other.ResyncPeriod = time.Hour
+	require.Same(t, a, informer.ForResource[configMap](f, cmRef, other))
+	require.Contains(t, logs.String(), "level=WARN")
+	require.Contains(t, logs.String(), "resync=1h0m0s")
+	require.Contains(t, logs.String(), "configmaps")
 }
 
 func TestManagedFieldsNeverReachTheCacheUnlessKept(t *testing.T) {

@@ -136,7 +136,7 @@ func TestWebsocketWatch(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", nil)
 	opts := fastOpts()
-	opts.Selectors.Websocket = true
+	opts.Transport.Websocket = true
 	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)

@@ -11,9 +11,16 @@ import (
 	"github.com/zerokube/zerokube/watchstream"
 )
 
-// Selectors narrow what a resource ListerWatcher sees, and how it watches.
+// Selectors say which objects a resource ListerWatcher lists and watches:
+// the server filters by them, and the Factory shares an informer only among
+// callers with the same ones.
 type Selectors struct {
 	LabelSelector, FieldSelector string
+}
+
+// Transport says how a resource ListerWatcher watches: the wire, not what
+// is selected. It changes no object the informer sees.
+type Transport struct {
 	// Websocket watches over a websocket instead of chunked HTTP.
 	Websocket bool
 	// Stream configures the watch decoder (event size limit, gzip, idle
@@ -85,6 +92,7 @@ type Options[P meta.Object] struct {
 	// Backoff shapes retry delays; zero value: client-go's.
 	Backoff BackoffOptions
 	// Indexers are added to the cache; the namespace index is always there.
+	// More can be added later, before or after Run, with Informer.AddIndexers.
 	Indexers cache.Indexers[P]
 	// Logger; default slog.Default().
 	Logger *slog.Logger
@@ -97,13 +105,14 @@ type Options[P meta.Object] struct {
 	// period and at a clean stop, loaded at the next start instead of a
 	// relist. Zero: off.
 	Snapshot SnapshotOptions
-	// Selectors narrow what NewForResource lists and watches; New ignores
-	// them (there the ListerWatcher decides).
+	// Selectors narrow what NewForResource lists and watches, and Transport
+	// says how it watches; New ignores both (there the ListerWatcher decides).
 	Selectors Selectors
 	// Shard, when set, keeps only one shard of the resource: filtered by
 	// the server when it supports shard selectors, by the informer
 	// otherwise, with the same result (see Shard). Nil: everything.
-	Shard *Shard
+	Shard     *Shard
+	Transport Transport
 	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
 	Clock Clock
 	Rand  func() float64

@@ -27,7 +27,7 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
 		opts.Snapshot.Identity = SnapshotIdentity(c, ref, opts.Selectors)
 	}
-	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors}
+	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport}
 	if !opts.KeepManagedFields {
 		// The reflector would drop them anyway; skipping them while decoding
 		// saves copying kilobytes per object that become garbage at once.
@@ -46,15 +46,23 @@ func SnapshotIdentity(c *apiclient.Client, ref apiclient.Ref, sel Selectors) sna
 		LabelSelector: sel.LabelSelector, FieldSelector: sel.FieldSelector}
 }
 
-// NewListerWatcher lists and watches ref over c.
+// NewListerWatcher lists and watches the objects of ref that sel selects
+// over c, watching over chunked HTTP with the default stream options.
 func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, sel Selectors) ListerWatcher[P] {
-	return resourceLW[T, P]{c: c, ref: ref, sel: sel}
+	return NewListerWatcherWithTransport[T, P](c, ref, sel, Transport{})
+}
+
+// NewListerWatcherWithTransport is NewListerWatcher watching as tr says
+// (websocket, stream options).
+func NewListerWatcherWithTransport[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, sel Selectors, tr Transport) ListerWatcher[P] {
+	return resourceLW[T, P]{c: c, ref: ref, sel: sel, tr: tr}
 }
 
 type resourceLW[T any, P meta.PtrObject[T]] struct {
 	c   *apiclient.Client
 	ref apiclient.Ref
 	sel Selectors
+	tr  Transport
 	// unmarshal holds extra decode options for objects; nil: none.
 	unmarshal json.Options
 }
@@ -72,7 +80,7 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 }
 
 func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
-	stream := lw.sel.Stream
+	stream := lw.tr.Stream
 	if lw.unmarshal != nil {
 		stream.Unmarshal = lw.unmarshal
 	}
@@ -80,7 +88,7 @@ func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P],
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
 		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
-		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.sel.Websocket, Stream: stream,
+		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.tr.Websocket, Stream: stream,
 		OpenTimeout: o.OpenTimeout, ShardSelector: o.ShardSelector,
 		NoInitialEvents: o.NoInitialEvents,
 	})

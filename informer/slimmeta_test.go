@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -49,4 +50,42 @@ func TestSlimMetaTypesSyncSelectAndFollow(t *testing.T) {
 			}, wait, 5*time.Millisecond)
 		})
 	}
+}
+
+// untaggedSlim forgets the json:"metadata" tag: its embedded fields would be
+// read from the top level of each object, and every object cached under "".
+type untaggedSlim struct {
+	meta.SlimMeta
+	Data map[string]string `json:"data,omitempty"`
+}
+
+func TestTypeWithoutMetadataTagIsRefused(t *testing.T) {
+	err := informer.CheckType[untaggedSlim]()
+	require.ErrorContains(t, err, "untaggedSlim does not decode an object's metadata")
+	require.ErrorContains(t, err, `json:"metadata"`)
+	require.NoError(t, informer.CheckType[slimConfigMap]())
+	require.NoError(t, informer.CheckType[meta.Raw]())
+
+	e := newEnv(t)
+	inf := informer.NewForResource[untaggedSlim](e.client, cmRef, informer.Options[*untaggedSlim]{Logger: quiet()})
+	require.ErrorContains(t, inf.Run(t.Context()), "untaggedSlim does not decode")
+	require.ErrorContains(t, inf.WaitForSync(t.Context()), "untaggedSlim does not decode")
+}
+
+func TestAddIndexersBeforeAndAfterRun(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "x", map[string]string{"team": "red"})
+	inf := informer.NewForResource[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Logger: quiet()})
+	byValue := func(cm *slimConfigMap) ([]string, error) { return []string{cm.Data["v"]}, nil }
+	byTeam := func(cm *slimConfigMap) ([]string, error) { return []string{cm.Labels["team"]}, nil }
+	require.NoError(t, inf.AddIndexers(cache.Indexers[*slimConfigMap]{"value": byValue}))
+	run(t, inf)
+	synced(t, inf)
+	require.NoError(t, inf.AddIndexers(cache.Indexers[*slimConfigMap]{"team": byTeam}))
+	for _, ix := range [][2]string{{"value", "x"}, {"team", "red"}} {
+		got, err := inf.Store().ByIndex(ix[0], ix[1])
+		require.NoError(t, err)
+		require.Len(t, got, 1, ix[0])
+	}
+	require.ErrorIs(t, inf.AddIndexers(cache.Indexers[*slimConfigMap]{"team": byTeam}), cache.ErrIndexExists)
 }

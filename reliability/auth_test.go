@@ -67,7 +67,7 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 						}
 					}()
 					opts := informer.Options[*object]{Logger: logger, FailFast: failFast, StreamingList: mode == "streaming",
-						Selectors: informer.Selectors{Websocket: mode == "websocket"},
+						Transport: informer.Transport{Websocket: mode == "websocket"},
 						Backoff:   informer.BackoffOptions{Initial: time.Millisecond, Max: 5 * time.Millisecond}}
 					inf := informer.NewForResource[object](c, allCMs, opts)
 					ctx, cancel := context.WithCancel(context.Background())

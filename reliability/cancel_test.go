@@ -167,7 +167,7 @@ func TestCancelAtEveryStage(t *testing.T) {
 				require.NoError(t, err)
 				t.Cleanup(c.CloseIdleConnections)
 				tr := &tracer{}
-				opts := informer.Options[*object]{Logger: quiet(), Trace: tr.trace, Selectors: informer.Selectors{Websocket: ws}}
+				opts := informer.Options[*object]{Logger: quiet(), Trace: tr.trace, Transport: informer.Transport{Websocket: ws}}
 				if st.opts != nil {
 					st.opts(&opts)
 				}

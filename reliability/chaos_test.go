@@ -207,7 +207,7 @@ func (sc *scenario) start(t *testing.T) {
 		Queue: sc.shape.queue, StreamingList: sc.shape.streaming, PageSize: sc.shape.pageSize,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
 		Backoff:   chaosBackoff,
-		Selectors: informer.Selectors{Websocket: sc.shape.websocket},
+		Transport: informer.Transport{Websocket: sc.shape.websocket},
 		Trace: func(ev informer.TraceEvent) {
 			sc.observe(ev)
 			if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" && ev.Stage != informer.StageEvent && ev.Stage != informer.StageDeltaQueued &&

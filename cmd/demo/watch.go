@@ -62,7 +62,8 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		ResyncPeriod:  d.cfg.resync,
 		StreamingList: d.cfg.streamingList,
 		PageSize:      d.cfg.pageSize,
-		Selectors:     informer.Selectors{LabelSelector: d.cfg.selector, Websocket: d.cfg.websocket},
+		Selectors:     informer.Selectors{LabelSelector: d.cfg.selector},
+		Transport:     informer.Transport{Websocket: d.cfg.websocket},
 		FailFast:      true, // 401, 403, 404: say so at once instead of retrying forever
 		Logger:        slog.New(d.logHandler()),
 		WatchErrorHandler: func(ctx context.Context, err error) {
@@ -78,7 +79,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if d.cfg.snapshot != "" {
 		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot, Identity: informer.SnapshotIdentity(c, ref, opts.Selectors)}
 	}
-	lw := informer.NewListerWatcher[T, P](c, ref, opts.Selectors)
+	lw := informer.NewListerWatcherWithTransport[T, P](c, ref, opts.Selectors, opts.Transport)
 	var traces []func(informer.TraceEvent)
 	var metrics []informer.Metrics
 	if d.cfg.trace {
