@@ -84,7 +84,7 @@ func launch(t *testing.T, tg *target, ns string, opts informer.Options[*configMa
 	wrap func(informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap]) *run {
 	c, err := apiclient.New(tg.cfg)
 	require.NoError(t, err)
-	lw := informer.NewListerWatcher[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, informer.Selectors{}, informer.Transport{})
+	lw := informer.NewListerWatcher[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, informer.Selectors{})
 	if wrap != nil {
 		lw = wrap(lw)
 	}
