@@ -78,19 +78,19 @@ func BenchmarkListDecode(b *testing.B) {
 	})
 	b.Run("into=Raw", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, nil, func(*meta.Raw) error { return nil })
+			_, err := decodeList(r, itemDecoding{}, func(*meta.Raw) error { return nil })
 			return err
 		})
 	})
 	b.Run("into=slim", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, nil, func(*workload.SlimPod) error { return nil })
+			_, err := decodeList(r, itemDecoding{}, func(*workload.SlimPod) error { return nil })
 			return err
 		})
 	})
 	b.Run("into=slim-skip-managedFields", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, meta.SkipManagedFields(), func(*workload.SlimPod) error { return nil })
+			_, err := decodeList(r, itemDecoding{opts: meta.SkipManagedFields()}, func(*workload.SlimPod) error { return nil })
 			return err
 		})
 	})

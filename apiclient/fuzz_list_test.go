@@ -26,6 +26,7 @@ var listSeeds = []string{
 	`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9","continue":"c","remainingItemCount":3},"items":[{"metadata":{"name":"a","namespace":"n","resourceVersion":"4"}}]}`,
 	`{"items":[{"metadata":{"name":"a"}},{"kind":"X","apiVersion":"x/v1","metadata":{"name":"b","labels":{"k":"v"}}}],"kind":"PodList"}`,
 	`{"kind":"PodList","items":null}`,
+	`{"items":[{"spec":{"nodeName":[1,{"a":[]}]},"metadata":{"name":"a"}},{"metadata":{"name":"b"},"spec":{"nodeName":7}},{"metadata":{"name":"c"}}]}`,
 	`{"metadata":{"remainingItemCount":-5},"items":[]}`,
 	`{"metadata":{"remainingItemCount":99999999999999999999},"items":[]}`,
 	`{"items":[{}]}`,
@@ -48,20 +49,33 @@ func FuzzListBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		var raws []*meta.Raw
-		lmRaw, errRaw := decodeList[meta.Raw](bytes.NewReader(body), nil, func(r *meta.Raw) error {
+		lmRaw, errRaw := decodeList[meta.Raw](bytes.NewReader(body), itemDecoding{}, func(r *meta.Raw) error {
 			raws = append(raws, r)
 			return nil
 		})
 		var slim []*fuzzPod
-		lmSlim, errSlim := decodeList[fuzzPod](bytes.NewReader(body), nil, func(p *fuzzPod) error {
+		lmSlim, errSlim := decodeList[fuzzPod](bytes.NewReader(body), itemDecoding{}, func(p *fuzzPod) error {
 			slim = append(slim, p)
 			return nil
 		})
 		if errRaw != nil && errRaw.Error() == "" {
 			t.Fatal("an error without a message")
 		}
+		// Skipping what does not fit: the items kept and the items skipped
+		// add up to the slim decoding's, when that one decodes them all.
+		var kept, skipped int
+		skip := itemDecoding{skip: func(ie *ItemError) {
+			if ie.Error() == "" {
+				t.Fatal("an ItemError without a message")
+			}
+			skipped++
+		}}
+		_, errSkip := decodeList[fuzzPod](bytes.NewReader(body), skip, func(*fuzzPod) error { kept++; return nil })
 		if errSlim != nil {
 			return // the slim type may refuse what Raw accepts (a mistyped field)
+		}
+		if errSkip != nil || skipped != 0 || kept != len(slim) {
+			t.Fatalf("skipping disagrees with the plain decoding: %v, %d skipped, %d/%d kept", errSkip, skipped, kept, len(slim))
 		}
 		if errRaw != nil {
 			t.Fatalf("the slim type accepted a body Raw refused: %v\n%q", errRaw, body)

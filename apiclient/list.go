@@ -36,6 +36,11 @@ type ListOptions struct {
 	// Unmarshal holds extra options for decoding each item, such as
 	// meta.SkipManagedFields(); it is not sent to the server.
 	Unmarshal json.Options
+	// SkipUndecodable, when set, is called with each item that is valid
+	// JSON but does not decode into the caller's type, and the item is
+	// skipped instead of failing the page. nil: such an item fails the
+	// page with an *ItemError naming it.
+	SkipUndecodable func(*ItemError)
 	// NoRetry makes one try, whatever the Client's RetryOptions: for a
 	// caller that owns recovery itself (the informer's reflector), so
 	// that it sees, counts and reports every failure.
@@ -92,7 +97,7 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 		defer dog.Stop()
 		body = &kickReader{r: resp.Body, dog: dog, d: c.idle}
 	}
-	lm, err := decodeList[T, P](body, opts.Unmarshal, each)
+	lm, err := decodeList[T, P](body, itemDecoding{opts.Unmarshal, opts.SkipUndecodable}, each)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
@@ -205,8 +210,15 @@ func (b *budgetReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// itemDecoding says how list items are decoded: extra options, and what to
+// do with one that does not fit the type (nil: fail the page).
+type itemDecoding struct {
+	opts json.Options
+	skip func(*ItemError)
+}
+
 // decodeList reads a list object from r, streaming its items to each.
-func decodeList[T any, P meta.PtrObject[T]](r io.Reader, itemOpts json.Options, each func(P) error) (meta.ListMeta, error) {
+func decodeList[T any, P meta.PtrObject[T]](r io.Reader, itemOpts itemDecoding, each func(P) error) (meta.ListMeta, error) {
 	br := &budgetReader{r: r}
 	br.refill()
 	// Duplicate member names are accepted, the last one winning, as
@@ -275,10 +287,10 @@ func itemTypeMeta(list meta.TypeMeta) meta.TypeMeta {
 }
 
 // decodeItems reads the items array (or null) one item at a time.
-func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetReader, tm meta.TypeMeta, itemOpts json.Options, each func(P) error) error {
+func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetReader, tm meta.TypeMeta, itemOpts itemDecoding, each func(P) error) error {
 	var opts []json.Options
-	if itemOpts != nil {
-		opts = append(opts, itemOpts)
+	if itemOpts.opts != nil {
+		opts = append(opts, itemOpts.opts)
 	}
 	tok, err := dec.ReadToken()
 	if err != nil {
@@ -296,9 +308,12 @@ func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetRe
 		if dec.PeekKind() == ']' {
 			break
 		}
-		p := P(new(T))
-		if err := json.UnmarshalDecode(dec, p, opts...); err != nil {
-			return fmt.Errorf("item %d: %w", i, err)
+		p, err := decodeItem[T, P](dec, i, itemOpts.skip, opts)
+		if err != nil {
+			return err
+		}
+		if p == nil {
+			continue // skipped, and reported
 		}
 		fillTypeMeta(p, tm)
 		if err := each(p); err != nil {
@@ -307,6 +322,78 @@ func decodeItems[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, br *budgetRe
 	}
 	_, err = dec.ReadToken()
 	return err
+}
+
+// decodeItem decodes item i straight from the decoder. An item that is
+// valid JSON but does not fit the type is read to its end, so that it can
+// be named (its metadata may come after the failing field) and, with skip,
+// reported and stepped over: then decodeItem returns nil and no error.
+func decodeItem[T any, P meta.PtrObject[T]](dec *jsontext.Decoder, i int, skip func(*ItemError), opts []json.Options) (P, error) {
+	depth := dec.StackDepth()
+	p := P(new(T))
+	err := json.UnmarshalDecode(dec, p, opts...)
+	if err == nil {
+		return p, nil
+	}
+	err = itemError(i, p, err)
+	var ie *ItemError
+	if !errors.As(err, &ie) {
+		return nil, err
+	}
+	name, ferr := finishItem(dec, depth)
+	if ferr != nil {
+		return nil, fmt.Errorf("%w (and reading past it: %w)", err, ferr)
+	}
+	if ie.Name == "" {
+		ie.Namespace, ie.Name = name.Metadata.Namespace, name.Metadata.Name
+	}
+	if skip == nil {
+		return nil, ie
+	}
+	skip(ie)
+	return nil, nil
+}
+
+// itemName is the part of an item finishItem looks for.
+type itemName struct {
+	Metadata struct {
+		Namespace string `json:"namespace"`
+		Name      string `json:"name"`
+	} `json:"metadata"`
+}
+
+// finishItem reads the rest of an item whose decoding stopped part-way,
+// until the decoder is back at depth (the items array), and decodes its
+// metadata if it comes by at the item's own level.
+func finishItem(dec *jsontext.Decoder, depth int) (itemName, error) {
+	var n itemName
+	for dec.StackDepth() > depth {
+		kind, length := dec.StackIndex(dec.StackDepth())
+		switch {
+		case dec.PeekKind() == '}' || dec.PeekKind() == ']':
+			if _, err := dec.ReadToken(); err != nil {
+				return n, err
+			}
+		case kind == '{' && length%2 == 0: // a member's name comes next
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return n, err
+			}
+			if dec.StackDepth() == depth+1 && tok.String() == "metadata" {
+				err = json.UnmarshalDecode(dec, &n.Metadata)
+			} else {
+				err = dec.SkipValue()
+			}
+			if err != nil {
+				return n, err
+			}
+		default: // an array element, or a member's value
+			if err := dec.SkipValue(); err != nil {
+				return n, err
+			}
+		}
+	}
+	return n, nil
 }
 
 // fillTypeMeta sets kind and apiVersion on obj when it has a TypeMeta and

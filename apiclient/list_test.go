@@ -213,3 +213,42 @@ func TestListAcceptsDuplicateNamesLastOneWinsAsKubeAPIServer(t *testing.T) {
 	require.Equal(t, []string{"b"}, slim)
 	require.Equal(t, []string{"b"}, raw)
 }
+
+// TestUndecodableItemIsNamed: an item whose JSON does not fit the caller's
+// type fails the page with an *ItemError naming it, its index and the JSON
+// path; with SkipUndecodable it is reported and the others are kept.
+func TestUndecodableItemIsNamed(t *testing.T) {
+	body := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[` +
+		`{"metadata":{"name":"a","namespace":"ns"},"spec":{"port":1}},` +
+		`{"metadata":{"name":"b","namespace":"ns"},"spec":{"port":"http"}},` +
+		`{"spec":{"port":"http"},"metadata":{"name":"c","namespace":"ns"}},` +
+		`{"metadata":{"name":"d","namespace":"ns"},"spec":{"port":4}}]}`
+	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) { _, _ = w.Write([]byte(body)) })
+	type ported struct {
+		meta.TypeMeta
+		meta.ObjectMeta `json:"metadata"`
+		Spec            struct {
+			Port int32 `json:"port"`
+		} `json:"spec"`
+	}
+	var names []string
+	each := func(p *ported) error { names = append(names, p.Name); return nil }
+	_, err := apiclient.List[ported](context.Background(), c, podsRef, apiclient.ListOptions{}, each)
+	var ie *apiclient.ItemError
+	require.ErrorAs(t, err, &ie)
+	require.Equal(t, apiclient.ItemError{Namespace: "ns", Name: "b", Item: 1, Path: "/spec/port", Err: ie.Err}, *ie)
+	require.Contains(t, err.Error(), "item 1 ns/b does not decode at /spec/port")
+
+	names = nil
+	var skipped []apiclient.ItemError
+	lm, err := apiclient.List[ported](context.Background(), c, podsRef, apiclient.ListOptions{
+		SkipUndecodable: func(e *apiclient.ItemError) { skipped = append(skipped, *e) }}, each)
+	require.NoError(t, err)
+	require.Equal(t, "9", lm.ResourceVersion)
+	require.Equal(t, []string{"a", "d"}, names)
+	require.Len(t, skipped, 2)
+	require.Equal(t, "b", skipped[0].Name)
+	require.Equal(t, "/spec/port", skipped[0].Path)
+	require.Equal(t, "c", skipped[1].Name, "named even when metadata comes after the failing field")
+	require.Equal(t, 2, skipped[1].Item)
+}

@@ -207,4 +207,13 @@
 //     TestRestartAfterChangesDeliversExactlyTheDifferences,
 //     TestRestartAfterHistoryCompactedRelistsAndReconciles,
 //     TestABadSnapshotIsReportedAndIgnored]
+//  18. An object whose JSON does not fit the type never leaves the cache
+//     silently incomplete: by default the list fails, naming the object
+//     (namespace/name, page, JSON path), and WaitForSync reports
+//     FailureUndecodable until it is fixed or deleted; with
+//     Options.SkipUndecodable it is skipped, logged, counted and listed by
+//     Informer.Undecodable. A watch event that does not decode ends the
+//     watch for a relist, which applies the same rule.
+//     [TestUndecodableObjectIsNamedUntilDeleted, TestSkipUndecodableSyncsWithoutTheObject,
+//     TestWatchEndTransitions]
 package informer

@@ -25,13 +25,19 @@ const (
 	FailureRepeatedGone                              // 410 again and again: history compacts faster than we list
 	FailureUnreachable                               // no HTTP answer: DNS, refused, TLS, reset
 	FailureServer                                    // 429 or 5xx, or anything else the server said
-	FailureOther                                     // a client-side problem (decode, missing resourceVersion)
+	FailureOther                                     // a client-side problem (bad JSON, missing resourceVersion)
+	// FailureUndecodable: an object the server holds is valid JSON that
+	// does not fit the informer's type (a field declared int32 where the
+	// server sends a string, say); the error names it. The LIST fails on
+	// it until it is fixed or deleted, unless Options.SkipUndecodable.
+	FailureUndecodable
 )
 
 var failureNames = [...]string{
 	FailureUnauthorized: "unauthorized", FailureForbidden: "forbidden",
 	FailureResourceNotFound: "resource not found", FailureRepeatedGone: "repeated 410 Gone",
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
+	FailureUndecodable: "object does not fit the type",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -93,10 +99,21 @@ func classify(err error, goneStreak int) FailureReason {
 	case errors.Is(err, context.DeadlineExceeded):
 		return FailureUnreachable
 	}
+	if isUndecodable(err) {
+		return FailureUndecodable
+	}
 	if isDecodeError(err) {
 		return FailureOther
 	}
 	return FailureUnreachable
+}
+
+// isUndecodable reports an object that is valid JSON but does not fit the
+// type: a list item (apiclient.ItemError) or a watch event's object.
+func isUndecodable(err error) bool {
+	var ie *apiclient.ItemError
+	var sem *json.SemanticError
+	return errors.As(err, &ie) || errors.As(err, &sem)
 }
 
 var (

@@ -183,6 +183,11 @@ func (i *Informer[T, P]) SyncError() *SyncError {
 // bookmark the reflector queued.
 func (i *Informer[T, P]) LastSyncResourceVersion() string { return i.refl.lastSyncResourceVersion() }
 
+// Undecodable lists the objects the last complete list skipped because
+// their JSON does not fit the type (Options.SkipUndecodable); empty
+// without that option.
+func (i *Informer[T, P]) Undecodable() []UndecodableObject { return i.refl.undecodable() }
+
 // Lister returns a typed read-only view of the cache.
 func (i *Informer[T, P]) Lister() Lister[P] { return Lister[P]{r: i.store} }
 

@@ -32,6 +32,10 @@ type ListOptions struct {
 	ResourceVersionMatch string
 	Limit                int64
 	Continue             string
+	// SkipUndecodable, when set (Options.SkipUndecodable), asks the
+	// ListerWatcher to skip an item that is valid JSON but does not fit P,
+	// reporting it here, instead of failing the page.
+	SkipUndecodable func(UndecodableObject)
 	// ShardSelector is set by Options.Shard (see shard.go): a ListerWatcher
 	// that can send it to the server does; others may ignore it.
 	ShardSelector string

@@ -85,6 +85,14 @@ type Options[P meta.Object] struct {
 	// WatchErrorHandler is called with every error that ends a LIST or WATCH
 	// attempt (after logging, before backing off). Nil: logging only.
 	WatchErrorHandler func(ctx context.Context, err error)
+	// SkipUndecodable skips objects whose JSON does not fit the type (a
+	// field declared int32 where the server sends a string) instead of
+	// failing the LIST, and so the sync, until they are fixed or deleted.
+	// Each one is logged, counted (Metrics.Skipped "undecodable"), shown
+	// in Health, and listed by Informer.Undecodable. Off by default: the
+	// cache is then never silently incomplete, and WaitForSync reports
+	// such an object as FailureUndecodable, naming it.
+	SkipUndecodable bool
 	// FailFast stops Run, and makes WaitForSync return, at the first sync
 	// failure that retrying alone cannot fix (401, 403, 404), instead of
 	// retrying forever while reporting it.
@@ -160,7 +168,7 @@ func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 		idleTimeout: max(o.WatchIdleTimeout, 0), expectedKind: o.ExpectedKind,
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
 		keepManagedFields: o.KeepManagedFields,
-		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, clock: o.Clock,
+		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, skipUndecodable: o.SkipUndecodable, clock: o.Clock,
 		rand: o.Rand, log: o.Logger, metrics: o.Metrics, trace: o.Trace, backoff: o.Backoff,
 	}
 }

@@ -37,6 +37,7 @@ type reflectorConfig[P meta.Object] struct {
 	keepManagedFields    bool
 	watchErrorHandler    func(ctx context.Context, err error)
 	failFast             bool
+	skipUndecodable      bool
 	clock                Clock
 	rand                 func() float64
 	log                  *slog.Logger
@@ -67,8 +68,9 @@ type reflector[P meta.Object] struct {
 	goneStreak int    // consecutive 410s
 	resumeRV   string // set by resumeFrom: start by watching from it
 
-	mu     sync.Mutex // guards lastRV
-	lastRV string
+	mu      sync.Mutex // guards lastRV and skipped
+	lastRV  string
+	skipped []UndecodableObject // by the last complete list
 }
 
 func newReflector[P meta.Object](lw ListerWatcher[P], q sink[P], cfg reflectorConfig[P]) *reflector[P] {

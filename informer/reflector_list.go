@@ -49,6 +49,9 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	if s.cont != "" {
 		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
 	}
+	if r.cfg.skipUndecodable {
+		opts.SkipUndecodable = func(u UndecodableObject) { r.skipUndecodable(&s, u) }
+	}
 	n := len(s.items)
 	lm, err := r.lw.List(ctx, opts, func(obj P) error {
 		if obj, ok := r.accept(obj); ok {
@@ -83,6 +86,9 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	if err := r.replace(s.items, lm.ResourceVersion); err != nil {
 		return stopped{err: err}
 	}
+	r.mu.Lock()
+	r.skipped = s.skipped
+	r.mu.Unlock()
 	return watchOpening{rv: lm.ResourceVersion}
 }
 
@@ -276,6 +282,10 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 	case meta.IsTooLargeResourceVersion(err):
 		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, false)
+	case isUndecodable(err):
+		// A stream cannot step over an object that does not fit; a LIST
+		// names it, and skips it under SkipUndecodable.
+		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), r.listFrom(r.relistRV(), CauseStreamingFallback), false)
 	}
 	return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{rv: r.lastSyncResourceVersion(), cause: CauseListError}, false)
 }

@@ -68,6 +68,10 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 }
 
 func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
+	var skip func(*apiclient.ItemError)
+	if o.SkipUndecodable != nil {
+		skip = func(e *apiclient.ItemError) { o.SkipUndecodable(fromItemError(e)) }
+	}
 	return apiclient.List[T, P](ctx, lw.c, lw.ref, apiclient.ListOptions{
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
 		Limit: o.Limit, Continue: o.Continue,
@@ -75,7 +79,8 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 		ShardSelector: o.ShardSelector, Unmarshal: lw.unmarshal,
 		// The reflector owns recovery: a retry underneath it would hide
 		// failures from its backoff, its error handler and SyncError.
-		NoRetry: true,
+		NoRetry:         true,
+		SkipUndecodable: skip,
 	}, each)
 }
 

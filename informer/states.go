@@ -16,6 +16,8 @@ type listing[P any] struct {
 	page  int
 	items []P
 	seen  map[string]struct{} // continue tokens of this list: a repeat is a loop
+	// skipped are the objects that did not fit the type (SkipUndecodable).
+	skipped []UndecodableObject
 }
 
 // streamListing opens a streaming list (sendInitialEvents) from rv ("" for a

@@ -276,3 +276,22 @@ func TestUnmarshalOptionsApplyToObjects(t *testing.T) {
 		require.Nil(t, ev.Object.ManagedFields, "%s", ev.Type)
 	}
 }
+
+// TestUndecodableObjectIsNamed: an event whose object is valid JSON but
+// does not fit the type names the object (namespace/name, from the metadata
+// decoded before the failure) and the JSON path of the value, so that an
+// operator can find it.
+func TestUndecodableObjectIsNamed(t *testing.T) {
+	bad := `{"type":"MODIFIED","object":{"metadata":{"name":"web","namespace":"prod"},"status":{"phase":7}}}` + "\n"
+	for how, r := range readers(okEvent + bad) {
+		s := watchstream.New[testPod](context.Background(), io.NopCloser(r()), watchstream.Options{})
+		_, err := drain(s)
+		var de *watchstream.DecodeError
+		require.ErrorAs(t, err, &de, how)
+		require.Equal(t, int64(2), de.Event, how)
+		require.Equal(t, "prod/web", de.Object, how)
+		require.Equal(t, "/object/status/phase", de.Path, how)
+		require.ErrorContains(t, err, "event 2 at byte", how)
+		require.ErrorContains(t, err, "(object prod/web) at /object/status/phase", how)
+	}
+}

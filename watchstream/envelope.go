@@ -174,7 +174,11 @@ func (s *Stream[T, P]) decodeObject(env *envelope[P], dec *jsontext.Decoder) err
 	}
 	obj := P(new(T))
 	if err := s.unmarshal(dec, obj); err != nil {
-		return fmt.Errorf("%s object does not decode into %T: %w", env.typ, obj, err)
+		err = fmt.Errorf("%s object does not decode into %T: %w", env.typ, obj, err)
+		if obj.GetName() != "" {
+			err = &objectError{key: meta.Key(obj), err: err}
+		}
+		return err
 	}
 	env.obj = obj
 	return nil

@@ -23,12 +23,37 @@ type DecodeError struct {
 	// Offset is the byte offset of the problem: in the (gunzipped) body for
 	// chunked streams, within the message for websockets.
 	Offset int64
+	// Object is "namespace/name" of an event's object that is valid JSON
+	// but does not fit the caller's type, as far as its metadata decoded
+	// before the failure (kube-apiserver writes metadata first); "" for
+	// other problems or when not known.
+	Object string
+	// Path is the JSON pointer of the value that did not fit, such as
+	// "/object/spec/ports/0/port"; "" when not known.
+	Path string
 	// Err says what is wrong.
 	Err error
 }
 
 func (e *DecodeError) Error() string {
-	return fmt.Sprintf("watchstream: event %d at byte %d: %v", e.Event, e.Offset, e.Err)
+	what := ""
+	if e.Object != "" {
+		what = " (object " + e.Object + ")"
+	}
+	if e.Path != "" {
+		what += " at " + e.Path
+	}
+	return fmt.Sprintf("watchstream: event %d at byte %d%s: %v", e.Event, e.Offset, what, e.Err)
 }
+
+// objectError carries the name of an object that did not decode from
+// decodeObject to the DecodeError built around it.
+type objectError struct {
+	key string
+	err error
+}
+
+func (e *objectError) Error() string { return e.err.Error() }
+func (e *objectError) Unwrap() error { return e.err }
 
 func (e *DecodeError) Unwrap() error { return e.Err }

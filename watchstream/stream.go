@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/websocket"
 
@@ -206,7 +207,16 @@ func (s *Stream[T, P]) decodeError(offset int64, err error) *DecodeError {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		err = fmt.Errorf("truncated event: %w", err)
 	}
-	return &DecodeError{Event: s.events, Offset: offset, Err: err}
+	de := &DecodeError{Event: s.events, Offset: offset, Err: err}
+	var oe *objectError
+	if errors.As(err, &oe) {
+		de.Object = oe.key
+	}
+	var sem *json.SemanticError
+	if errors.As(err, &sem) {
+		de.Path = string(sem.JSONPointer)
+	}
+	return de
 }
 
 // initChunked builds the decoder on first use.

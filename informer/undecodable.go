@@ -1,0 +1,49 @@
+package informer
+
+import (
+	"slices"
+
+	"github.com/zerokube/zerokube/apiclient"
+)
+
+// UndecodableObject is an object the server holds whose JSON does not fit
+// the informer's type, skipped under Options.SkipUndecodable.
+type UndecodableObject struct {
+	// Key is "namespace/name", as far as it decoded ("" when not).
+	Key string
+	// Page is the 1-based LIST page it came in; Item its index there.
+	Page, Item int
+	// Path is the JSON pointer of the value that did not fit, e.g.
+	// "/spec/ports/0/port".
+	Path string
+	// Err is the decoder's error.
+	Err error
+}
+
+// fromItemError turns apiclient's report of a skipped list item into an
+// UndecodableObject.
+func fromItemError(e *apiclient.ItemError) UndecodableObject {
+	key := e.Name
+	if e.Namespace != "" {
+		key = e.Namespace + "/" + e.Name
+	}
+	return UndecodableObject{Key: key, Item: e.Item, Path: e.Path, Err: e.Err}
+}
+
+// skipUndecodable reports one object a list skipped: log, metric, trace,
+// and the list of them the last list found (Informer.Undecodable).
+func (r *reflector[P]) skipUndecodable(s *listing[P], u UndecodableObject) {
+	u.Page = s.page + 1
+	s.skipped = append(s.skipped, u)
+	r.cfg.log.Error("informer: skipping an object that does not fit the type (Options.SkipUndecodable)",
+		"informer", r.cfg.name, "key", u.Key, "page", u.Page, "item", u.Item, "path", u.Path, "err", u.Err)
+	r.cfg.metrics.Skipped("undecodable")
+	r.tr(TraceEvent{Stage: StageSkipped, Key: u.Key, Err: u.Err})
+}
+
+// undecodable returns the objects the last complete list skipped.
+func (r *reflector[P]) undecodable() []UndecodableObject {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.skipped)
+}
