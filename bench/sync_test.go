@@ -10,10 +10,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -69,7 +72,7 @@ func syncMemory(b *testing.B, name string, f *fixture, clientGo bool) {
 func BenchmarkSyncLoopback(b *testing.B) {
 	for _, n := range podCounts()[1:] {
 		srv, src, fl := loadedServer(b, n)
-		c, err := apiclient.New(srv.ClientConfig())
+		c, err := apiclient.New(fakeapiservertest.ClientConfig(srv))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -151,7 +154,7 @@ func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apic
 func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost) {
 	b.Helper()
 	f := podFixture(b, n, workload.ArticlePodSize)
-	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet})
+	srv := fakeapiservertest.Start(b, fakeapiserver.Options{Logger: quiet})
 	nsGVR := meta.GVR{Version: "v1", Resource: "namespaces"}
 	for _, ns := range (workload.Config{}).NamespaceNames() {
 		if _, err := srv.Create(nsGVR, fmt.Sprintf(`{"metadata":{"name":%q}}`, ns)); err != nil {
@@ -175,7 +178,20 @@ func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost)
 func createAll(b *testing.B, srv *fakeapiserver.Server, items [][]byte) {
 	b.Helper()
 	inParallel(b, runtime.GOMAXPROCS(0), len(items), func(i int) error {
-		_, err := srv.Create(podsRef.GVR, items[i])
+		o, err := srv.Create(podsRef.GVR, items[i])
+		if err != nil {
+			return err
+		}
+		// A create replaces a pod's status with Pending, as kube-apiserver
+		// does; the kubelet's status comes through /status.
+		var p struct {
+			Status jsontext.Value `json:"status"`
+		}
+		if err := json.Unmarshal(items[i], &p); err != nil || len(p.Status) == 0 {
+			return err
+		}
+		patch := append(append([]byte(`{"status":`), p.Status...), '}')
+		_, err = srv.PatchStatus(podsRef.GVR, o.Namespace, o.Name, meta.MergePatch, patch)
 		return err
 	})
 }

@@ -8,15 +8,16 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/shard"
 )
 
 // shardedFakeTarget is the fake with the ShardedListAndWatch gate on, as
 // kubetest starts kube-apiserver.
 func shardedFakeTarget(t *testing.T) *target {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{TLS: true, Tokens: []fakeapiserver.Token{{Value: fakeToken}},
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{TLS: true, Tokens: []fakeapiserver.Token{{Value: fakeToken}},
 		Logger: quiet(), ShardedListAndWatch: true})
-	cfg := srv.ClientConfig()
+	cfg := fakeapiservertest.ClientConfig(srv)
 	return &target{name: "fake", url: srv.URL(), token: fakeToken, http: httpClient(t, cfg), cfg: cfg, fake: srv}
 }
 

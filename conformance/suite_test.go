@@ -24,23 +24,12 @@ type scenario struct {
 // reason; they are skipped on the fake only. An entry whose scenario passes
 // fails the suite: remove it when the fix lands.
 var knownDifferences = map[string]string{
-	"status/uid-precondition": "item 5: a failed uid precondition names the resource (pods), not the Kind (Pod), " +
-		"and a PUT whose metadata.uid differs is written instead of refused with 409",
-	"status/list-parameters": "item 5: every invalid list/watch parameter is FieldValueInvalid, not " +
-		"FieldValueForbidden or FieldValueNotSupported with kube-apiserver's messages",
-	"write/no-op-update":        "item 1: an update that changes nothing bumps the resourceVersion and sends MODIFIED",
-	"write/generation":          "item 3: configmaps get a metadata.generation",
-	"write/pod-graceful-delete": "item 2: a pod delete sends no MODIFIED with deletionTimestamp and keeps generation",
-	"write/finalizer": "item 4: removing the last finalizer answers at a new resourceVersion and the DELETED " +
-		"event drops the finalizer",
 	"fields/managed-fields":          "item 7: no metadata.managedFields are recorded",
 	"fields/pod-defaults-and-status": "item 8: pods are not defaulted, and status is written through the main resource",
 	"watch/from-zero-with-bookmarks": "the BOOKMARK object is kind and apiVersion only; kube-apiserver sends the kind's " +
 		"empty shell (pods: spec.containers null, status {})",
-	"watch/streaming-list": "as watch/from-zero-with-bookmarks",
-	"watch/gzip":           "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
-	"discovery/resources": "item 6: namespaces list deletecollection; /api/v1 carries apiVersion and /version " +
-		"lacks the emulation and minCompatibility fields",
+	"watch/streaming-list":      "as watch/from-zero-with-bookmarks",
+	"watch/gzip":                "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
 	"kubectl/table-pods":        "items 7, 8: no managedFields in the row's metadata, and the pod has no phase (Status empty)",
 	"kubectl/table-other-kinds": "items 3, 7: generation on configmaps and namespaces, no managedFields; namespaces lack the kubernetes.io/metadata.name label",
 }

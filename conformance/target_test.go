@@ -17,6 +17,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/conformance/kubetest"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 // target is one server a scenario runs against.
@@ -32,9 +33,9 @@ type target struct {
 const fakeToken = "conformance-token"
 
 func fakeTarget(t *testing.T) *target {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{TLS: true, Tokens: []fakeapiserver.Token{{Value: fakeToken}},
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{TLS: true, Tokens: []fakeapiserver.Token{{Value: fakeToken}},
 		Logger: quiet()})
-	cfg := srv.ClientConfig()
+	cfg := fakeapiservertest.ClientConfig(srv)
 	return &target{name: "fake", url: srv.URL(), token: fakeToken, http: httpClient(t, cfg), cfg: cfg, fake: srv}
 }
 

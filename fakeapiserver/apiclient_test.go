@@ -8,16 +8,17 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
 )
 
 // The configuration the server hands out works with zerokube's own client,
 // over TLS with a token, for lists, watch-lists and websocket watches.
 func TestClientConfigWorksWithApiclient(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true,
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true,
 		Tokens: []fakeapiserver.Token{{Value: "t0k"}}})
 	createPods(t, srv, 3)
-	c, err := apiclient.New(srv.ClientConfig())
+	c, err := apiclient.New(fakeapiservertest.ClientConfig(srv))
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	ctx, cancel := context.WithTimeout(context.Background(), shortWait)

@@ -42,7 +42,7 @@ func authorize(tok *Token, res *Resource, verb string) error {
 	}
 	e := meta.NewStatusError(403, meta.ReasonForbidden, fmt.Sprintf(
 		"%s is forbidden: User \"fake-token-user\" cannot %s resource %q in API group %q",
-		res.qualified(), verb, res.GVR.Resource, res.GVR.Group))
+		res.Qualified(), verb, res.GVR.Resource, res.GVR.Group))
 	e.Status.Details = &meta.StatusDetails{Group: res.GVR.Group, Kind: res.GVR.Resource}
 	return e
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 // listBenchPods is the table a reflector's initial sync reads in the bench/
@@ -28,7 +29,7 @@ const listBenchPods = 5000
 // pod: the server copies bytes, it does not look inside them).
 func loadedForList(b *testing.B) *fakeapiserver.Server {
 	b.Helper()
-	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(b, fakeapiserver.Options{Logger: quiet()})
 	pad := strings.Repeat("x", 4800)
 	for i := range listBenchPods {
 		p := pod(fmt.Sprintf("p%05d", i), map[string]string{"app": "web"})

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 // BenchmarkWritesWithWatchers measures committed writes per second while n
@@ -37,7 +38,7 @@ func BenchmarkWritesWithWatchers(b *testing.B) {
 func benchBatch(watchers int) int { return min(200, max(20, 20_000/watchers)) }
 
 func benchWrites(b *testing.B, watchers int) {
-	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(b, fakeapiserver.Options{Logger: quiet()})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: watchers}}
 	defer client.CloseIdleConnections()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -109,7 +110,7 @@ func heapInUse() uint64 {
 // BenchmarkPaginatedList measures a 500-item page over 5,000 pods, served
 // from the snapshot of the first page (the reflector's first list).
 func BenchmarkPaginatedList(b *testing.B) {
-	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(b, fakeapiserver.Options{Logger: quiet()})
 	n := 5000
 	if os.Getenv("ZEROKUBE_BENCH_FULL") == "" {
 		n = 2000
@@ -139,7 +140,7 @@ func mustCreateB(b *testing.B, srv *fakeapiserver.Server, name string) {
 // BenchmarkCreate measures one create through the Go API with no watcher:
 // decode, stamp metadata, encode once, commit to the history.
 func BenchmarkCreate(b *testing.B) {
-	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(b, fakeapiserver.Options{Logger: quiet()})
 	body := []byte(`{"metadata":{"name":"NAME","namespace":"default","labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`)
 	b.ReportAllocs()
 	b.ResetTimer()

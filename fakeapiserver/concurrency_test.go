@@ -9,13 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
 )
 
 // Concurrent writers and watchers: every watcher must rebuild exactly the
 // server's final state from its stream, with strictly increasing RVs.
 func TestConcurrentWritersAndWatchersAgree(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), WatchBuffer: 100_000})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), WatchBuffer: 100_000})
 	const writers, perWriter, watchers = 6, 40, 8
 	start := strconv.FormatInt(srv.ResourceVersion(), 10)
 	streams := make([]*watchStream, watchers)

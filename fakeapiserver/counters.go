@@ -5,10 +5,10 @@ import (
 	"sync/atomic"
 )
 
-// counters are the server's statistics; atomics, read by Stats.
+// counters are the front's statistics; atomics, read by Stats. The store
+// counts writes, watches, bookmarks and slow watchers itself.
 type counters struct {
-	requests, writes, watches, events, bookmarks atomic.Int64
-	slowWatchers, unauthorized                   atomic.Int64
+	requests, events, unauthorized atomic.Int64
 }
 
 // Stats is a snapshot of what the server has done.
@@ -27,41 +27,22 @@ type Stats struct {
 
 // Stats returns the current statistics.
 func (s *Server) Stats() Stats {
-	s.mu.Lock()
-	active := s.nWatchers
-	s.mu.Unlock()
+	c := s.store.Counters()
 	return Stats{
-		Requests: s.stats.requests.Load(), Writes: s.stats.writes.Load(),
-		Watches: s.stats.watches.Load(), ActiveWatchers: active,
-		Events: s.stats.events.Load(), Bookmarks: s.stats.bookmarks.Load(),
-		SlowWatchers: s.stats.slowWatchers.Load(), Unauthorized: s.stats.unauthorized.Load(),
+		Requests: s.stats.requests.Load(), Writes: c.Writes.Load(),
+		Watches: c.Watches.Load(), ActiveWatchers: s.store.Watchers(),
+		Events: s.stats.events.Load(), Bookmarks: c.Bookmarks.Load(),
+		SlowWatchers: c.SlowWatchers.Load(), Unauthorized: s.stats.unauthorized.Load(),
 		Faults: s.faults.counts(),
 	}
 }
 
 // AwaitWatchers waits until at least n watches are open on the server.
 func (s *Server) AwaitWatchers(ctx context.Context, n int) error {
-	return s.await(ctx, func() bool { return s.nWatchers >= n })
+	return s.store.AwaitWatchers(ctx, func(open int) bool { return open >= n })
 }
 
 // AwaitWatchersBelow waits until fewer than n watches are open.
 func (s *Server) AwaitWatchersBelow(ctx context.Context, n int) error {
-	return s.await(ctx, func() bool { return s.nWatchers < n })
-}
-
-// await waits for cond, evaluated under s.mu each time watchers change.
-func (s *Server) await(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ok, ch := cond(), s.changed
-		s.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
+	return s.store.AwaitWatchers(ctx, func(open int) bool { return open < n })
 }

@@ -6,11 +6,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 func TestCreateSetsServerFieldsAndGetReturnsTypedObject(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	code, body := call(t, "POST", srv.URL()+"/api/v1/namespaces/default/pods", "application/json",
 		`{"apiVersion":"v1","kind":"Pod","metadata":{"generateName":"web-"},"spec":{"containers":[{"name":"c"}]}}`)
 	require.Equal(t, 201, code, body)
@@ -30,7 +30,7 @@ func TestCreateSetsServerFieldsAndGetReturnsTypedObject(t *testing.T) {
 }
 
 func TestWriteErrorsAreStatusesWithRealCodes(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	u := srv.URL() + "/api/v1/namespaces/default/configmaps"
 	cm := `{"metadata":{"name":"a"},"data":{"k":"v"}}`
 	code, _ := call(t, "POST", u, "application/json", cm)
@@ -61,7 +61,7 @@ func TestWriteErrorsAreStatusesWithRealCodes(t *testing.T) {
 }
 
 func TestUpdateBumpsGenerationOnlyForSpecChanges(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	mustCreate(t, srv, podsGVR, pod("p", nil))
 	u := srv.URL() + "/api/v1/namespaces/default/pods/p"
 	code, b := call(t, "PATCH", u, "application/strategic-merge-patch+json", `{"metadata":{"labels":{"a":"b"}}}`)
@@ -89,7 +89,7 @@ func TestUpdateBumpsGenerationOnlyForSpecChanges(t *testing.T) {
 }
 
 func TestDeleteAnswersLikeKubeAPIServer(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	mustCreate(t, srv, podsGVR, pod("p", nil))
 	mustCreate(t, srv, cmGVR, map[string]any{"metadata": map[string]any{"name": "c", "namespace": "default"}})
 	code, b := call(t, "DELETE", srv.URL()+"/api/v1/namespaces/default/pods/p", "", "")
@@ -106,7 +106,7 @@ func TestDeleteAnswersLikeKubeAPIServer(t *testing.T) {
 }
 
 func TestFinalizersKeepAnObjectUntilRemoved(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	mustCreate(t, srv, cmGVR, map[string]any{"metadata": map[string]any{"name": "c", "namespace": "default", "finalizers": []string{"x/y"}}})
 	u := srv.URL() + "/api/v1/namespaces/default/configmaps/c"
 	code, b := call(t, "DELETE", u, "", "")
@@ -121,7 +121,7 @@ func TestFinalizersKeepAnObjectUntilRemoved(t *testing.T) {
 }
 
 func TestDeletePreconditionsConflict(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	mustCreate(t, srv, cmGVR, map[string]any{"metadata": map[string]any{"name": "c", "namespace": "default"}})
 	code, b := call(t, "DELETE", srv.URL()+"/api/v1/namespaces/default/configmaps/c", "application/json",
 		`{"preconditions":{"uid":"wrong"}}`)
@@ -130,7 +130,7 @@ func TestDeletePreconditionsConflict(t *testing.T) {
 }
 
 func TestDeleteCollectionBySelector(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	for i := range 4 {
 		mustCreate(t, srv, podsGVR, pod("p"+strconv.Itoa(i), map[string]string{"even": strconv.FormatBool(i%2 == 0)}))
 	}

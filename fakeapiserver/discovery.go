@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -41,7 +42,8 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	case p == "/version":
 		writeValue(w, http.StatusOK, map[string]string{"major": "1", "minor": "37", "gitVersion": "v1.37.0-zerokube",
 			"gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
-			"goVersion": "go1.26", "compiler": "gc", "platform": "linux/amd64"})
+			"goVersion": "go1.26", "compiler": "gc", "platform": "linux/amd64",
+			"emulationMajor": "1", "emulationMinor": "37", "minCompatibilityMajor": "1", "minCompatibilityMinor": "36"})
 	case p == "/api":
 		writeValue(w, http.StatusOK, map[string]any{"kind": "APIVersions", "versions": []string{"v1"},
 			"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": r.Host}}})
@@ -99,12 +101,20 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 	}
 	var list []apiResource
 	for _, res := range s.reg.groupVersion(group, version) {
-		list = append(list, apiResource{Name: res.GVR.Resource, SingularName: res.singular(), Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: resourceVerbs, ShortNames: res.ShortNames, Categories: res.Categories},
+		verbs := resourceVerbs
+		if res.NoDeleteCollection {
+			verbs = slices.DeleteFunc(slices.Clone(verbs), func(v string) bool { return v == "deletecollection" })
+		}
+		list = append(list, apiResource{Name: res.GVR.Resource, SingularName: res.Singular(), Namespaced: res.Namespaced,
+			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories},
 			apiResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
 				Verbs: []string{"get", "patch", "update"}})
 	}
-	writeValue(w, http.StatusOK, map[string]any{"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": list})
+	doc := map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": list}
+	if group != "" {
+		doc["apiVersion"] = "v1" // kube-apiserver leaves it out of /api/v1 only
+	}
+	writeValue(w, http.StatusOK, doc)
 }
 
 // serveOpenAPI serves a minimal OpenAPI v3: the index, and per group version

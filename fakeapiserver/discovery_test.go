@@ -6,11 +6,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
 )
 
 func TestDiscoveryListsBuiltinAndRegisteredResources(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	widgets := meta.GVR{Group: "example.com", Version: "v1alpha1", Resource: "widgets"}
 	require.NoError(t, srv.Register(fakeapiserver.Resource{GVR: widgets, Kind: "Widget", Namespaced: true}))
 	require.Error(t, srv.Register(fakeapiserver.Resource{GVR: widgets, Kind: "Widget"}), "registered twice")
@@ -57,7 +58,7 @@ func TestDiscoveryListsBuiltinAndRegisteredResources(t *testing.T) {
 }
 
 func TestClusterScopedResources(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	code, n := call(t, "POST", srv.URL()+"/api/v1/nodes", "application/json", `{"metadata":{"name":"node-1","namespace":"ignored"}}`)
 	require.Equal(t, 201, code, n)
 	require.NotContains(t, n["metadata"], "namespace")

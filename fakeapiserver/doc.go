@@ -7,13 +7,24 @@
 //
 //	fakeapiserver ══HTTP══▶ apiclient ─▶ watchstream ─▶ informer
 //
-// and knows nothing of the informer. One line starts it in a test:
+// and knows nothing of the informer or of apiclient. Inside, the data flows
+// through two layers, as in kube-apiserver:
 //
-//	srv := fakeapiserver.Start(t) // closed by t.Cleanup
-//	cfg := srv.ClientConfig()     // for apiclient.New
+//	HTTP front ─────────────────────▶ internal/storage.Store
+//	(http.go, list.go, watch.go,       (objects, resourceVersions,
+//	 write.go, patch.go: parse and      history, watchers: its own lock,
+//	 write the wire format;             no HTTP)
+//	 strategy.go: what a write makes)
 //
-// Outside tests use New, Server.Start and Server.Close; cmd/fakeapiserver
-// runs it as a process.
+// Server is an http.Handler: it mounts in httptest or any mux, or serves
+// on its own listener with Start (which returns once listening). In a test,
+// package fakeapiservertest starts one in a line and gives an
+// apiclient.Config for it:
+//
+//	srv := fakeapiservertest.Start(t) // closed by t.Cleanup
+//	cfg := fakeapiservertest.ClientConfig(srv)
+//
+// cmd/fakeapiserver runs it as a process.
 //
 // Tests assert on what happened with Stats (requests, watches, events,
 // slow watchers, faults by kind) and wait with AwaitWatchers rather than
@@ -48,26 +59,20 @@
 // (client-go falls back to JSON after a 415 for CBOR only); create -f and
 // apply -f send JSON and work.
 //
-// Invariants:
-//  1. One global resourceVersion counter; every committed write increments it
-//     by one and appends one event to the history, under one lock. (Two
-//     faults break this on purpose: Restore takes it back, and
-//     CompactBetweenPages may skip one, as a write to another key would.)
-//  2. A watch is registered and its start (initial state or replayed
-//     history) collected under that same lock, so no event is lost or
-//     duplicated between the two.
-//  3. Events are encoded once at commit and shared by every watcher that
-//     sees them unchanged; a watcher never blocks a writer: a full buffer
-//     ends that watch (the client re-watches).
-//  4. Every page of one paginated list comes from the snapshot at the first
-//     page's resourceVersion, rebuilt from the history; once the history is
-//     compacted past it, the continue token gets 410 Expired. A snapshot is
-//     sorted once and cached (a few, most recently used), so a page costs a
-//     binary search and its own items, not the table.
-//  5. Stored objects are immutable; lists, watches and history share them.
-//  6. Lists omit kind and apiVersion on items; watch events carry them.
-//  7. Replies are copied from the stored bytes, never re-encoded: list pages
+// Invariants (the store's own are in package storage):
+//  1. Every write goes through the strategy, then one Store call: the
+//     strategy decides what the object becomes (metadata the server owns,
+//     generation, status, defaults), the store when it is written.
+//  2. A write that changes nothing is not written (same resourceVersion,
+//     no event); a pod's deletion is two writes (MODIFIED with
+//     deletionTimestamp, then DELETED); removing the last finalizer of a
+//     deleting object is one write, the deletion.
+//  3. Status is written only through /status on kinds that have it, and
+//     /status writes nothing else.
+//  4. Lists omit kind and apiVersion on items; watch events carry them.
+//  5. Replies are copied from the stored bytes, never re-encoded: list pages
 //     through a pooled buffer with the length known up front, initial watch
 //     events in batches of about 64 KiB per write and flush (one gzip member
 //     per event when the stream is gzipped).
+//  6. The server logs only to Options.Logger.
 package fakeapiserver

@@ -2,49 +2,18 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
-// The Status errors below carry the messages and details kube-apiserver
-// sends, so clients that parse them (kubectl, client-go) behave as usual.
-
-func withDetails(e *meta.StatusError, res *Resource, name string) *meta.StatusError {
-	d := &meta.StatusDetails{Name: name}
-	if res != nil {
-		d.Group, d.Kind = res.GVR.Group, res.GVR.Resource
-	}
-	e.Status.Details = d
-	return e
-}
-
-func errNotFound(res *Resource, name string) *meta.StatusError {
-	return withDetails(meta.NewStatusError(404, meta.ReasonNotFound,
-		fmt.Sprintf("%s %q not found", res.qualified(), name)), res, name)
-}
-
-func errNamespaceNotFound(ns string) *meta.StatusError {
-	e := meta.NewStatusError(404, meta.ReasonNotFound, fmt.Sprintf("namespaces %q not found", ns))
-	e.Status.Details = &meta.StatusDetails{Name: ns, Kind: "namespaces"}
-	return e
-}
-
-func errAlreadyExists(res *Resource, name string) *meta.StatusError {
-	return withDetails(meta.NewStatusError(409, meta.ReasonAlreadyExists,
-		fmt.Sprintf("%s %q already exists", res.qualified(), name)), res, name)
-}
-
-func errConflict(res *Resource, name, why string) *meta.StatusError {
-	return withDetails(meta.NewStatusError(409, meta.ReasonConflict,
-		fmt.Sprintf("Operation cannot be fulfilled on %s %q: %s", res.qualified(), name, why)), res, name)
-}
-
-func errStale(res *Resource, name string) *meta.StatusError {
-	return errConflict(res, name, "the object has been modified; please apply your changes to the latest version and try again")
-}
+// The Status errors the front answers with itself; the storage layer's own
+// (NotFound, Conflict, Expired, …) come from package storage.
 
 func errBadRequest(format string, args ...any) *meta.StatusError {
-	return meta.NewStatusError(400, meta.ReasonBadRequest, fmt.Sprintf(format, args...))
+	return storage.BadRequest(format, args...)
 }
 
 func errInvalid(res *Resource, name, message string) *meta.StatusError {
@@ -60,30 +29,12 @@ func errInvalid(res *Resource, name, message string) *meta.StatusError {
 	return e
 }
 
-// errListInvalid is the 422 kube-apiserver answers to bad list options.
-func errListInvalid(field, value, message string) *meta.StatusError {
-	e := meta.NewStatusError(422, meta.ReasonInvalid,
-		fmt.Sprintf("ListOptions.meta.k8s.io %q is invalid: %s: Invalid value: %q: %s", "", field, value, message))
-	e.Status.Details = &meta.StatusDetails{Kind: "ListOptions", Group: "meta.k8s.io",
-		Causes: []meta.StatusCause{{Type: "FieldValueInvalid", Field: field, Message: message}}}
-	return e
-}
-
-func errExpired(message string) *meta.StatusError {
-	return meta.NewStatusError(410, meta.ReasonExpired, message)
-}
-
-func errTooOld(rv, oldest int64) *meta.StatusError {
-	return errExpired(fmt.Sprintf("too old resource version: %d (%d)", rv, oldest))
-}
-
-func errTooLarge(rv int64) *meta.StatusError {
-	e := meta.NewStatusError(504, meta.ReasonTimeout,
-		fmt.Sprintf("Timeout: Too large resource version: %d, current: ?", rv))
-	e.Status.Details = &meta.StatusDetails{RetryAfterSeconds: 1,
-		Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge, Message: "Too large resource version"}}}
-	return e
-}
+// The cause types of a field error, as apimachinery's field.ErrorType
+// names them.
+const (
+	causeForbidden    = "FieldValueForbidden"
+	causeNotSupported = "FieldValueNotSupported"
+)
 
 func errMethodNotAllowed(method string) *meta.StatusError {
 	return meta.NewStatusError(405, meta.ReasonMethodNotAllowed,
@@ -94,4 +45,38 @@ func errNoResource() *meta.StatusError {
 	e := meta.NewStatusError(404, meta.ReasonNotFound, "the server could not find the requested resource")
 	e.Status.Details = &meta.StatusDetails{}
 	return e
+}
+
+// fieldErrors collects the field errors of one validation, as
+// apimachinery's field.ErrorList: each becomes one cause of the 422.
+type fieldErrors []meta.StatusCause
+
+func (e *fieldErrors) forbidden(field, detail string) {
+	*e = append(*e, meta.StatusCause{Type: causeForbidden, Field: field, Message: "Forbidden: " + detail})
+}
+
+func (e *fieldErrors) notSupported(field, value string, supported ...string) {
+	quoted := make([]string, len(supported))
+	for i, v := range supported {
+		quoted[i] = strconv.Quote(v)
+	}
+	*e = append(*e, meta.StatusCause{Type: causeNotSupported, Field: field,
+		Message: fmt.Sprintf("Unsupported value: %q: supported values: %s", value, strings.Join(quoted, ", "))})
+}
+
+// invalid is the 422 Invalid of an object of kind (in group) named "":
+// one error is quoted alone, several in brackets, as apimachinery's
+// NewInvalid writes them.
+func (e fieldErrors) invalid(kind, group string) *meta.StatusError {
+	parts := make([]string, len(e))
+	for i, c := range e {
+		parts[i] = c.Field + ": " + c.Message
+	}
+	detail := parts[0]
+	if len(parts) > 1 {
+		detail = "[" + strings.Join(parts, ", ") + "]"
+	}
+	se := meta.NewStatusError(422, meta.ReasonInvalid, fmt.Sprintf("%s.%s %q is invalid: %s", kind, group, "", detail))
+	se.Status.Details = &meta.StatusDetails{Kind: kind, Group: group, Causes: e}
+	return se
 }

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"fmt"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -21,30 +22,10 @@ import (
 // resourceVersions. rv older than the history can rebuild is moved up to
 // the oldest it can; Restore returns the resourceVersion restored to.
 func (s *Server) Restore(rv int64) int64 {
-	s.mu.Lock()
-	rv = min(max(rv, s.hist.compacted), s.rv)
-	for res := range s.tables {
-		t := make(map[string]*stored)
-		for _, e := range s.stateLocked(res, rv) {
-			t[e.key] = e.obj
-		}
-		s.tables[res] = t
-	}
-	s.hist.truncate(rv)
-	s.snaps = snapshotCache{} // snapshots past rv would be served for reused RVs
-	s.rv = rv
-	s.endAllWatchersLocked("fault: restore")
-	s.mu.Unlock()
+	rv = s.store.Restore(rv)
 	n := s.conns.closeAll()
 	s.record(FaultRestore, "rv", rv, "connections", n)
 	return rv
-}
-
-// truncate drops every event after rv, as a restore to rv loses them.
-func (h *history) truncate(rv int64) {
-	n := len(h.since(rv))
-	clear(h.events[len(h.events)-n:])
-	h.events = h.events[:len(h.events)-n]
 }
 
 // CompactBetweenPages arms the next n continue requests (Forever: every
@@ -57,21 +38,6 @@ func (s *Server) CompactBetweenPages(n int) {
 	s.faults.mu.Lock()
 	s.faults.expirePages = n
 	s.faults.mu.Unlock()
-}
-
-// compactPastLocked compacts the history past rv, for a continue request
-// armed by CompactBetweenPages. When no write came after rv, the
-// resourceVersion first moves on by one, as a write to a key no resource
-// shows would move etcd's revision. Requires s.mu.
-func (s *Server) compactPastLocked(rv int64) {
-	if s.rv <= rv {
-		s.rv++
-		close(s.rvChanged)
-		s.rvChanged = make(chan struct{})
-	}
-	s.hist.compact(s.rv)
-	s.snaps.expire(s.hist.compacted)
-	s.record(FaultCompactMidList, "rv", s.rv, "token", rv)
 }
 
 // PutUnchecked stores obj as it is, without the checks and defaults of a
@@ -91,32 +57,15 @@ func (s *Server) PutUnchecked(gvr meta.GVR, obj any) (*meta.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	md := metadataOf(m)
-	ns, name := str(md, "namespace"), str(md, "name")
+	md := storage.MetadataOf(m)
+	ns, name := storage.Str(md, "namespace"), storage.Str(md, "name")
 	if name == "" || (res.Namespaced && ns == "") {
-		return nil, fmt.Errorf("fakeapiserver: PutUnchecked %s: metadata.name and (for namespaced resources) metadata.namespace are required", res.qualified())
+		return nil, fmt.Errorf("fakeapiserver: PutUnchecked %s: metadata.name and (for namespaced resources) metadata.namespace are required", res.Qualified())
 	}
-	s.mu.Lock()
-	key := keyOf(res, ns, name)
-	prev := s.tableLocked(res)[key]
-	if str(md, "uid") == "" {
-		md["uid"] = newUID()
-		if prev != nil {
-			md["uid"] = prev.raw.UID
-		}
-	}
-	o, err := build(res, m, s.rv+1)
+	o, err := s.store.Put(res, m)
 	if err != nil {
-		s.mu.Unlock()
 		return nil, err
 	}
-	s.rv++
-	typ := meta.Added
-	if prev != nil {
-		typ = meta.Modified
-	}
-	s.commitLocked(res, typ, key, o, prev)
-	s.mu.Unlock()
-	s.record(FaultUndecodableObject, "key", key, "rv", o.rv)
-	return o.raw, nil
+	s.record(FaultUndecodableObject, "key", res.Key(ns, name), "rv", o.RV())
+	return o.Raw(), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 func cm(name, v string) map[string]any {
@@ -15,7 +16,7 @@ func cm(name, v string) map[string]any {
 }
 
 func TestRestoreTakesStateAndResourceVersionBack(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TooLargeWait: 50 * time.Millisecond})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TooLargeWait: 50 * time.Millisecond})
 	mustCreate(t, srv, cmGVR, cm("a", "1"))
 	backup := srv.ResourceVersion()
 	mustCreate(t, srv, cmGVR, cm("b", "1"))
@@ -49,7 +50,7 @@ func TestRestoreTakesStateAndResourceVersionBack(t *testing.T) {
 }
 
 func TestCompactBetweenPagesExpiresTheContinueToken(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	for i := range 5 {
 		mustCreate(t, srv, cmGVR, cm("c"+strconv.Itoa(i), "1"))
 	}
@@ -75,7 +76,7 @@ func TestCompactBetweenPagesExpiresTheContinueToken(t *testing.T) {
 }
 
 func TestPutUncheckedStoresWhatNoTypeExpects(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	rv := strconv.FormatInt(srv.ResourceVersion(), 10)
 	w := openWatch(t, srv.URL()+"/api/v1/configmaps?watch=1&resourceVersion="+rv, nil)
 	bad := map[string]any{"metadata": map[string]any{"name": "bad", "namespace": "default"}, "data": map[string]any{"port": 8080}}
@@ -96,7 +97,7 @@ func TestPutUncheckedStoresWhatNoTypeExpects(t *testing.T) {
 }
 
 func TestCutStreamingListsEndBeforeTheBookmark(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	for i := range 4 {
 		mustCreate(t, srv, cmGVR, cm("c"+strconv.Itoa(i), "1"))
 	}
@@ -119,7 +120,7 @@ func TestCutStreamingListsEndBeforeTheBookmark(t *testing.T) {
 }
 
 func TestFailForeverAsEventsWhileListsSucceed(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	code, _ := call(t, "POST", srv.URL()+"/fake/fail?code=410&count=-1&verb=watch&asEvent=true", "", "")
 	require.Equal(t, 200, code)
 	rv := strconv.FormatInt(srv.ResourceVersion(), 10)

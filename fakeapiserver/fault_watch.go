@@ -1,5 +1,7 @@
 package fakeapiserver
 
+import "github.com/zerokube/zerokube/fakeapiserver/internal/storage"
+
 // CutStreamingLists arms the next n streaming lists (watches with
 // sendInitialEvents=true; Forever: every one, until ClearFaults) to end
 // cleanly after half of their initial events, before the initial-events-end
@@ -14,8 +16,8 @@ func (s *Server) CutStreamingLists(n int) {
 
 // cutStreamingList keeps the first half of st's initial events and marks
 // the stream to end after them.
-func (s *Server) cutStreamingList(st *watchStart) {
-	st.initial = st.initial[:len(st.initial)/2]
-	st.initialEnd, st.replay, st.endEarly = nil, nil, true
-	s.record(FaultCutStreamingList, "sent", len(st.initial))
+func (s *Server) cutStreamingList(st *storage.WatchStart) {
+	st.Initial = st.Initial[:len(st.Initial)/2]
+	st.InitialEnd, st.Replay, st.EndEarly = nil, nil, true
+	s.record(FaultCutStreamingList, "sent", len(st.Initial))
 }

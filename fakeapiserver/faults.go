@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -155,7 +156,7 @@ func codeStatus(f *Failure) *meta.StatusError {
 	retry := max(f.RetryAfter, time.Second)
 	switch f.Code {
 	case 410:
-		return errExpired("too old resource version: injected fault")
+		return storage.Expired("too old resource version: injected fault")
 	case 500:
 		return meta.NewStatusError(500, meta.ReasonInternalError, "Internal error occurred: injected fault")
 	case 503:
@@ -165,7 +166,7 @@ func codeStatus(f *Failure) *meta.StatusError {
 		e.Status.Details = &meta.StatusDetails{RetryAfterSeconds: int32(retry / time.Second)}
 		return e
 	case 504:
-		e := errTooLarge(0)
+		e := storage.TooLarge(0)
 		e.Status.Details.RetryAfterSeconds = int32(retry / time.Second)
 		return e
 	}
@@ -229,9 +230,7 @@ func (s *Server) applyLatency(r *http.Request) bool {
 // DropWatches ends every open watch cleanly (after the events already
 // queued), as an API server does on shutdown. It returns how many ended.
 func (s *Server) DropWatches() int {
-	s.mu.Lock()
-	n := s.endAllWatchersLocked("fault: drop watches")
-	s.mu.Unlock()
+	n := s.store.EndWatches("fault: drop watches")
 	s.record(FaultDropWatches, "watches", n)
 	return n
 }
@@ -239,20 +238,14 @@ func (s *Server) DropWatches() int {
 // Compact drops history up to rv (0 means everything up to now): watches
 // and continue tokens older than that get 410 Expired.
 func (s *Server) Compact(rv int64) {
-	s.mu.Lock()
-	if rv <= 0 || rv > s.rv {
-		rv = s.rv
-	}
-	s.hist.compact(rv)
-	s.snaps.expire(s.hist.compacted)
-	s.mu.Unlock()
+	rv = s.store.Compact(rv)
 	s.record(FaultCompact, "rv", rv)
 }
 
 // CutWatches makes every open watch write only half of its next frame and
 // then drop its connection. It returns how many watches were armed.
 func (s *Server) CutWatches() int {
-	n := s.eachWatcher(func(w *watcher) { w.cutNext.Store(true) })
+	n := s.store.EachWatcher((*storage.Watcher).ArmCut)
 	s.record(FaultCutWatch, "watches", n)
 	return n
 }
@@ -266,15 +259,7 @@ func (s *Server) InjectMalformedEvent() int { return s.InjectFrame([]byte(Malfor
 
 // InjectFrame queues raw bytes as the next frame of every open watch.
 func (s *Server) InjectFrame(frame []byte) int {
-	s.mu.Lock()
-	n := 0
-	for _, ws := range s.watchers {
-		for w := range ws {
-			s.offerLocked(w, frame)
-			n++
-		}
-	}
-	s.mu.Unlock()
+	n := s.store.InjectFrame(frame)
 	s.record(FaultMalformedEvent, "watches", n)
 	return n
 }
@@ -290,13 +275,7 @@ func (s *Server) SetBookmarks(enabled bool) {
 // StallWatches makes every open watch go silent without closing its
 // connection, a half-open stream; new watches are not affected.
 func (s *Server) StallWatches() int {
-	n := s.eachWatcher(func(w *watcher) {
-		w.stalled.Store(true)
-		select {
-		case w.poke <- struct{}{}:
-		default:
-		}
-	})
+	n := s.store.EachWatcher((*storage.Watcher).Stall)
 	s.record(FaultStall, "watches", n)
 	return n
 }
@@ -305,21 +284,6 @@ func (s *Server) StallWatches() int {
 // objects and the history are kept.
 func (s *Server) Restart() {
 	n := s.conns.closeAll()
-	s.mu.Lock()
-	s.endAllWatchersLocked("fault: restart")
-	s.mu.Unlock()
+	s.store.EndWatches("fault: restart")
 	s.record(FaultRestart, "connections", n)
-}
-
-func (s *Server) eachWatcher(fn func(*watcher)) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := 0
-	for _, ws := range s.watchers {
-		for w := range ws {
-			fn(w)
-			n++
-		}
-	}
-	return n
 }

@@ -14,11 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
 )
 
 func TestFailNextAnswersInjectedStatuses(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	u := srv.URL() + "/api/v1/pods"
 	for _, tc := range []struct {
 		code   int
@@ -49,7 +50,7 @@ func TestFailNextAnswersInjectedStatuses(t *testing.T) {
 }
 
 func TestDropWatchesEndsStreamsCleanly(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+strconv.FormatInt(srv.ResourceVersion(), 10), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
 	defer cancel()
@@ -63,7 +64,7 @@ func TestDropWatchesEndsStreamsCleanly(t *testing.T) {
 }
 
 func TestCutWatchTruncatesTheNextEvent(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	resp, err := http.Get(srv.URL() + "/api/v1/pods?watch=1&resourceVersion=" + strconv.FormatInt(srv.ResourceVersion(), 10))
 	require.NoError(t, err)
 	defer resp.Body.Close()
@@ -79,7 +80,7 @@ func TestCutWatchTruncatesTheNextEvent(t *testing.T) {
 }
 
 func TestInjectMalformedEventThenStreamGoesOn(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+strconv.FormatInt(srv.ResourceVersion(), 10), nil)
 	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
 	defer cancel()
@@ -92,7 +93,7 @@ func TestInjectMalformedEventThenStreamGoesOn(t *testing.T) {
 }
 
 func TestStalledWatchKeepsItsConnectionUntilRestart(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	mustCreate(t, srv, podsGVR, pod("a", nil))
 	resp, err := http.Get(srv.URL() + "/api/v1/pods?watch=1&resourceVersion=" + strconv.FormatInt(srv.ResourceVersion(), 10))
 	require.NoError(t, err)
@@ -123,7 +124,7 @@ func TestStalledWatchKeepsItsConnectionUntilRestart(t *testing.T) {
 }
 
 func TestLatencyDelaysRequests(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	srv.SetLatency(50 * time.Millisecond)
 	start := time.Now()
 	code, _ := get(t, srv.URL()+"/api/v1/pods")
@@ -134,7 +135,7 @@ func TestLatencyDelaysRequests(t *testing.T) {
 }
 
 func TestBearerTokensAuthenticateAndAuthorize(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
 		{Value: "admin"}, {Value: "cm-only", Resources: []string{"configmaps"}}, {Value: "reader", Verbs: []string{"get", "list", "watch"}}}})
 	do := func(token, path string) int {
 		req, err := http.NewRequest("GET", srv.URL()+path, nil)
@@ -172,11 +173,13 @@ func TestBearerTokensAuthenticateAndAuthorize(t *testing.T) {
 	require.Equal(t, cfgToken(srv), "admin")
 }
 
-func cfgToken(srv *fakeapiserver.Server) string { return srv.ClientConfig().BearerToken }
+func cfgToken(srv *fakeapiserver.Server) string {
+	return fakeapiservertest.ClientConfig(srv).BearerToken
+}
 
 func TestInterceptAnswersForTheServer(t *testing.T) {
 	var seen []string
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Intercept: func(r *http.Request, verb string) error {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), Intercept: func(r *http.Request, verb string) error {
 		seen = append(seen, verb)
 		if verb == "create" {
 			return meta.NewStatusError(429, meta.ReasonTooManyRequests, "slow down")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -21,7 +22,7 @@ import (
 var requestSeeds = [][5]string{
 	{"GET", "/api/v1/namespaces/default/configmaps", "limit=1&resourceVersion=0&resourceVersionMatch=NotOlderThan", "", ""},
 	{"GET", "/api/v1/configmaps", "labelSelector=a+in+(x,y),!b&fieldSelector=metadata.name%3Da&limit=2", "", ""},
-	{"GET", "/api/v1/configmaps", "continue=" + encodeContinue(3, "default/a") + "&limit=1", "", ""},
+	{"GET", "/api/v1/configmaps", "continue=" + storage.EncodeContinue(3, "default/a") + "&limit=1", "", ""},
 	{"GET", "/api/v1/configmaps", "continue=eyJ2IjoibWV0YS5rOHMuaW8vdjEiLCJydiI6LTEsInN0YXJ0IjoiXHUwMDAwIn0&limit=-5", "", ""},
 	{"GET", "/api/v1/configmaps", "resourceVersion=99999999&resourceVersionMatch=Exact", "", ""},
 	{"GET", "/api/v1/namespaces/default/configmaps/a", "", "", ""},
@@ -63,7 +64,7 @@ func FuzzServeRequest(f *testing.F) {
 			r.Header.Set("Content-Type", contentType)
 		}
 		w := httptest.NewRecorder()
-		s.serveHTTP(w, r)
+		s.ServeHTTP(w, r)
 		if w.Code >= 200 && w.Code < 300 {
 			return
 		}
@@ -99,31 +100,6 @@ func validMethod(m string) bool {
 	return false
 }
 
-// FuzzContinueToken decodes arbitrary continue tokens: no panic, a
-// BadRequest for anything the server did not make, and its own tokens
-// round-trip.
-func FuzzContinueToken(f *testing.F) {
-	f.Add(encodeContinue(12, "default/a"), int64(12), "default/a")
-	f.Add("", int64(0), "")
-	f.Add("!!!", int64(-1), "\x00")
-	f.Add("eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ", int64(1<<62), strings.Repeat("z", 300))
-	f.Fuzz(func(t *testing.T, token string, rv int64, start string) {
-		if _, err := decodeContinue(token); err != nil && !meta.IsBadRequest(err) {
-			t.Fatalf("%q: %v is not a BadRequest", token, err)
-		}
-		if !utf8.ValidString(start) {
-			return // keys come from stored objects, decoded from JSON: always valid UTF-8
-		}
-		got, err := decodeContinue(encodeContinue(rv, start))
-		if err != nil {
-			t.Fatalf("own token for rv %d start %q does not decode: %v", rv, start, err)
-		}
-		if got.RV != rv || got.Start != start {
-			t.Fatalf("round trip: rv %d start %q became rv %d start %q", rv, start, got.RV, got.Start)
-		}
-	})
-}
-
 // TestStatusWithInvalidUTF8IsComplete is the regression test of the inputs
 // FuzzServeRequest found: PATCH /api/v1/namespaces/\xe8 answered 404, and
 // GET /api/v1/configmaps?resourceVersion=\xc8 answered 400, each with a
@@ -137,7 +113,7 @@ func TestStatusWithInvalidUTF8IsComplete(t *testing.T) {
 		r := httptest.NewRequest(tc.method, "/", strings.NewReader("0"))
 		r.URL.Path, r.URL.RawQuery = tc.path, tc.query
 		w := httptest.NewRecorder()
-		s.serveHTTP(w, r)
+		s.ServeHTTP(w, r)
 		var st meta.Status
 		if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || int(st.Code) != w.Code {
 			t.Fatalf("%s %s?%s: reply %d: %q (%v)", tc.method, tc.path, tc.query, w.Code, w.Body.String(), err)

@@ -1,18 +1,24 @@
 package fakeapiserver
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"os"
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
 // The Go API changes state directly, without HTTP: tests and the demo use it
 // to churn objects. Writes are the same as over HTTP (same RVs, same watch
-// events); errors are the same *meta.StatusError values.
+// events); errors are the same *meta.StatusError values. Their field
+// manager is "fakeapiserver".
+
+// goAPIWrite is how writes of the Go API are recorded.
+var goAPIWrite = writeMeta{manager: "fakeapiserver", operation: "Update"}
 
 func (s *Server) resource(gvr meta.GVR) (*Resource, error) {
 	if res := s.reg.get(gvr); res != nil {
@@ -34,7 +40,7 @@ func toObject(obj any) (object, error) {
 			return nil, fmt.Errorf("fakeapiserver: marshal object: %w", err)
 		}
 	}
-	return decodeObject(b)
+	return storage.DecodeObject(b)
 }
 
 // Create stores obj (any JSON-marshalable value, or JSON as []byte/string)
@@ -48,13 +54,11 @@ func (s *Server) Create(gvr meta.GVR, obj any) (*meta.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, err := s.createLocked(res, str(metadataOf(m), "namespace"), m)
+	o, err := s.create(res, storage.Str(storage.MetadataOf(m), "namespace"), m, goAPIWrite)
 	if err != nil {
 		return nil, err
 	}
-	return o.raw, nil
+	return o.Raw(), nil
 }
 
 // Update replaces an object; a resourceVersion in obj is a precondition.
@@ -67,14 +71,13 @@ func (s *Server) Update(gvr meta.GVR, obj any) (*meta.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	md := metadataOf(m)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o, err := s.updateLocked(res, str(md, "namespace"), str(md, "name"), m)
+	md := storage.MetadataOf(m)
+	o, err := s.update(res, storage.Str(md, "namespace"), storage.Str(md, "name"), goAPIWrite,
+		func(object) (object, error) { return m, nil })
 	if err != nil {
 		return nil, err
 	}
-	return o.raw, nil
+	return o.Raw(), nil
 }
 
 // Patch applies a merge, JSON or strategic merge patch.
@@ -83,11 +86,64 @@ func (s *Server) Patch(gvr meta.GVR, namespace, name string, pt meta.PatchType, 
 	if err != nil {
 		return nil, err
 	}
-	o, err := s.patch(res, namespace, name, pt, patch)
+	o, err := s.update(res, namespace, name, goAPIWrite, func(cur object) (object, error) {
+		return applyPatch(pt, cur, patch)
+	})
 	if err != nil {
 		return nil, err
 	}
-	return o.raw, nil
+	return o.Raw(), nil
+}
+
+// UpdateStatus replaces the status of an object, as a PUT to its /status
+// subresource does: nothing else changes. A resourceVersion in obj is a
+// precondition. Kinds without a status subresource get a 404.
+func (s *Server) UpdateStatus(gvr meta.GVR, obj any) (*meta.Raw, error) {
+	res, m, err := s.statusWrite(gvr, obj)
+	if err != nil {
+		return nil, err
+	}
+	md := storage.MetadataOf(m)
+	o, err := s.update(res, storage.Str(md, "namespace"), storage.Str(md, "name"), goAPIStatusWrite,
+		func(object) (object, error) { return m, nil })
+	if err != nil {
+		return nil, err
+	}
+	return o.Raw(), nil
+}
+
+// PatchStatus patches the status of an object, as a PATCH to its /status
+// subresource does: what the patch changes outside status is ignored.
+func (s *Server) PatchStatus(gvr meta.GVR, namespace, name string, pt meta.PatchType, patch []byte) (*meta.Raw, error) {
+	res, _, err := s.statusWrite(gvr, nil)
+	if err != nil {
+		return nil, err
+	}
+	o, err := s.update(res, namespace, name, goAPIStatusWrite, func(cur object) (object, error) {
+		return applyPatch(pt, cur, patch)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o.Raw(), nil
+}
+
+var goAPIStatusWrite = writeMeta{manager: goAPIWrite.manager, operation: "Update", status: true}
+
+// statusWrite finds the resource of a status write and decodes obj (nil: none).
+func (s *Server) statusWrite(gvr meta.GVR, obj any) (*Resource, object, error) {
+	res, err := s.resource(gvr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !res.StatusSubresource {
+		return nil, nil, fmt.Errorf("fakeapiserver: %v has no status subresource: %w", gvr, errNoResource())
+	}
+	if obj == nil {
+		return res, nil, nil
+	}
+	m, err := toObject(obj)
+	return res, m, err
 }
 
 // Delete deletes an object (or marks it, when it has finalizers).
@@ -96,9 +152,7 @@ func (s *Server) Delete(gvr meta.GVR, namespace, name string) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, _, err = s.deleteLocked(res, namespace, name, meta.Preconditions{})
+	_, _, err = s.delete(res, namespace, name, meta.Preconditions{})
 	return err
 }
 
@@ -108,13 +162,11 @@ func (s *Server) Get(gvr meta.GVR, namespace, name string) (*meta.Raw, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	o := s.tableLocked(res)[keyOf(res, namespace, name)]
-	if o == nil {
-		return nil, errNotFound(res, name)
+	o, err := s.store.Get(res, namespace, name)
+	if err != nil {
+		return nil, err
 	}
-	return o.raw, nil
+	return o.Raw(), nil
 }
 
 // List returns the objects of gvr in namespace ("" for all), sorted by key,
@@ -124,15 +176,15 @@ func (s *Server) List(gvr meta.GVR, namespace string) ([]*meta.Raw, string, erro
 	if err != nil {
 		return nil, "", err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	f := filter{ns: namespace}
-	p := paginate(s.snapshotLocked(res, s.rv).scope(f.ns, ""), &f, s.rv, 0)
-	out := make([]*meta.Raw, len(p.items))
-	for i, o := range p.items {
-		out[i] = o.raw
+	p, err := s.store.List(context.Background(), res, &storage.Filter{NS: namespace}, storage.ListOptions{RV: -1})
+	if err != nil {
+		return nil, "", err
 	}
-	return out, p.listMeta().ResourceVersion, nil
+	out := make([]*meta.Raw, len(p.Items))
+	for i, o := range p.Items {
+		out[i] = o.Raw()
+	}
+	return out, p.ListMeta().ResourceVersion, nil
 }
 
 // WriteKubeconfig writes a kubeconfig for kubectl (and apiclient) that
@@ -144,9 +196,9 @@ func (s *Server) WriteKubeconfig(path string) error {
 	}
 	// kubectl prompts for a username when an https server comes without
 	// credentials; a server without authentication ignores the token.
-	token := "zerokube-no-auth"
-	if len(s.opts.Tokens) > 0 {
-		token = s.opts.Tokens[0].Value
+	token := s.BearerToken()
+	if token == "" {
+		token = "zerokube-no-auth"
 	}
 	user := fmt.Sprintf("  user:\n    token: %q\n", token)
 	cfg := "apiVersion: v1\nkind: Config\nclusters:\n- name: fake\n  cluster:\n" + cluster +

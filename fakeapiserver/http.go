@@ -21,7 +21,9 @@ type request struct {
 	verb string // get list watch create update patch delete deletecollection
 }
 
-func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+// ServeHTTP serves the Kubernetes API, discovery and the /fake/ admin
+// endpoints.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.hmu.Lock()
 	if s.hclosed {
 		s.hmu.Unlock()
@@ -137,7 +139,7 @@ func (s *Server) parseRequest(r *http.Request) (request, error) {
 	}
 	if len(segs) > 1 {
 		req.sub = segs[1]
-		if req.sub != "status" {
+		if req.sub != "status" || !req.res.StatusSubresource {
 			return req, errNoResource()
 		}
 	}
@@ -148,6 +150,8 @@ func (s *Server) parseRequest(r *http.Request) (request, error) {
 func verbOf(r *http.Request, req request) string {
 	coll := req.name == ""
 	switch {
+	case req.sub != "" && r.Method != http.MethodGet && r.Method != http.MethodPut && r.Method != http.MethodPatch:
+		return "" // a subresource is read, updated and patched only
 	case r.Method == http.MethodGet && coll && isTrue(r.URL.Query().Get("watch")):
 		return "watch"
 	case r.Method == http.MethodGet && coll:
@@ -192,6 +196,8 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	writeJSON(w, int(se.Status.Code), b)
 }
+
+var deterministic = json.Deterministic(true)
 
 func writeJSON(w http.ResponseWriter, code int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")

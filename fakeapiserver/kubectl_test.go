@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 // kubectl runs kubectl against srv, skipping the test when kubectl is not
@@ -55,7 +56,7 @@ func TestKubectlWorksAgainstTheFake(t *testing.T) {
 		{"tls with token", fakeapiserver.Options{Logger: quiet(), TLS: true, Tokens: []fakeapiserver.Token{{Value: "s3cret"}}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeapiserver.Start(t, tc.opts)
+			srv := fakeapiservertest.Start(t, tc.opts)
 			k := newKubectl(t, srv)
 			manifest := filepath.Join(t.TempDir(), "pod.yaml")
 			require.NoError(t, os.WriteFile(manifest, []byte(
@@ -95,7 +96,7 @@ func TestKubectlGetWatchSeesEvents(t *testing.T) {
 		{"table rows", false, nil, []string{"NAME", "before", "after", "after"}}, // one header only
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: tc.tls})
+			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: tc.tls})
 			k := newKubectl(t, srv)
 			mustCreate(t, srv, podsGVR, pod("before", nil))
 			ctx, cancel := context.WithTimeout(context.Background(), 2*shortWait)
@@ -127,7 +128,7 @@ func (k *kubectl) fails(args ...string) string {
 }
 
 func TestKubectlGetPrintsTheServersColumns(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	k := newKubectl(t, srv)
 	mustCreate(t, srv, podsGVR, pod("web", map[string]string{"app": "web"}))
 	mustCreate(t, srv, cmGVR, map[string]any{"metadata": map[string]any{"name": "cfg", "namespace": "default"},
@@ -152,7 +153,7 @@ func TestKubectlGetPrintsTheServersColumns(t *testing.T) {
 }
 
 func TestKubectlCreateSubcommandsGetA415(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	k := newKubectl(t, srv)
 	// kubectl create configmap|secret|namespace|deployment send protobuf;
 	// client-go falls back to JSON after a 415 for CBOR only, so kubectl

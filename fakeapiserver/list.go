@@ -1,44 +1,139 @@
 package fakeapiserver
 
 import (
-	"encoding/base64"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 
-	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/shard"
 )
 
-// filter selects the objects a list or watch returns.
-type filter struct {
-	ns          string // "" means all namespaces
-	label       meta.LabelSelector
-	field       meta.FieldSelector
-	needsObject bool            // the field selector names fields outside metadata
-	shard       *shard.Selector // nil: no shard selector (see shard.go)
+func (s *Server) handleGet(w http.ResponseWriter, r *http.Request, req request) {
+	if req.res.Namespaced && req.ns == "" {
+		s.writeError(w, r, storage.NotFound(req.res, req.name))
+		return
+	}
+	o, err := s.store.Get(req.res, req.ns, req.name)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, o.Full())
 }
 
-func (f *filter) selective() bool { return !f.label.Empty() || !f.field.Empty() || f.shard != nil }
+func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request) {
+	q := r.URL.Query()
+	o, err := parseListOptions(q, false)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	f, err := parseFilter(req.res, req.ns, q)
+	if err == nil {
+		err = s.shardFilter(&f, q)
+	}
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if o.Continue != nil {
+		token := o.Continue.RV
+		o.ExpireContinue = func() bool {
+			if !s.takeArmed(&s.faults.expirePages) {
+				return false
+			}
+			s.record(FaultCompactMidList, "token", token)
+			return true
+		}
+	}
+	p, err := s.store.List(r.Context(), req.res, &f, o)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	s.writeList(w, req.res, &p)
+}
+
+// appendListHeader appends the list reply up to the opening of its items.
+func appendListHeader(b []byte, res *Resource, p *storage.Page) []byte {
+	b = append(b, `{"kind":`...)
+	b, _ = jsontext.AppendQuote(b, res.Kind+"List")
+	b = append(b, `,"apiVersion":`...)
+	b, _ = jsontext.AppendQuote(b, res.APIVersion())
+	b = append(b, `,"metadata":{"resourceVersion":"`...)
+	b = strconv.AppendInt(b, p.RV, 10)
+	b = append(b, '"')
+	if p.Continue != "" {
+		b = append(b, `,"continue":`...)
+		b, _ = jsontext.AppendQuote(b, p.Continue)
+	}
+	if p.Remaining != nil {
+		b = append(b, `,"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *p.Remaining, 10)
+	}
+	b = appendShardInfo(b, p.ShardInfo)
+	return append(b, `},"items":[`...)
+}
+
+// listFlushAt is how much of a list reply is gathered before it is written:
+// large enough that a 2.6 MB page is a few dozen writes, small enough that
+// the pooled buffer stays small.
+const listFlushAt = 128 << 10
+
+// writeList answers with the list reply: items without kind and apiVersion,
+// and `"items":[]` for an empty list, as kube-apiserver sends them. The
+// stored bytes are copied as they are through one pooled buffer, with the
+// length computed up front, so a page costs no allocation proportional to
+// its size and no re-encoding.
+func (s *Server) writeList(w http.ResponseWriter, res *Resource, p *storage.Page) {
+	bp := s.bufs.get()
+	defer s.bufs.put(bp)
+	b := appendListHeader((*bp)[:0], res, p)
+	size := len(b) + len("]}") + max(len(p.Items)-1, 0)
+	for _, o := range p.Items {
+		size += o.ItemLen()
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(size))
+	w.WriteHeader(http.StatusOK)
+	for i, o := range p.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = o.AppendItem(b)
+		if len(b) >= listFlushAt {
+			if _, err := w.Write(b); err != nil {
+				*bp = b
+				return // the client left; nothing more to say
+			}
+			b = b[:0]
+		}
+	}
+	b = append(b, "]}"...)
+	_, _ = w.Write(b)
+	*bp = b
+}
 
 // parseFilter reads labelSelector and fieldSelector; errors are 400s, as
 // kube-apiserver answers them.
-func parseFilter(res *Resource, ns string, q url.Values) (filter, error) {
-	f := filter{ns: ns}
+func parseFilter(res *Resource, ns string, q url.Values) (storage.Filter, error) {
+	f := storage.Filter{NS: ns}
 	var err error
-	if f.label, err = meta.ParseLabelSelector(q.Get("labelSelector")); err != nil {
+	if f.Label, err = meta.ParseLabelSelector(q.Get("labelSelector")); err != nil {
 		return f, errBadRequest("unable to parse requirement: %v", err)
 	}
-	if f.field, err = meta.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
+	if f.Field, err = meta.ParseFieldSelector(q.Get("fieldSelector")); err != nil {
 		return f, errBadRequest("invalid field selector: %v", err)
 	}
-	for _, r := range f.field.Requirements() {
+	for _, r := range f.Field.Requirements() {
 		switch {
 		case r.Field == "metadata.name" || r.Field == "metadata.namespace":
 		case slices.Contains(res.FieldSelectors, r.Field):
-			f.needsObject = true
 		default:
 			return f, errBadRequest("field label not supported: %s", r.Field)
 		}
@@ -46,139 +141,90 @@ func parseFilter(res *Resource, ns string, q url.Values) (filter, error) {
 	return f, nil
 }
 
-func (f *filter) matches(o *stored) bool {
-	m := &o.raw.ObjectMeta
-	if f.ns != "" && m.Namespace != f.ns {
-		return false
-	}
-	if !f.label.Matches(m.Labels) || !f.inShard(o) {
-		return false
-	}
-	if f.field.Empty() {
-		return true
-	}
-	var decoded object
-	return f.field.MatchesFunc(func(field string) (string, bool) {
-		switch field {
-		case "metadata.name":
-			return m.Name, true
-		case "metadata.namespace":
-			return m.Namespace, true
-		}
-		if decoded == nil {
-			decoded = o.decode()
-		}
-		return lookupField(decoded, field)
-	})
-}
-
-// continueToken is the opaque continue parameter; it has the shape of
-// kube-apiserver's (base64 of JSON with the list's RV and the next key).
-type continueToken struct {
-	V     string `json:"v"`
-	RV    int64  `json:"rv"`
-	Start string `json:"start"`
-}
-
-func encodeContinue(rv int64, start string) string {
-	b, _ := json.Marshal(continueToken{V: "meta.k8s.io/v1", RV: rv, Start: start})
-	return base64.RawURLEncoding.EncodeToString(b)
-}
-
-func decodeContinue(s string) (continueToken, error) {
-	var t continueToken
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return t, errBadRequest("continue key is not valid: illegal base64 data")
-	}
-	if err := json.Unmarshal(b, &t); err != nil || t.V != "meta.k8s.io/v1" {
-		return t, errBadRequest("continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)")
-	}
-	return t, nil
-}
-
-// page is the result of one list call.
-type page struct {
-	rv        int64
-	items     []*stored
-	cont      string
-	remaining *int64
-	last      int    // index in paginate's input of the last item
-	shardInfo string // the applied shard selector, "" for none
-}
-
-// paginate cuts one page of at most limit matching objects out of es
-// (sorted by key, already scoped to the request's namespace and continue
-// key), with the continue token and remaining count for the rest.
-func paginate(es []entry, f *filter, rv, limit int64) page {
-	p := page{rv: rv}
-	for i, e := range es {
-		if !f.matches(e.obj) {
-			continue
-		}
-		if limit > 0 && int64(len(p.items)) == limit {
-			p.cont = encodeContinue(rv, es[p.last].key+"\x00")
-			if !f.selective() {
-				n := int64(len(es) - i)
-				p.remaining = &n
-			}
-			return p
-		}
-		p.items = append(p.items, e.obj)
-		p.last = i
-	}
-	return p
-}
-
-// listOptions are the validated parameters of a LIST.
-type listOptions struct {
-	rv       int64 // -1: unset
-	match    string
-	limit    int64
-	cont     *continueToken
-	contText string
-}
-
-// parseListOptions applies the parameter rules of PROTOCOL.md, with the
-// codes kube-apiserver answers (422 Invalid or 400 BadRequest).
-func parseListOptions(q url.Values, watch bool) (listOptions, error) {
-	o := listOptions{rv: -1, match: q.Get("resourceVersionMatch"), contText: q.Get("continue")}
+// parseListOptions reads the parameters of a LIST (watch false) or a WATCH
+// (watch true) and checks them as kube-apiserver's ValidateListOptions
+// does (apimachinery pkg/apis/meta/internalversion/validation): every
+// broken rule is one cause of a 422, Forbidden or NotSupported.
+func parseListOptions(q url.Values, watch bool) (storage.ListOptions, error) {
+	o := storage.ListOptions{RV: -1, Match: q.Get("resourceVersionMatch")}
+	contText := q.Get("continue")
 	rvText := q.Get("resourceVersion")
 	if rvText != "" {
 		n, err := strconv.ParseInt(rvText, 10, 64)
 		if err != nil || n < 0 {
 			return o, errBadRequest("invalid resource version: %s", rvText)
 		}
-		o.rv = n
+		o.RV = n
 	}
 	if l := q.Get("limit"); l != "" {
 		n, err := strconv.ParseInt(l, 10, 64)
 		if err != nil {
 			return o, errBadRequest("invalid limit: %q", l)
 		}
-		o.limit = max(n, 0)
+		o.Limit = max(n, 0)
 	}
-	sendInitial := q.Get("sendInitialEvents")
-	switch {
-	case o.match != "" && o.match != "NotOlderThan" && o.match != "Exact":
-		return o, errListInvalid("resourceVersionMatch", o.match, `supported values: "Exact", "NotOlderThan"`)
-	case o.match != "" && rvText == "" && !watch:
-		return o, errListInvalid("resourceVersionMatch", o.match, "resourceVersionMatch is forbidden unless resourceVersion is provided")
-	case o.match != "" && o.contText != "":
-		return o, errListInvalid("resourceVersionMatch", o.match, "resourceVersionMatch is forbidden when continue is provided")
-	case o.match == "Exact" && rvText == "0":
-		return o, errListInvalid("resourceVersionMatch", o.match, "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"")
-	case !watch && sendInitial != "":
-		return o, errListInvalid("sendInitialEvents", sendInitial, "sendInitialEvents is forbidden for list")
-	case o.contText != "" && rvText != "" && rvText != "0":
+	var errs fieldErrors
+	if watch {
+		errs = watchOptionErrors(q, o.Match, contText)
+	} else {
+		errs = listOptionErrors(q, o.Match, rvText, contText)
+	}
+	if len(errs) > 0 {
+		return o, errs.invalid("ListOptions", "meta.k8s.io")
+	}
+	if contText != "" && rvText != "" && rvText != "0" {
 		return o, errBadRequest("specifying resource version is not allowed when using continue")
 	}
-	if o.contText != "" {
-		t, err := decodeContinue(o.contText)
+	if contText != "" {
+		t, err := storage.DecodeContinue(contText)
 		if err != nil {
 			return o, err
 		}
-		o.cont = &t
+		o.Continue = &t
 	}
 	return o, nil
+}
+
+func listOptionErrors(q url.Values, match, rvText, contText string) fieldErrors {
+	var errs fieldErrors
+	const f = "resourceVersionMatch"
+	if match != "" {
+		if rvText == "" {
+			errs.forbidden(f, "resourceVersionMatch is forbidden unless resourceVersion is provided")
+		}
+		if contText != "" {
+			errs.forbidden(f, "resourceVersionMatch is forbidden when continue is provided")
+		}
+		if match != "Exact" && match != "NotOlderThan" {
+			errs.notSupported(f, match, "Exact", "NotOlderThan", "")
+		}
+		if match == "Exact" && rvText == "0" {
+			errs.forbidden(f, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
+		}
+	}
+	if q.Has("sendInitialEvents") {
+		errs.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list")
+	}
+	return errs
+}
+
+func watchOptionErrors(q url.Values, match, contText string) fieldErrors {
+	var errs fieldErrors
+	const f = "resourceVersionMatch"
+	sendInitial := q.Has("sendInitialEvents")
+	if sendInitial && match != "NotOlderThan" {
+		errs.forbidden(f, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+	}
+	if match != "" {
+		if !sendInitial {
+			errs.forbidden(f, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+		}
+		if match != "NotOlderThan" {
+			errs.notSupported(f, match, "NotOlderThan")
+		}
+		if contText != "" {
+			errs.forbidden(f, "resourceVersionMatch is forbidden when continue is provided")
+		}
+	}
+	return errs
 }

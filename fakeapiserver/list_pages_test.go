@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -55,7 +56,7 @@ func listNames(t *testing.T, srv *fakeapiserver.Server, path string, limit int, 
 // the page size and whatever is written between pages, and that
 // remainingItemCount counts what is left of the request's own scope.
 func TestPaginatedListEqualsWholeList(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	mustCreate(t, srv, meta.GVR{Version: "v1", Resource: "namespaces"}, map[string]any{"metadata": map[string]any{"name": "other"}})
 	for i := range 7 {
 		mustCreate(t, srv, podsGVR, pod("d"+strconv.Itoa(i), nil))
@@ -104,7 +105,7 @@ func TestPaginatedListEqualsWholeList(t *testing.T) {
 // object once in key order with kind and apiVersion, then the bookmark, and
 // every frame is counted.
 func TestStreamingListBatchesWholeFrames(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	pad := strings.Repeat("x", 2000)
 	const n = 200 // about 450 KB: seven batches
 	for i := range n {

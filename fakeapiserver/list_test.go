@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 func createPods(t *testing.T, srv *fakeapiserver.Server, n int) {
@@ -18,7 +19,7 @@ func createPods(t *testing.T, srv *fakeapiserver.Server, n int) {
 }
 
 func TestListPagesShareOneSnapshot(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	createPods(t, srv, 5)
 	u := srv.URL() + "/api/v1/namespaces/default/pods?limit=2"
 	code, p1 := get(t, u)
@@ -50,7 +51,7 @@ func TestListPagesShareOneSnapshot(t *testing.T) {
 }
 
 func TestContinueTokenExpiresWithCompaction(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	createPods(t, srv, 3)
 	code, p1 := get(t, srv.URL()+"/api/v1/pods?limit=1")
 	require.Equal(t, 200, code)
@@ -68,7 +69,7 @@ func TestContinueTokenExpiresWithCompaction(t *testing.T) {
 }
 
 func TestListParameterValidation(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	createPods(t, srv, 1)
 	_, p := get(t, srv.URL()+"/api/v1/pods?limit=1")
 	cont := url.QueryEscape(p["metadata"].(map[string]any)["resourceVersion"].(string))
@@ -98,7 +99,7 @@ func TestListParameterValidation(t *testing.T) {
 }
 
 func TestListSelectorsAndResourceVersionRules(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{TooLargeWait: 50_000_000})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{TooLargeWait: 50_000_000})
 	createPods(t, srv, 4)
 	code, l := get(t, srv.URL()+"/api/v1/namespaces/default/pods?labelSelector=i+in+(1,2)&limit=1")
 	require.Equal(t, 200, code)

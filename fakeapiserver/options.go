@@ -55,7 +55,7 @@ type Options struct {
 	// means time.Now. Tests move it to age the history without sleeping.
 	Now func() time.Time
 	// Logger receives request errors and every injected fault. Nil means
-	// slog.Default().
+	// none: the server never logs to slog.Default.
 	Logger *slog.Logger
 }
 
@@ -96,7 +96,7 @@ func (o Options) withDefaults() Options {
 		o.Now = time.Now
 	}
 	if o.Logger == nil {
-		o.Logger = slog.Default()
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
 }

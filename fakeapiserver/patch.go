@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"errors"
 	"fmt"
 	"mime"
 	"reflect"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
+	"go.yaml.in/yaml/v3"
 )
 
 func errUnsupportedPatch(pt meta.PatchType) *meta.StatusError {
@@ -23,7 +26,7 @@ func applyPatch(pt meta.PatchType, cur object, patch []byte) (object, error) {
 	mt, _, _ := mime.ParseMediaType(string(pt))
 	switch meta.PatchType(mt) {
 	case meta.MergePatch, meta.StrategicMergePatch:
-		p, err := decodeObject(patch)
+		p, err := storage.DecodeObject(patch)
 		if err != nil {
 			return nil, errBadRequest("%v", err)
 		}
@@ -325,4 +328,44 @@ func escapeAll(parts []string) []string {
 		out[i] = strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 	}
 	return out
+}
+
+func isApply(pt meta.PatchType) bool {
+	mt, _, _ := mime.ParseMediaType(string(pt))
+	return meta.PatchType(mt) == meta.ApplyPatch
+}
+
+// apply is a simplified server-side apply: the applied configuration
+// creates the object when it is missing, and is otherwise merged into it as
+// a strategic merge patch. Field ownership is recorded (the manager's entry
+// in managedFields) but not enforced, so there are no apply conflicts. It
+// reports whether it created.
+func (s *Server) apply(res *Resource, ns, name string, wm writeMeta, body []byte) (*storage.Object, bool, error) {
+	var m map[string]any
+	if err := yaml.Unmarshal(body, &m); err != nil || m == nil {
+		return nil, false, errBadRequest("error decoding YAML: %v", err)
+	}
+	md := storage.MetadataOf(m)
+	if got := storage.Str(md, "name"); got != "" && got != name {
+		return nil, false, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
+	}
+	md["name"] = name
+	for range 2 { // a create that loses a race becomes an update
+		o, err := s.update(res, ns, name, wm, func(cur object) (object, error) {
+			merged, err := mergePatch(cur, m, true)
+			if err != nil {
+				return nil, err
+			}
+			return merged.(map[string]any), nil
+		})
+		var se *meta.StatusError
+		if !errors.As(err, &se) || se.Status.Code != 404 || se.Status.Details == nil || se.Status.Details.Name != name {
+			return o, false, err
+		}
+		o, err = s.create(res, ns, m, wm)
+		if !errors.As(err, &se) || se.Status.Reason != meta.ReasonAlreadyExists {
+			return o, true, err
+		}
+	}
+	return nil, false, storage.Conflict(res, name, "the object keeps changing between create and update")
 }

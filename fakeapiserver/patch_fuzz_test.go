@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -16,7 +17,7 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(uint8(1), `{"a":{"b~/c":1}}`, `[{"op":"copy","from":"/a/b~0~1c","path":"/d"},{"op":"test","path":"/d","value":1}]`)
 	types := []meta.PatchType{meta.MergePatch, meta.JSONPatch, meta.StrategicMergePatch}
 	f.Fuzz(func(t *testing.T, which uint8, cur, patch string) {
-		m, err := decodeObject([]byte(cur))
+		m, err := storage.DecodeObject([]byte(cur))
 		if err != nil {
 			return
 		}
@@ -41,7 +42,7 @@ func TestJSONPatchOperations(t *testing.T) {
 		{"escaped key", `{"a/b":1}`, `[{"op":"replace","path":"/a~1b","value":2}]`, `{"a/b":2}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			m, err := decodeObject([]byte(tc.cur))
+			m, err := storage.DecodeObject([]byte(tc.cur))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -56,7 +57,7 @@ func TestJSONPatchOperations(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{`[{"op":"replace","path":"/nope","value":1}]`, `[{"op":"test","path":"/a","value":2}]`, `[{"op":"bogus","path":"/a"}]`} {
-		m, _ := decodeObject([]byte(`{"a":1}`))
+		m, _ := storage.DecodeObject([]byte(`{"a":1}`))
 		if _, err := applyPatch(meta.JSONPatch, m, []byte(bad)); err == nil {
 			t.Fatalf("%s: want an error", bad)
 		}

@@ -6,52 +6,14 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
 // Resource describes one resource type the server serves. Register any
-// group/version/resource with it; objects of every type are stored as generic
-// JSON, so the server needs no Go type for them.
-type Resource struct {
-	GVR          meta.GVR
-	Kind         string // "Pod"
-	SingularName string // "pod"; "" means strings.ToLower(Kind)
-	Namespaced   bool
-	ShortNames   []string
-	// Categories groups resources for kubectl ("all" makes `kubectl get
-	// all` include the resource).
-	Categories []string
-	// FieldSelectors lists the fields besides metadata.name and
-	// metadata.namespace that a fieldSelector may name (dotted JSON paths,
-	// "spec.nodeName"). Any other field is a 400, as on a real server.
-	FieldSelectors []string
-	// GracefulDelete marks pods: a DELETE sets deletionTimestamp and answers
-	// with the object instead of a Status; a scheduled pod (spec.nodeName
-	// set) is first MODIFIED with the timestamp, then DELETED.
-	GracefulDelete bool
-}
-
-func (r *Resource) apiVersion() string {
-	if r.GVR.Group == "" {
-		return r.GVR.Version
-	}
-	return r.GVR.Group + "/" + r.GVR.Version
-}
-
-func (r *Resource) singular() string {
-	if r.SingularName != "" {
-		return r.SingularName
-	}
-	return strings.ToLower(r.Kind)
-}
-
-// qualified is the resource as errors name it: "pods", "deployments.apps".
-func (r *Resource) qualified() string {
-	if r.GVR.Group == "" {
-		return r.GVR.Resource
-	}
-	return r.GVR.Resource + "." + r.GVR.Group
-}
+// group/version/resource with it; objects of every type are stored as
+// generic JSON, so the server needs no Go type for them.
+type Resource = storage.Resource
 
 // builtins are the resource types every server starts with.
 func builtins() []Resource {
@@ -85,8 +47,17 @@ func builtins() []Resource {
 	svc := core("services", "Service", true, "svc")
 	deploy := apps("deployments", "Deployment", "deploy")
 	svc.Categories, deploy.Categories = []string{"all"}, []string{"all"}
-	return []Resource{namespaces, pods, core("configmaps", "ConfigMap", true, "cm"), secrets,
-		svc, nodes, events, deploy, rs, leases}
+	cm := core("configmaps", "ConfigMap", true, "cm")
+	namespaces.NoDeleteCollection = true
+	// Which kinds set metadata.generation and which have a status
+	// subresource: their strategies in kubernetes/pkg/registry.
+	for _, r := range []*Resource{&namespaces, &cm, &secrets, &svc, &nodes, &events, &leases} {
+		r.NoGeneration = true
+	}
+	for _, r := range []*Resource{&namespaces, &pods, &svc, &nodes, &deploy, &rs} {
+		r.StatusSubresource = true
+	}
+	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, leases}
 }
 
 // registry maps GVRs and group versions to resources. It is read on every
@@ -135,7 +106,7 @@ func (r *registry) byKind(apiVersion, kind string) *Resource {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	for _, res := range r.byGVR {
-		if res.Kind == kind && res.apiVersion() == apiVersion {
+		if res.Kind == kind && res.APIVersion() == apiVersion {
 			return res
 		}
 	}

@@ -10,32 +10,24 @@ import (
 	"net/http"
 	"sync"
 	"sync/atomic"
-	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
-// Server is an in-memory Kubernetes API server. Create it with New and
-// Start, or with the package-level Start in a test.
+// Server is an in-memory Kubernetes API server. It is an http.Handler, so
+// it mounts in httptest or any mux; Start also serves it on its own
+// listener (with TLS when asked). In tests, fakeapiservertest.Start is one
+// line.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	reg  *registry
-	now  func() time.Time
+	opts  Options
+	log   *slog.Logger
+	reg   *registry
+	now   func() time.Time
+	store *storage.Store // objects, history, watchers: the state, behind its own lock
 
-	nsRes *Resource // the namespaces resource, checked by every namespaced create
-
-	mu        sync.Mutex // guards the fields below: all object state is behind one lock
-	rv        int64
-	tables    map[*Resource]map[string]*stored
-	hist      history
-	watchers  map[*Resource]map[*watcher]struct{}
-	rvChanged chan struct{} // closed and replaced whenever rv advances
-	nWatchers int
-	changed   chan struct{} // closed and replaced when watchers come and go
-	snaps     snapshotCache // sorted list snapshots, shared by the pages of a list
+	nsRes *Resource // the namespaces resource
 
 	bufs bufferPool // reply buffers of lists and initial watch events
 
@@ -66,19 +58,14 @@ type Server struct {
 // until Start.
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
-	s := &Server{
-		opts: opts, log: opts.Logger, reg: newRegistry(), now: opts.Now,
-		tables:    map[*Resource]map[string]*stored{},
-		watchers:  map[*Resource]map[*watcher]struct{}{},
-		rvChanged: make(chan struct{}),
-		hist:      history{maxEvents: opts.HistoryEvents, maxAge: opts.HistoryAge},
-	}
-	s.changed = make(chan struct{})
+	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry(), now: opts.Now}
 	s.nsRes = s.reg.get(meta.GVR{Version: "v1", Resource: "namespaces"})
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.store = storage.New(storage.Options{
+		HistoryEvents: opts.HistoryEvents, HistoryAge: opts.HistoryAge, WatchBuffer: opts.WatchBuffer,
+		TooLargeWait: opts.TooLargeWait, Now: opts.Now, Logger: opts.Logger, Namespaces: s.nsRes,
+	})
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
-		if _, err := s.createLocked(s.nsRes, "", object{"metadata": map[string]any{"name": ns}}); err != nil {
+		if _, err := s.create(s.nsRes, "", object{"metadata": map[string]any{"name": ns}}, writeMeta{manager: "kube-apiserver"}); err != nil {
 			panic(fmt.Sprintf("fakeapiserver: create namespace %s: %v", ns, err))
 		}
 	}
@@ -89,7 +76,8 @@ func New(opts Options) *Server {
 // generic JSON.
 func (s *Server) Register(res Resource) error { return s.reg.add(res) }
 
-// Start listens and serves until ctx is done or Close is called.
+// Start listens on Options.Addr and returns once listening; it serves in
+// the background until ctx is done or Close is called.
 func (s *Server) Start(ctx context.Context) error {
 	if !s.started.CompareAndSwap(false, true) {
 		return errors.New("fakeapiserver: Start called twice")
@@ -100,7 +88,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.baseCtx, s.cancel = context.WithCancel(context.Background())
 	s.httpSrv = &http.Server{
-		Handler:     http.HandlerFunc(s.serveHTTP),
+		Handler:     s,
 		BaseContext: func(net.Listener) context.Context { return s.baseCtx },
 		ConnState:   s.conns.track,
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
@@ -136,33 +124,16 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-// Start starts a server for a test and closes it with t.Cleanup. It fails
-// the test if the server cannot listen. At most one Options may be given.
-func Start(t testing.TB, opts ...Options) *Server {
-	t.Helper()
-	var o Options
-	if len(opts) > 1 {
-		t.Fatal("fakeapiserver: Start takes at most one Options")
-	}
-	if len(opts) == 1 {
-		o = opts[0]
-	}
-	s := New(o)
-	if err := s.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
-	return s
-}
-
-// Close stops the server: every open watch and connection ends. It waits
-// for the server's goroutines.
+// Close stops the server: every open watch ends, and after Start every
+// connection too; later requests get 503. It waits for the server's
+// request handlers and goroutines. A server mounted elsewhere (never
+// started) should be closed before its http.Server, whose Close waits for
+// the watches Close ends.
 func (s *Server) Close() error {
-	if !s.started.Load() {
-		return nil
-	}
 	s.closeOnce.Do(s.shutdown)
-	<-s.ctxDone
+	if s.ctxDone != nil {
+		<-s.ctxDone
+	}
 	return s.closeErr
 }
 
@@ -171,20 +142,24 @@ func (s *Server) shutdown() {
 	s.hmu.Lock()
 	s.hclosed = true
 	s.hmu.Unlock()
-	s.cancel()
-	s.mu.Lock()
-	s.endAllWatchersLocked("server closed")
-	s.mu.Unlock()
-	err := s.httpSrv.Close()
-	s.conns.closeAll()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	s.store.EndWatches("server closed")
+	var err error
+	if s.httpSrv != nil {
+		err = s.httpSrv.Close()
+		s.conns.closeAll()
+	}
 	s.handlers.Wait()
 	s.wg.Wait()
-	if !errors.Is(err, http.ErrServerClosed) {
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		s.closeErr = err
 	}
 }
 
-// URL returns the server's base URL, "http://127.0.0.1:port".
+// URL returns the base URL Start listens on, "http://127.0.0.1:port"; ""
+// before Start (a server mounted in another http.Server has that one's URL).
 func (s *Server) URL() string { return s.url }
 
 // CAData returns the PEM of the CA that signed the server's certificate, or
@@ -196,23 +171,17 @@ func (s *Server) CAData() []byte {
 	return s.ca.caPEM
 }
 
-// ClientConfig returns a ready configuration for apiclient.New: the URL, the
-// CA to trust and the first token of Options.Tokens. Rate limits are off.
-func (s *Server) ClientConfig() *apiclient.Config {
-	cfg := &apiclient.Config{Host: s.url, QPS: -1, Namespace: "default", Source: "fakeapiserver"}
-	cfg.TLS.CAData = s.CAData()
-	if len(s.opts.Tokens) > 0 {
-		cfg.BearerToken = s.opts.Tokens[0].Value
+// BearerToken returns the first token of Options.Tokens, the one clients
+// of this server should send, or "" when authentication is off.
+func (s *Server) BearerToken() string {
+	if len(s.opts.Tokens) == 0 {
+		return ""
 	}
-	return cfg
+	return s.opts.Tokens[0].Value
 }
 
 // ResourceVersion returns the server's current resourceVersion.
-func (s *Server) ResourceVersion() int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rv
-}
+func (s *Server) ResourceVersion() int64 { return s.store.RV() }
 
 // connSet tracks open connections so Restart and Close can cut them,
 // hijacked (websocket) ones included.

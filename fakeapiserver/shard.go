@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
 )
@@ -15,7 +16,8 @@ import (
 //
 //  1. LIST, WATCH (streaming lists included) and DELETECOLLECTION keep only
 //     the objects whose FNV-1a hash of the selector's field is in one of its
-//     ranges; everything else about the request is unchanged.
+//     ranges (storage.Filter.Shard); everything else about the request is
+//     unchanged.
 //  2. A LIST reply says it is a shard: metadata.shardInfo.selector is the
 //     selector in the server's canonical form (shard.Selector.String), and
 //     remainingItemCount is left out, as with label selectors (the server's
@@ -31,7 +33,7 @@ import (
 //  5. An empty shardSelector is the same as none.
 
 // shardFilter adds the request's shard selector, if any, to f.
-func (s *Server) shardFilter(f *filter, q url.Values) error {
+func (s *Server) shardFilter(f *storage.Filter, q url.Values) error {
 	text := q.Get("shardSelector")
 	if !s.opts.ShardedListAndWatch || text == "" {
 		return nil
@@ -40,7 +42,7 @@ func (s *Server) shardFilter(f *filter, q url.Values) error {
 	if err != nil {
 		return errShardSelector(err)
 	}
-	f.shard = &sel
+	f.Shard = &sel
 	return nil
 }
 
@@ -53,19 +55,6 @@ func errShardSelector(err error) *meta.StatusError {
 		msg = pe.Msg
 	}
 	return meta.NewStatusError(500, meta.ReasonUnknown, "invalid shard selector: "+msg)
-}
-
-// inShard reports whether o is in f's shard; true without one.
-func (f *filter) inShard(o *stored) bool {
-	return f.shard == nil || f.shard.Contains(&o.raw.ObjectMeta)
-}
-
-// shardInfo is the selector a list reply echoes, "" without one.
-func (f *filter) shardInfo() string {
-	if f.shard == nil {
-		return ""
-	}
-	return f.shard.String()
 }
 
 // appendShardInfo appends the list metadata's shardInfo member, if any.

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/shard"
 )
 
@@ -27,7 +28,7 @@ func wireObj(obj map[string]any) uidNS {
 func shardQuery(s shard.Selector) string { return "shardSelector=" + url.QueryEscape(s.String()) }
 
 func TestShardSelectorIsIgnoredWithoutTheGate(t *testing.T) {
-	srv := fakeapiserver.Start(t)
+	srv := fakeapiservertest.Start(t)
 	createPods(t, srv, 4)
 	code, l := get(t, srv.URL()+"/api/v1/pods?shardSelector="+url.QueryEscape("not a selector"))
 	require.Equal(t, 200, code, l)
@@ -36,7 +37,7 @@ func TestShardSelectorIsIgnoredWithoutTheGate(t *testing.T) {
 }
 
 func TestShardedListsSplitTheResourceAndSayWhichShard(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{ShardedListAndWatch: true})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{ShardedListAndWatch: true})
 	createPods(t, srv, 30)
 	for _, n := range []int{1, 2, 3, 7} {
 		seen := map[string]int{}
@@ -80,7 +81,7 @@ func pad16(s string) string {
 }
 
 func TestMalformedShardSelectorIsA500WithoutReason(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{ShardedListAndWatch: true})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{ShardedListAndWatch: true})
 	for _, path := range []string{"/api/v1/pods?", "/api/v1/pods?watch=1&"} {
 		code, st := get(t, srv.URL()+path+"shardSelector="+url.QueryEscape("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')"))
 		require.Equal(t, 500, code, st)
@@ -91,7 +92,7 @@ func TestMalformedShardSelectorIsA500WithoutReason(t *testing.T) {
 }
 
 func TestShardedWatchesSendOnlyTheirShard(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{ShardedListAndWatch: true})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{ShardedListAndWatch: true})
 	rv := strconv.FormatInt(srv.ResourceVersion(), 10)
 	var sels [2]shard.Selector
 	var ws [2]*watchStream

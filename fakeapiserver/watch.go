@@ -3,12 +3,17 @@ package fakeapiserver
 import (
 	"context"
 	"encoding/base64"
+	"errors"
+	"math/rand/v2"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -52,6 +57,33 @@ func (c websocketSink) end() {
 	_ = c.conn.Close()
 }
 
+// watchOptions are the validated parameters of a WATCH.
+type watchOptions struct {
+	store   storage.WatchOptions
+	timeout time.Duration
+}
+
+func (s *Server) parseWatchOptions(q url.Values) (watchOptions, error) {
+	var o watchOptions
+	lo, err := parseListOptions(q, true)
+	if err != nil {
+		return o, err
+	}
+	o.store = storage.WatchOptions{RV: lo.RV, SendInitial: isTrue(q.Get("sendInitialEvents")),
+		Bookmarks: isTrue(q.Get("allowWatchBookmarks"))}
+	o.timeout = s.opts.MinRequestTimeout + time.Duration(rand.Int64N(int64(s.opts.MinRequestTimeout)))
+	if t := q.Get("timeoutSeconds"); t != "" {
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || n < 0 {
+			return o, errBadRequest("invalid timeoutSeconds: %q", t)
+		}
+		if n > 0 {
+			o.timeout = time.Duration(n) * time.Second
+		}
+	}
+	return o, nil
+}
+
 func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request) {
 	q := r.URL.Query()
 	o, err := s.parseWatchOptions(q)
@@ -71,20 +103,20 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, meta.NewStatusError(403, meta.ReasonForbidden, "websocket upgrade without an Origin header"))
 		return
 	}
-	st, err := s.startWatch(r.Context(), req.res, f, o)
-	var tooOld errWatchTooOld
+	st, err := s.store.Watch(r.Context(), req.res, f, o.store)
+	var tooOld storage.TooOldError
 	switch {
 	case err == nil:
-	case asTooOld(err, &tooOld):
+	case errors.As(err, &tooOld):
 		// Accepted, then an ERROR event: the way kube-apiserver reports it.
-		s.serveWatchError(w, r, tooOld.status)
+		s.serveWatchError(w, r, tooOld.Status)
 		return
 	default:
 		s.writeError(w, r, err)
 		return
 	}
-	defer s.removeWatcher(st.w)
-	if o.sendInitial && s.takeArmed(&s.faults.cutStreams) {
+	defer s.store.RemoveWatcher(st.W)
+	if o.store.SendInitial && s.takeArmed(&s.faults.cutStreams) {
 		s.cutStreamingList(st)
 	}
 	ctx := r.Context()
@@ -96,15 +128,9 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		}
 		defer cancel()
 	} else {
-		sk = s.chunked(w, r, o.sendInitial)
+		sk = s.chunked(w, r, o.store.SendInitial)
 	}
 	s.serveStream(ctx, st, sk, o.timeout)
-}
-
-func asTooOld(err error, out *errWatchTooOld) bool {
-	t, ok := err.(errWatchTooOld)
-	*out = t
-	return ok
 }
 
 func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool) sink {
@@ -185,40 +211,40 @@ func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, se *met
 
 // serveStream writes the start of the watch, then live frames, until the
 // watch ends, times out, or the client leaves.
-func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeout time.Duration) {
-	w := st.w
+func (s *Server) serveStream(ctx context.Context, st *storage.WatchStart, sk sink, timeout time.Duration) {
+	w := st.W
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
-	if s.sendInitial(w, sk, st.initial) != nil {
+	if s.sendInitial(w, sk, st.Initial) != nil {
 		return
 	}
-	if st.endEarly {
+	if st.EndEarly {
 		sk.end() // fault: before the initial-events-end bookmark
 		return
 	}
-	if st.initialEnd != nil && s.send(w, sk, st.initialEnd) != nil {
+	if st.InitialEnd != nil && s.send(w, sk, st.InitialEnd) != nil {
 		return
 	}
-	for _, frame := range st.replay {
+	for _, frame := range st.Replay {
 		if s.send(w, sk, frame) != nil {
 			return
 		}
 	}
 	var batch []byte // reused by coalesce
 	var tick <-chan time.Time
-	if w.bookmarks {
+	if w.Bookmarks() {
 		t := time.NewTicker(s.opts.BookmarkInterval)
 		defer t.Stop()
 		tick = t.C
 	}
 	for {
-		if w.stalled.Load() {
+		if w.Stalled() {
 			// Half-open: nothing more is written, nothing is closed.
 			<-ctx.Done()
 			return
 		}
 		select {
-		case frame, ok := <-w.ch:
+		case frame, ok := <-w.Frames():
 			if !ok {
 				sk.end()
 				return
@@ -236,7 +262,7 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 			}
 		case <-tick:
 			s.bookmark(w)
-		case <-w.poke:
+		case <-w.Poked():
 		case <-deadline.C:
 			s.finish(w, sk)
 			return
@@ -248,13 +274,13 @@ func (s *Server) serveStream(ctx context.Context, st *watchStart, sk sink, timeo
 
 // finish ends a watch at its deadline: a last bookmark when allowed (as
 // kube-apiserver sends one shortly before), after the frames queued.
-func (s *Server) finish(w *watcher, sk sink) {
-	if w.bookmarks {
+func (s *Server) finish(w *storage.Watcher, sk sink) {
+	if w.Bookmarks() {
 		s.bookmark(w)
 	}
 	for {
 		select {
-		case frame, ok := <-w.ch:
+		case frame, ok := <-w.Frames():
 			if !ok || s.send(w, sk, frame) != nil {
 				sk.end()
 				return
@@ -276,14 +302,14 @@ const maxCoalesce = 64
 // and a stream armed to be cut is not batched. closed reports that the
 // server ended the watch after these frames. buf is the caller's reusable
 // buffer, returned grown; frame itself is shared and never appended to.
-func (s *Server) coalesce(w *watcher, sk sink, frame, buf []byte) (frames, newBuf []byte, n int, closed bool) {
-	if _, ok := sk.(chunkedSink); !ok || w.cutNext.Load() || len(w.ch) == 0 {
+func (s *Server) coalesce(w *storage.Watcher, sk sink, frame, buf []byte) (frames, newBuf []byte, n int, closed bool) {
+	if _, ok := sk.(chunkedSink); !ok || w.CutArmed() || len(w.Frames()) == 0 {
 		return frame, buf, 1, false
 	}
 	buf = append(buf[:0], frame...)
 	for n = 1; n < maxCoalesce; n++ {
 		select {
-		case f, ok := <-w.ch:
+		case f, ok := <-w.Frames():
 			if !ok {
 				return buf, buf, n, true
 			}
@@ -305,16 +331,16 @@ const initialFlushAt = 64 << 10
 // out in batches of about initialFlushAt bytes, built in a pooled buffer
 // straight from the stored bytes; a websocket gets one message per event,
 // and a stream armed to be cut gets single frames so the cut lands mid-event.
-func (s *Server) sendInitial(w *watcher, sk sink, initial []*stored) error {
+func (s *Server) sendInitial(w *storage.Watcher, sk sink, initial []*storage.Object) error {
 	bp := s.bufs.get()
 	defer s.bufs.put(bp)
 	cs, batch := sk.(chunkedSink)
 	batch = batch && !cs.gzip
 	b, n := (*bp)[:0], 0
 	for _, o := range initial {
-		b = watchstream.AppendFrame(b, meta.Added, o.full())
+		b = watchstream.AppendFrame(b, meta.Added, o.Full())
 		n++
-		if batch && len(b) < initialFlushAt && !w.cutNext.Load() {
+		if batch && len(b) < initialFlushAt && !w.CutArmed() {
 			continue
 		}
 		if err := s.sendN(w, sk, b, n); err != nil {
@@ -331,7 +357,7 @@ func (s *Server) sendInitial(w *watcher, sk sink, initial []*stored) error {
 }
 
 // sendN is send for a write that holds n frames.
-func (s *Server) sendN(w *watcher, sk sink, frames []byte, n int) error {
+func (s *Server) sendN(w *storage.Watcher, sk sink, frames []byte, n int) error {
 	if err := s.send(w, sk, frames); err != nil {
 		return err
 	}
@@ -340,9 +366,9 @@ func (s *Server) sendN(w *watcher, sk sink, frames []byte, n int) error {
 }
 
 // send writes one frame, unless a fault cuts the stream at it.
-func (s *Server) send(w *watcher, sk sink, frame []byte) error {
-	if w.cutNext.CompareAndSwap(true, false) {
-		s.log.Info("fakeapiserver: fault: cutting a watch mid-event", "resource", w.res.qualified())
+func (s *Server) send(w *storage.Watcher, sk sink, frame []byte) error {
+	if w.TakeCut() {
+		s.log.Info("fakeapiserver: fault: cutting a watch mid-event", "resource", w.Resource().Qualified())
 		sk.cut(frame)
 		return errCut
 	}
@@ -352,3 +378,13 @@ func (s *Server) send(w *watcher, sk sink, frame []byte) error {
 	s.stats.events.Add(1)
 	return nil
 }
+
+// bookmark queues a periodic BOOKMARK, unless a fault turned them off.
+func (s *Server) bookmark(w *storage.Watcher) {
+	if !s.faults.noBookmarks.Load() {
+		s.store.Bookmark(w)
+	}
+}
+
+// errCut ends a stream whose connection a fault cut.
+var errCut = errors.New("fakeapiserver: watch cut by fault injection")

@@ -18,13 +18,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
 )
 
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 func TestWatchFromUnsetStartsWithSyntheticAddedAndInitialEndBookmark(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	createPods(t, srv, 2)
 	w := openWatch(t, srv.URL()+"/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=true", nil)
 	require.Equal(t, 200, w.resp.StatusCode)
@@ -47,13 +48,16 @@ func TestWatchFromUnsetStartsWithSyntheticAddedAndInitialEndBookmark(t *testing.
 	require.Equal(t, "MODIFIED", e.Type)
 	require.Equal(t, "p0", nameOf(e))
 	e = w.mustNext()
+	require.Equal(t, "MODIFIED", e.Type, "a pod's graceful deletion is written first")
+	require.Equal(t, "p1", nameOf(e))
+	e = w.mustNext()
 	require.Equal(t, "DELETED", e.Type)
 	require.Equal(t, "p1", nameOf(e))
 	require.Equal(t, strconv.FormatInt(srv.ResourceVersion(), 10), rvOf(e.Object), "DELETED carries the deletion's RV")
 }
 
 func TestWatchFromResourceVersionReplaysHistory(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
 	mustCreate(t, srv, cmGVR, map[string]any{"metadata": map[string]any{"name": "other", "namespace": "default"}})
 	mustCreate(t, srv, podsGVR, pod("b", nil))
@@ -66,7 +70,7 @@ func TestWatchFromResourceVersionReplaysHistory(t *testing.T) {
 }
 
 func TestWatchFromCompactedResourceVersionGetsExpiredErrorEvent(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), HistoryEvents: 2})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), HistoryEvents: 2})
 	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
 	createPods(t, srv, 3)
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+rv, nil)
@@ -81,7 +85,7 @@ func TestWatchFromCompactedResourceVersionGetsExpiredErrorEvent(t *testing.T) {
 }
 
 func TestWatchListSendsInitialEventsThenAnnotatedBookmark(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	createPods(t, srv, 3)
 	base := srv.URL() + "/api/v1/pods?watch=1"
 	w := openWatch(t, base+"&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=", nil)
@@ -100,7 +104,7 @@ func TestWatchListSendsInitialEventsThenAnnotatedBookmark(t *testing.T) {
 }
 
 func TestWatchListIsGzippedPerEventWhenAsked(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), GzipWatchList: true})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), GzipWatchList: true})
 	createPods(t, srv, 2)
 	req, err := http.NewRequest("GET", srv.URL()+"/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", nil)
 	require.NoError(t, err)
@@ -130,7 +134,7 @@ func TestWatchListIsGzippedPerEventWhenAsked(t *testing.T) {
 }
 
 func TestWatchSelectorTransitions(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	mustCreate(t, srv, podsGVR, pod("a", map[string]string{"app": "web"}))
 	rv := strconv.FormatInt(srv.ResourceVersion(), 10)
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&labelSelector=app%3Dweb&resourceVersion="+rv, nil)
@@ -150,7 +154,7 @@ func TestWatchSelectorTransitions(t *testing.T) {
 }
 
 func TestWatchPeriodicBookmarksAndTimeout(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond})
 	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion="+rv, nil)
 	start := time.Now()
@@ -169,7 +173,7 @@ func TestWatchPeriodicBookmarksAndTimeout(t *testing.T) {
 }
 
 func TestGracefulPodDeleteIsModifiedThenDeleted(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	p := pod("a", nil)
 	p["spec"].(map[string]any)["nodeName"] = "node-1"
 	rv := mustCreate(t, srv, podsGVR, p)
@@ -183,7 +187,7 @@ func TestGracefulPodDeleteIsModifiedThenDeleted(t *testing.T) {
 }
 
 func TestWebsocketWatchNeedsOriginAndClosesNormallyAtTimeout(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	createPods(t, srv, 1)
 	wsURL := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/api/v1/pods?watch=1&timeoutSeconds=1"
 	_, resp, err := websocket.DefaultDialer.Dial(wsURL, nil)
@@ -206,7 +210,7 @@ func TestWebsocketWatchNeedsOriginAndClosesNormallyAtTimeout(t *testing.T) {
 }
 
 func TestSlowWatcherIsEndedWithoutBlockingWrites(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), WatchBuffer: 4})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), WatchBuffer: 4})
 	rv := mustCreate(t, srv, podsGVR, pod("seed", nil))
 	req, err := http.NewRequest("GET", srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+rv, nil)
 	require.NoError(t, err)
@@ -228,7 +232,7 @@ func TestSlowWatcherIsEndedWithoutBlockingWrites(t *testing.T) {
 }
 
 func TestWatchFromFutureResourceVersionStaysSilent(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	future := srv.ResourceVersion() + 2
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+strconv.FormatInt(future, 10), nil)
 	mustCreate(t, srv, podsGVR, pod("a", nil)) // future-1
@@ -238,7 +242,7 @@ func TestWatchFromFutureResourceVersionStaysSilent(t *testing.T) {
 }
 
 func TestWatchEndsWithABookmarkAtItsDeadline(t *testing.T) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion="+rv, nil)
 	e := w.mustNext()
@@ -253,7 +257,7 @@ func TestHistoryOlderThanHistoryAgeIsGone(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), HistoryAge: time.Minute, Now: clock})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), HistoryAge: time.Minute, Now: clock})
 	rv := mustCreate(t, srv, podsGVR, pod("a", nil))
 	mustCreate(t, srv, podsGVR, pod("b", nil))
 	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+rv, nil)

@@ -1,12 +1,15 @@
 package fakeapiserver
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -29,11 +32,23 @@ func readObject(r *http.Request) (object, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := decodeObject(b)
+	m, err := storage.DecodeObject(b)
 	if err != nil {
 		return nil, errBadRequest("%v", err)
 	}
 	return m, nil
+}
+
+// writeMetaOf says who writes: the fieldManager parameter, else the
+// User-Agent up to its first '/', as kube-apiserver's
+// managerOrUserAgent does.
+func writeMetaOf(r *http.Request, req request) writeMeta {
+	wm := writeMeta{manager: r.URL.Query().Get("fieldManager"), operation: "Update", status: req.sub == "status"}
+	if wm.manager == "" {
+		ua, _, _ := strings.Cut(r.Header.Get("User-Agent"), "/")
+		wm.manager = ua
+	}
+	return wm
 }
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req request) {
@@ -46,14 +61,12 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req reques
 		s.writeError(w, r, err)
 		return
 	}
-	s.mu.Lock()
-	o, err := s.createLocked(req.res, req.ns, m)
-	s.mu.Unlock()
+	o, err := s.create(req.res, req.ns, m, writeMetaOf(r, req))
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusCreated, o.full())
+	writeJSON(w, http.StatusCreated, o.Full())
 }
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req request) {
@@ -62,14 +75,12 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 		s.writeError(w, r, err)
 		return
 	}
-	s.mu.Lock()
-	o, err := s.updateLocked(req.res, req.ns, req.name, m)
-	s.mu.Unlock()
+	o, err := s.update(req.res, req.ns, req.name, writeMetaOf(r, req), func(object) (object, error) { return m, nil })
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, o.full())
+	writeJSON(w, http.StatusOK, o.Full())
 }
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {
@@ -79,32 +90,26 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		return
 	}
 	pt := meta.PatchType(r.Header.Get("Content-Type"))
+	wm := writeMetaOf(r, req)
+	var o *storage.Object
+	code := http.StatusOK
 	if isApply(pt) {
-		s.handleApply(w, r, req, body)
-		return
+		var created bool
+		wm.operation = "Apply"
+		o, created, err = s.apply(req.res, req.ns, req.name, wm, body)
+		if created {
+			code = http.StatusCreated
+		}
+	} else {
+		o, err = s.update(req.res, req.ns, req.name, wm, func(cur object) (object, error) {
+			return applyPatch(pt, cur, body)
+		})
 	}
-	o, err := s.patch(req.res, req.ns, req.name, pt, body)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, o.full())
-}
-
-// patch applies a patch to the current object and stores the result through
-// the update path (a resourceVersion the patch sets is a precondition).
-func (s *Server) patch(res *Resource, ns, name string, pt meta.PatchType, patch []byte) (*stored, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	cur := s.tableLocked(res)[keyOf(res, ns, name)]
-	if cur == nil {
-		return nil, errNotFound(res, name)
-	}
-	m, err := applyPatch(pt, cur.decode(), patch)
-	if err != nil {
-		return nil, err
-	}
-	return s.updateLocked(res, ns, name, m)
+	writeJSON(w, code, o.Full())
 }
 
 // deleteOptions is the part of a DeleteOptions body the server honours.
@@ -129,30 +134,30 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 	if opts.Preconditions != nil {
 		pre = *opts.Preconditions
 	}
-	s.mu.Lock()
-	o, gone, err := s.deleteLocked(req.res, req.ns, req.name, pre)
-	s.mu.Unlock()
+	o, gone, err := s.delete(req.res, req.ns, req.name, pre)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
 	}
 	if !gone || req.res.GracefulDelete {
 		// Pods answer with the object; so does any object a finalizer keeps.
-		writeJSON(w, http.StatusOK, o.full())
+		writeJSON(w, http.StatusOK, o.Full())
 		return
 	}
 	writeValue(w, http.StatusOK, successStatus(req.res, o))
 }
 
 // successStatus is the Status kube-apiserver answers a completed DELETE with.
-func successStatus(res *Resource, o *stored) *meta.Status {
+func successStatus(res *Resource, o *storage.Object) *meta.Status {
 	return &meta.Status{
 		TypeMeta: meta.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   meta.StatusSuccess,
-		Details:  &meta.StatusDetails{Name: o.raw.Name, Group: res.GVR.Group, Kind: res.GVR.Resource, UID: o.raw.UID},
+		Details:  &meta.StatusDetails{Name: o.Raw().Name, Group: res.GVR.Group, Kind: res.GVR.Resource, UID: o.Raw().UID},
 	}
 }
 
+// handleDeleteCollection deletes the matching objects one by one, as
+// kube-apiserver does: each is its own write, with its own events.
 func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, req request) {
 	f, err := parseFilter(req.res, req.ns, r.URL.Query())
 	if err == nil {
@@ -162,22 +167,23 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
-	s.mu.Lock()
-	var deleted []*stored
-	for _, e := range s.snapshotLocked(req.res, s.rv).scope(f.ns, "") {
-		o := e.obj
-		if !f.matches(o) {
-			continue
+	p, err := s.store.List(r.Context(), req.res, &f, storage.ListOptions{RV: -1})
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	var deleted []*storage.Object
+	for _, o := range p.Items {
+		d, _, err := s.delete(req.res, o.Raw().Namespace, o.Raw().Name, meta.Preconditions{})
+		var se *meta.StatusError
+		if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
+			continue // deleted meanwhile
 		}
-		d, _, err := s.deleteLocked(req.res, o.raw.Namespace, o.raw.Name, meta.Preconditions{})
 		if err != nil {
-			s.mu.Unlock()
-			s.writeError(w, r, fmt.Errorf("fakeapiserver: deletecollection: %w", err))
+			s.writeError(w, r, fmt.Errorf("fakeapiserver: deletecollection %s: %w", req.res.Qualified(), err))
 			return
 		}
 		deleted = append(deleted, d)
 	}
-	rv := s.rv
-	s.mu.Unlock()
-	s.writeList(w, req.res, &page{rv: rv, items: deleted})
+	s.writeList(w, req.res, &storage.Page{RV: s.store.RV(), Items: deleted})
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/workqueue"
 	"github.com/zerokube/zerokube/meta"
@@ -33,7 +34,7 @@ func startServer() (*fakeapiserver.Server, *apiclient.Client) {
 	if _, err := srv.Create(podsGVR, `{"metadata":{"name":"web","namespace":"default"},"spec":{"containers":[{"name":"c"}]},"status":{"phase":"Pending"}}`); err != nil {
 		panic(err)
 	}
-	c, err := apiclient.New(srv.ClientConfig())
+	c, err := apiclient.New(fakeapiservertest.ClientConfig(srv))
 	if err != nil {
 		panic(err)
 	}
@@ -117,7 +118,7 @@ func Example_controller() {
 		queue.Forget(key)
 	}
 	work()
-	if _, err := srv.Patch(podsGVR, "default", "web", meta.MergePatch, []byte(`{"status":{"phase":"Running"}}`)); err != nil {
+	if _, err := srv.PatchStatus(podsGVR, "default", "web", meta.MergePatch, []byte(`{"status":{"phase":"Running"}}`)); err != nil {
 		panic(err)
 	}
 	work()

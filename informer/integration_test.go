@@ -14,6 +14,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -46,10 +47,10 @@ func newEnv(t testing.TB, opts ...fakeapiserver.Options) *env {
 		o = opts[0]
 		o.Logger = quiet()
 	}
-	srv := fakeapiserver.Start(t, o)
+	srv := fakeapiservertest.Start(t, o)
 	// Default options: the client's read retries are opt-in, and the
 	// informer's lists ask for none anyway.
-	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{})
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(srv), apiclient.Options{})
 	require.NoError(t, err)
 	return &env{srv: srv, client: c}
 }
@@ -316,9 +317,9 @@ func TestTypedSyncFailures(t *testing.T) {
 		{"missing resource", "admin", apiclient.Ref{GVR: meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}}, informer.FailureResourceNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
+			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
 				{Value: "admin"}, {Value: "secrets-only", Resources: []string{"secrets"}}}})
-			cfg := srv.ClientConfig()
+			cfg := fakeapiservertest.ClientConfig(srv)
 			cfg.BearerToken = tc.token
 			c, err := apiclient.New(cfg)
 			require.NoError(t, err)

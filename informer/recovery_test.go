@@ -11,6 +11,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -34,7 +35,7 @@ func (m *listFailures) ListCall(err error) {
 func TestReflectorSeesEveryListFailure(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", nil)
-	c, err := apiclient.NewWithOptions(e.srv.ClientConfig(), apiclient.Options{
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(e.srv), apiclient.Options{
 		Retry: apiclient.RetryOptions{MaxAttempts: 5, Sleep: func(context.Context, time.Duration) error { return nil }}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)

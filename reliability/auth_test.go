@@ -18,6 +18,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -27,7 +28,7 @@ import (
 // Run with FailFast), over every transport; the token never appears in it.
 func TestAuthFailuresAreTyped(t *testing.T) {
 	const good, bad = "good-token-0123456789", "stolen-token-9876543210"
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true,
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true,
 		Tokens: []fakeapiserver.Token{{Value: good, Resources: []string{"pods"}}}})
 	for _, tc := range []struct {
 		token  string
@@ -44,7 +45,7 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 					name = "no token/" + name
 				}
 				t.Run(name, func(t *testing.T) {
-					cfg := srv.ClientConfig()
+					cfg := fakeapiservertest.ClientConfig(srv)
 					cfg.BearerToken = tc.token
 					var logs bytes.Buffer // written by Run's goroutines, read after Run returns
 					var logMu sync.Mutex
@@ -124,7 +125,7 @@ func TestTokenFileRotationUnderARunningInformer(t *testing.T) {
 	var current atomic.Value
 	current.Store("token-one")
 	var refused atomic.Int64
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), Intercept: func(r *http.Request, verb string) error {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), Intercept: func(r *http.Request, verb string) error {
 		if r.Header.Get("Authorization") != "Bearer "+current.Load().(string) {
 			refused.Add(1)
 			return meta.NewStatusError(401, meta.ReasonUnauthorized, "Unauthorized")
@@ -133,7 +134,7 @@ func TestTokenFileRotationUnderARunningInformer(t *testing.T) {
 	}})
 	file := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(file, []byte("token-one"), 0o600))
-	cfg := srv.ClientConfig()
+	cfg := fakeapiservertest.ClientConfig(srv)
 	cfg.BearerTokenFile = file
 	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)

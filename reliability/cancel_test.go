@@ -13,6 +13,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 )
 
@@ -149,13 +150,13 @@ func TestCancelAtEveryStage(t *testing.T) {
 	for _, st := range stages {
 		for _, ws := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/websocket=%t", st.name, ws), func(t *testing.T) {
-				srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet()})
+				srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 				fill(t, srv, 200)
 				host := ""
 				if st.server != nil {
 					host = st.server(t, srv)
 				}
-				cfg := srv.ClientConfig()
+				cfg := fakeapiservertest.ClientConfig(srv)
 				if host != "" {
 					cfg.Host = host
 				}

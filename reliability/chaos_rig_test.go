@@ -14,6 +14,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -49,7 +50,7 @@ var rigBackoff = informer.BackoffOptions{Initial: 20 * time.Millisecond, Max: 20
 func newRig(t *testing.T, o rigOptions) *rig {
 	t.Helper()
 	r := &rig{progress: newSignal(), causes: map[informer.RelistCause]int{}, backoff: rigBackoff}
-	r.srv = fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond,
+	r.srv = fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond,
 		TooLargeWait: 50 * time.Millisecond, Intercept: r.intercept})
 	for i := range o.objects {
 		r.put(t, fmt.Sprintf("cm-%d", i), "0")
@@ -57,7 +58,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 	if o.arm != nil {
 		o.arm(r.srv)
 	}
-	c, err := apiclient.NewWithOptions(r.srv.ClientConfig(), apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(r.srv), apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	r.inf = informer.NewForResource[object](c, allCMs, informer.Options[*object]{

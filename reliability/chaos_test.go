@@ -19,6 +19,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 )
 
@@ -188,7 +189,7 @@ func (m metrics) Relist(c informer.RelistCause) {
 
 func (sc *scenario) start(t *testing.T) {
 	sc.started = time.Now()
-	sc.srv = fakeapiserver.Start(t, fakeapiserver.Options{Logger: slog.New(faultLog{slog.DiscardHandler, sc}),
+	sc.srv = fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(faultLog{slog.DiscardHandler, sc}),
 		BookmarkInterval: 20 * time.Millisecond, TLS: sc.shape.tls, TooLargeWait: 100 * time.Millisecond,
 		Intercept:   sc.intercept,
 		WatchBuffer: 8 + sc.rnd.IntN(64), HistoryEvents: 100 + sc.rnd.IntN(400), MinRequestTimeout: time.Second})
@@ -198,7 +199,7 @@ func (sc *scenario) start(t *testing.T) {
 		require.NoError(t, err)
 		sc.names = append(sc.names, name)
 	}
-	c, err := apiclient.NewWithOptions(sc.srv.ClientConfig(), apiclient.Options{Logger: quiet(),
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(sc.srv), apiclient.Options{Logger: quiet(),
 		Retry: apiclient.RetryOptions{MaxAttempts: 1 + sc.rnd.IntN(3), Initial: 5 * time.Millisecond, Max: 20 * time.Millisecond}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 )
 
@@ -40,7 +41,7 @@ func cycle(t *testing.T, i, objects int) {
 			"data": map[string]string{"v": big}})
 		require.NoError(t, err)
 	}
-	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{Logger: quiet()})
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(srv), apiclient.Options{Logger: quiet()})
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(),

@@ -16,6 +16,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 )
 
@@ -120,7 +121,7 @@ func heapSampler(ctx context.Context) (peak func() uint64) {
 }
 
 func runLoad(t *testing.T, sh loadShape) {
-	srv := fakeapiserver.Start(t, fakeapiserver.Options{Logger: quiet(), WatchBuffer: 4096, HistoryEvents: 200_000})
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), WatchBuffer: 4096, HistoryEvents: 200_000})
 	start := time.Now()
 	for i := range sh.objects {
 		_, err := srv.Create(cmGVR, map[string]any{"metadata": map[string]any{"name": fmt.Sprintf("cm-%05d", i), "namespace": "default",
@@ -129,7 +130,7 @@ func runLoad(t *testing.T, sh loadShape) {
 	}
 	t.Logf("load: %d objects created in %s", sh.objects, time.Since(start).Round(time.Millisecond))
 	serverHeap := heapInUse()
-	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{Logger: quiet()})
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(srv), apiclient.Options{Logger: quiet()})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	lm := &loadMetrics{}

@@ -151,7 +151,12 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 	if d.cfg.churn && seeded {
 		d.startChurn(ctx, ch)
 	}
-	return srv.ClientConfig(), nil
+	// Built from what the server says, not by fakeapiserver: the server
+	// does not depend on the client it serves.
+	cfg := &apiclient.Config{Host: srv.URL(), QPS: -1, Namespace: "default", Source: "fakeapiserver",
+		BearerToken: srv.BearerToken()}
+	cfg.TLS.CAData = srv.CAData()
+	return cfg, nil
 }
 
 func (d *demo) startChurn(ctx context.Context, ch *churner) {

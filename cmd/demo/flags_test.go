@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -111,7 +112,7 @@ current-context: x
 
 func TestConnectionFailuresGiveOneClearLineAndExitOne(t *testing.T) {
 	unreachable := kubeconfigFor(t, "http://127.0.0.1:1", "")
-	secured := fakeapiserver.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler),
+	secured := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler),
 		Tokens: []fakeapiserver.Token{{Value: "configmaps-only", Resources: []string{"configmaps"}}}})
 	tests := []struct {
 		name string

@@ -1,12 +1,10 @@
-package fakeapiserver
+package storage
 
 import (
 	"fmt"
-	"log/slog"
 	"testing"
 
 	"github.com/stretchr/testify/require"
-	"github.com/zerokube/zerokube/meta"
 )
 
 func TestSnapshotCacheKeepsTheMostRecentlyUsed(t *testing.T) {
@@ -74,27 +72,23 @@ func TestSnapshotScopeCutsTheNamespaceAndStart(t *testing.T) {
 // TestListPagesReuseOneSnapshot checks the point of the cache: every page
 // of a list, and a second list at the same RV, share one sorted snapshot.
 func TestListPagesReuseOneSnapshot(t *testing.T) {
-	s := New(Options{Logger: slog.New(slog.DiscardHandler)})
-	gvr := meta.GVR{Version: "v1", Resource: "pods"}
+	s, pods := newTestStore(Options{})
 	for i := range 10 {
-		_, err := s.Create(gvr, fmt.Sprintf(`{"metadata":{"name":"p%d","namespace":"default"}}`, i))
-		require.NoError(t, err)
+		create(t, s, pods, "default", fmt.Sprintf("p%d", i))
 	}
-	res, err := s.resource(gvr)
-	require.NoError(t, err)
-	f := filter{}
-	p, err := s.list(t.Context(), res, &f, listOptions{rv: -1, limit: 3})
+	var f Filter
+	p, err := s.List(t.Context(), pods, &f, ListOptions{RV: -1, Limit: 3})
 	require.NoError(t, err)
 	s.mu.Lock()
 	first := s.snaps.recent[0]
 	s.mu.Unlock()
-	seen := len(p.items)
-	for p.cont != "" {
-		tok, err := decodeContinue(p.cont)
+	seen := len(p.Items)
+	for p.Continue != "" {
+		tok, err := DecodeContinue(p.Continue)
 		require.NoError(t, err)
-		p, err = s.list(t.Context(), res, &f, listOptions{rv: -1, limit: 3, cont: &tok})
+		p, err = s.List(t.Context(), pods, &f, ListOptions{RV: -1, Limit: 3, Continue: &tok})
 		require.NoError(t, err)
-		seen += len(p.items)
+		seen += len(p.Items)
 	}
 	require.Equal(t, 10, seen)
 	s.mu.Lock()
@@ -109,33 +103,28 @@ func TestListPagesReuseOneSnapshot(t *testing.T) {
 func TestCompactionReleasesSnapshots(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		after func(s *Server, gvr meta.GVR) error
+		after func(t *testing.T, s *Store, pods *Resource)
 	}{
-		{"compaction", func(s *Server, gvr meta.GVR) error {
+		{"compaction", func(t *testing.T, s *Store, pods *Resource) {
 			// A snapshot at the compaction's own RV is still listable:
 			// write once so the compaction passes it.
-			_, err := s.Create(gvr, `{"metadata":{"name":"late","namespace":"default"}}`)
+			create(t, s, pods, "default", "late")
 			s.Compact(0)
-			return err
 		}},
-		{"trimmed by writes", func(s *Server, gvr meta.GVR) error {
+		{"trimmed by writes", func(t *testing.T, s *Store, pods *Resource) {
 			for i := range 11 {
-				if _, err := s.Create(gvr, fmt.Sprintf(`{"metadata":{"name":"n%d","namespace":"default"}}`, i)); err != nil {
-					return err
-				}
+				create(t, s, pods, "default", fmt.Sprintf("n%d", i))
 			}
-			return nil
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := New(Options{Logger: slog.New(slog.DiscardHandler), HistoryEvents: 10})
-			gvr := meta.GVR{Version: "v1", Resource: "pods"}
-			_, _, err := s.List(gvr, "")
+			s, pods := newTestStore(Options{HistoryEvents: 10})
+			_, err := s.List(t.Context(), pods, &Filter{}, ListOptions{RV: -1})
 			require.NoError(t, err)
 			s.mu.Lock()
 			require.Len(t, s.snaps.recent, 1)
 			s.mu.Unlock()
-			require.NoError(t, tc.after(s, gvr))
+			tc.after(t, s, pods)
 			s.mu.Lock()
 			defer s.mu.Unlock()
 			require.Empty(t, s.snaps.recent)

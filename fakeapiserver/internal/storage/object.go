@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"crypto/rand"
@@ -11,9 +11,9 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// stored is one version of an object. It is immutable once built: lists,
-// watches and history share it without copying.
-type stored struct {
+// Object is one version of a stored object. It is immutable once built:
+// lists, watches and history share it without copying.
+type Object struct {
 	raw *meta.Raw // full JSON with kind and apiVersion first; metadata decoded
 	// prefix is the length of `{"kind":…,"apiVersion":…,`: list items are
 	// the same bytes without it, as kube-apiserver sends them.
@@ -21,45 +21,51 @@ type stored struct {
 	rv     int64
 }
 
-// full returns the object with kind and apiVersion, as watch events carry it.
-func (o *stored) full() []byte { return o.raw.Bytes() }
+// Raw is the object with its metadata decoded. Callers must not modify it.
+func (o *Object) Raw() *meta.Raw { return o.raw }
 
-// appendItem appends the object without kind and apiVersion, as list items
+// RV is the object's resourceVersion.
+func (o *Object) RV() int64 { return o.rv }
+
+// Full returns the object with kind and apiVersion, as watch events carry it.
+func (o *Object) Full() []byte { return o.raw.Bytes() }
+
+// AppendItem appends the object without kind and apiVersion, as list items
 // are sent.
-func (o *stored) appendItem(dst []byte) []byte {
+func (o *Object) AppendItem(dst []byte) []byte {
 	dst = append(dst, '{')
 	return append(dst, o.raw.Bytes()[o.prefix:]...)
 }
 
-// itemLen is the length appendItem appends.
-func (o *stored) itemLen() int { return 1 + len(o.raw.Bytes()) - o.prefix }
+// ItemLen is the length AppendItem appends.
+func (o *Object) ItemLen() int { return 1 + len(o.raw.Bytes()) - o.prefix }
 
 // key is the etcd-like sort key of an object: "namespace/name" or "name".
-func (o *stored) key() string { return meta.Key(&o.raw.ObjectMeta) }
+func (o *Object) key() string { return meta.Key(&o.raw.ObjectMeta) }
 
 // object is a decoded JSON object being edited by a write.
 type object = map[string]any
 
 var deterministic = json.Deterministic(true)
 
-// decodeObject parses b as a JSON object.
-func decodeObject(b []byte) (object, error) {
+// DecodeObject parses b as a JSON object.
+func DecodeObject(b []byte) (object, error) {
 	if k := jsontext.Value(b).Kind(); len(jsontext.Value(b)) > 0 && k != '{' {
 		// Kind panics on no input; the length check keeps it for real bytes.
-		return nil, fmt.Errorf("fakeapiserver: want a JSON object, got %v", k)
+		return nil, fmt.Errorf("storage: want a JSON object, got %v", k)
 	}
 	var m object
 	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, fmt.Errorf("fakeapiserver: decode object: %w", err)
+		return nil, fmt.Errorf("storage: decode object: %w", err)
 	}
 	if m == nil {
-		return nil, fmt.Errorf("fakeapiserver: want a JSON object, got null")
+		return nil, fmt.Errorf("storage: want a JSON object, got null")
 	}
 	return m, nil
 }
 
-// metadataOf returns m's metadata map, creating it if needed.
-func metadataOf(m object) object {
+// MetadataOf returns m's metadata map, creating it if needed.
+func MetadataOf(m object) object {
 	md, ok := m["metadata"].(map[string]any)
 	if !ok {
 		md = map[string]any{}
@@ -68,26 +74,27 @@ func metadataOf(m object) object {
 	return md
 }
 
-func str(m object, k string) string {
+// Str returns the string at m[k], "" when absent or not a string.
+func Str(m object, k string) string {
 	s, _ := m[k].(string)
 	return s
 }
 
 // build encodes m as an object of res at resourceVersion rv. It takes
 // ownership of m (kind and apiVersion are removed and written first).
-func build(res *Resource, m object, rv int64) (*stored, error) {
+func build(res *Resource, m object, rv int64) (*Object, error) {
 	delete(m, "kind")
 	delete(m, "apiVersion")
-	metadataOf(m)["resourceVersion"] = strconv.FormatInt(rv, 10)
+	MetadataOf(m)["resourceVersion"] = strconv.FormatInt(rv, 10)
 	body, err := json.Marshal(m, deterministic)
 	if err != nil {
-		return nil, fmt.Errorf("fakeapiserver: encode %s: %w", res.Kind, err)
+		return nil, fmt.Errorf("storage: encode %s: %w", res.Kind, err)
 	}
 	full := make([]byte, 0, len(body)+64)
 	full = append(full, `{"kind":`...)
 	full, _ = jsontext.AppendQuote(full, res.Kind)
 	full = append(full, `,"apiVersion":`...)
-	full, _ = jsontext.AppendQuote(full, res.apiVersion())
+	full, _ = jsontext.AppendQuote(full, res.APIVersion())
 	prefix := len(full) + 1 // the comma after apiVersion
 	if len(body) > 2 {
 		full = append(full, ',')
@@ -100,32 +107,32 @@ func build(res *Resource, m object, rv int64) (*stored, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &stored{raw: raw, prefix: prefix, rv: rv}, nil
+	return &Object{raw: raw, prefix: prefix, rv: rv}, nil
 }
 
-// decode returns a fresh editable copy of o.
-func (o *stored) decode() object {
-	m, err := decodeObject(o.raw.Bytes())
+// Decode returns a fresh editable copy of o.
+func (o *Object) Decode() object {
+	m, err := DecodeObject(o.raw.Bytes())
 	if err != nil {
 		// o was encoded by build from a valid map: this cannot fail.
-		panic(fmt.Sprintf("fakeapiserver: stored object does not decode: %v", err))
+		panic(fmt.Sprintf("storage: stored object does not decode: %v", err))
 	}
 	return m
 }
 
 // withRV returns a copy of o at another resourceVersion: a DELETED event and
 // a selector transition carry the last state at the event's RV.
-func withRV(res *Resource, o *stored, rv int64) *stored {
-	n, err := build(res, o.decode(), rv)
+func withRV(res *Resource, o *Object, rv int64) *Object {
+	n, err := build(res, o.Decode(), rv)
 	if err != nil {
-		panic(fmt.Sprintf("fakeapiserver: re-encode stored object: %v", err))
+		panic(fmt.Sprintf("storage: re-encode stored object: %v", err))
 	}
 	return n
 }
 
-// newUID returns a random RFC 4122 version 4 UUID, like the uids
+// NewUID returns a random RFC 4122 version 4 UUID, like the uids
 // kube-apiserver assigns.
-func newUID() string {
+func NewUID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
@@ -133,9 +140,9 @@ func newUID() string {
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }
 
-// randomSuffix returns the 5 characters generateName appends; the alphabet
+// RandomSuffix returns the 5 characters generateName appends; the alphabet
 // is the one kube-apiserver uses (no vowels, no confusable characters).
-func randomSuffix() string {
+func RandomSuffix() string {
 	const alphabet = "bcdfghjklmnpqrstvwxz2456789"
 	var b [5]byte
 	_, _ = rand.Read(b[:])
@@ -145,9 +152,9 @@ func randomSuffix() string {
 	return string(b[:])
 }
 
-// lookupField returns the value at a dotted path of m as a string, for field
+// LookupField returns the value at a dotted path of m as a string, for field
 // selectors on fields other than metadata.
-func lookupField(m object, path string) (string, bool) {
+func LookupField(m object, path string) (string, bool) {
 	var cur any = m
 	start := 0
 	for i := 0; i <= len(path); i++ {

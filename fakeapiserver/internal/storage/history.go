@@ -1,7 +1,8 @@
-package fakeapiserver
+package storage
 
 import (
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -12,42 +13,42 @@ import (
 
 // event is one committed write. Events are immutable after commit, except
 // for the lazily built transition frames, which are only touched under
-// Server.mu.
+// Store.mu.
 type event struct {
 	rv   int64
 	res  *Resource
 	typ  meta.EventType // Added, Modified or Deleted
 	key  string
-	obj  *stored // the new state; for Deleted the last state at the deletion's RV
-	prev *stored // the state before; nil for Added
+	obj  *Object // the new state; for Deleted the last state at the deletion's RV
+	prev *Object // the state before; nil for Added
 	at   time.Time
 	// frame is the event as every watcher that sees it unchanged gets it,
 	// encoded once, when the first watcher needs it, and shared.
 	frame []byte
 	// addedFrame and deletedFrame serve selector transitions (an object that
-	// starts or stops matching); built on first use under Server.mu.
+	// starts or stops matching); built on first use under Store.mu.
 	addedFrame, deletedFrame []byte
 }
 
 // transitionFrameLocked returns the frame of typ for a watcher whose
-// selector sees this event as typ. Requires Server.mu.
+// selector sees this event as typ. Requires Store.mu.
 func (e *event) transitionFrameLocked(typ meta.EventType) []byte {
 	switch {
 	case typ == e.typ:
 		if e.frame == nil {
-			e.frame = watchstream.AppendFrame(nil, e.typ, e.obj.full())
+			e.frame = watchstream.AppendFrame(nil, e.typ, e.obj.Full())
 		}
 		return e.frame
 	case typ == meta.Added:
 		if e.addedFrame == nil {
-			e.addedFrame = watchstream.AppendFrame(nil, meta.Added, e.obj.full())
+			e.addedFrame = watchstream.AppendFrame(nil, meta.Added, e.obj.Full())
 		}
 		return e.addedFrame
 	default:
 		// Stops matching: kube-apiserver sends the previous content at the
 		// event's resourceVersion.
 		if e.deletedFrame == nil {
-			e.deletedFrame = watchstream.AppendFrame(nil, meta.Deleted, withRV(e.res, e.prev, e.rv).full())
+			e.deletedFrame = watchstream.AppendFrame(nil, meta.Deleted, withRV(e.res, e.prev, e.rv).Full())
 		}
 		return e.deletedFrame
 	}
@@ -100,20 +101,27 @@ func (h *history) since(rv int64) []*event {
 	return h.events[i:]
 }
 
-// bookmarkFrame encodes a BOOKMARK for res at rv; the object is the kind's
+// BookmarkFrame encodes a BOOKMARK for res at rv; the object is the kind's
 // shell around the resourceVersion, as kube-apiserver sends it.
-func bookmarkFrame(res *Resource, rv int64, initialEnd bool) []byte {
+func BookmarkFrame(res *Resource, rv int64, initialEnd bool) []byte {
 	b := make([]byte, 0, 160)
 	b = append(b, `{"kind":`...)
 	b, _ = jsontext.AppendQuote(b, res.Kind)
 	b = append(b, `,"apiVersion":`...)
-	b, _ = jsontext.AppendQuote(b, res.apiVersion())
+	b, _ = jsontext.AppendQuote(b, res.APIVersion())
 	b = append(b, `,"metadata":{"resourceVersion":"`...)
-	b = appendInt(b, rv)
+	b = strconv.AppendInt(b, rv, 10)
 	b = append(b, '"')
 	if initialEnd {
 		b = append(b, `,"annotations":{"`+meta.InitialEventsEndAnnotation+`":"true"}`...)
 	}
 	b = append(b, "}}"...)
 	return watchstream.AppendFrame(nil, meta.Bookmark, b)
+}
+
+// truncate drops every event after rv, as a restore to rv loses them.
+func (h *history) truncate(rv int64) {
+	n := len(h.since(rv))
+	clear(h.events[len(h.events)-n:])
+	h.events = h.events[:len(h.events)-n]
 }

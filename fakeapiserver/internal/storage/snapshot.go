@@ -1,4 +1,4 @@
-package fakeapiserver
+package storage
 
 import (
 	"cmp"
@@ -11,7 +11,7 @@ import (
 // entry is one object of a snapshot with its sort key.
 type entry struct {
 	key string
-	obj *stored
+	obj *Object
 }
 
 // snapshot is the state of one resource at one resourceVersion, sorted by
@@ -51,7 +51,7 @@ func (sn *snapshot) search(key string) int {
 const maxSnapshots = 4
 
 // snapshotCache holds the most recently used snapshots, newest use first.
-// Guarded by Server.mu.
+// Guarded by Store.mu.
 type snapshotCache struct {
 	recent []*snapshot
 }
@@ -88,7 +88,7 @@ func (c *snapshotCache) put(sn *snapshot) {
 // snapshotLocked returns the objects of res as they were at rv, sorted by
 // key, from the cache or built and cached. Requires s.mu and
 // s.hist.compacted <= rv <= s.rv.
-func (s *Server) snapshotLocked(res *Resource, rv int64) *snapshot {
+func (s *Store) snapshotLocked(res *Resource, rv int64) *snapshot {
 	if sn := s.snaps.get(res, rv, s.hist.compacted); sn != nil {
 		return sn
 	}
@@ -99,7 +99,7 @@ func (s *Server) snapshotLocked(res *Resource, rv int64) *snapshot {
 
 // stateLocked builds the sorted state of res at rv from the table, undoing
 // the logged events newer than rv. Requires s.mu.
-func (s *Server) stateLocked(res *Resource, rv int64) []entry {
+func (s *Store) stateLocked(res *Resource, rv int64) []entry {
 	t := s.tableLocked(res)
 	var undo []*event
 	for _, e := range s.hist.since(rv) {
@@ -108,7 +108,7 @@ func (s *Server) stateLocked(res *Resource, rv int64) []entry {
 		}
 	}
 	if len(undo) > 0 {
-		state := make(map[string]*stored, len(t))
+		state := make(map[string]*Object, len(t))
 		for k, o := range t {
 			state[k] = o
 		}
