@@ -32,6 +32,7 @@ func realServer(t *testing.T) *kubetest.Server {
 		}
 		bins, err := kubetest.Find()
 		if err != nil {
+			fmt.Println("conformance: fake server only:", kubetest.SkipMessage) // once per test binary
 			real.err = errSkipped(kubetest.SkipMessage)
 			return
 		}
@@ -51,9 +52,6 @@ type errSkipped string
 func (e errSkipped) Error() string { return string(e) }
 
 func TestMain(m *testing.M) {
-	if _, err := kubetest.Find(); err != nil && os.Getenv("ZEROKUBE_KUBE") != "off" {
-		fmt.Println("conformance: fake server only:", kubetest.SkipMessage)
-	}
 	code := m.Run()
 	if real.srv != nil {
 		real.srv.Close()
