@@ -31,6 +31,7 @@ type factoryKey struct {
 	ref          apiclient.Ref
 	label, field string
 	typ          reflect.Type
+	shard        *Shard // informers of different shards are different caches
 }
 
 type factoryEntry struct {
@@ -50,8 +51,8 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 	return &Factory{client: c, log: logger, informers: map[factoryKey]factoryEntry{}}
 }
 
-// ForResource returns the factory's informer for ref, opts.Selectors and the
-// type T, creating it with opts on first use. Later callers share it and
+// ForResource returns the factory's informer for ref, opts.Selectors,
+// opts.Shard and the type T, creating it with opts on first use. Later callers share it and
 // their opts are not used (add handlers with their own HandlerOptions
 // instead); when they differ from the first caller's, the factory logs a
 // warning naming both, because the second caller does not get what it
@@ -61,7 +62,7 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 // starts at once.
 func ForResource[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
 	k := factoryKey{ref: ref, label: opts.Selectors.LabelSelector, field: opts.Selectors.FieldSelector,
-		typ: reflect.TypeFor[T]()}
+		typ: reflect.TypeFor[T](), shard: opts.Shard}
 	summary := optionsSummary(opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -27,7 +27,8 @@ import (
 //     an object leaving its shard while the ranges stay the same.
 //  3. ServerSide reports which side filtered: the server when the last
 //     list came back with metadata.shardInfo naming this selector and no
-//     foreign object arrived since; the client otherwise.
+//     foreign object arrived since; the client otherwise. Before a
+//     streaming list, which has no shardInfo, a LIST of one object asks.
 //  4. Set moves the shard: open watches end and the reflector relists with
 //     the new selector (the ListerWatcher reports a 410 wrapping
 //     [ErrReshard], which the reflector answers with an immediate relist).
@@ -219,6 +220,9 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], erro
 		return nil, err
 	}
 	o.ShardSelector = sel.String()
+	if o.SendInitialEvents && lw.sh.side.Load() == sideUnknown {
+		lw.probe(ctx, sel)
+	}
 	w, err := lw.inner.Watch(ctx, o)
 	if err != nil {
 		return nil, err
@@ -231,6 +235,17 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], erro
 		lw.listedGen.Store(gen) // a streaming list is this shard's list
 	}
 	return sw, nil
+}
+
+// probe asks for one object of the shard to learn whether the server
+// filters: a streaming list carries no shardInfo. A consistent read ("")
+// because a LIST at "0" comes whole from kube-apiserver's watch cache,
+// limit or not. A failed probe leaves the question open.
+func (lw *shardLW[P]) probe(ctx context.Context, sel shard.Selector) {
+	lm, err := lw.inner.List(ctx, ListOptions{Limit: 1, ShardSelector: sel.String()}, func(P) error { return nil })
+	if err == nil {
+		lw.sh.listed(sel, lm.ShardInfo, false)
+	}
 }
 
 // shardWatch drops events from outside its shard and ends with ErrReshard

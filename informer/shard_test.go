@@ -256,3 +256,23 @@ func TestShardNeedsRangesAndAKnownField(t *testing.T) {
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed)) }
+
+func TestStreamingListsLearnWhoFilters(t *testing.T) {
+	for _, serverSide := range []bool{true, false} {
+		t.Run(fmt.Sprintf("server=%t", serverSide), func(t *testing.T) {
+			e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: serverSide, BookmarkInterval: 20 * time.Millisecond})
+			churn(t, e, newRand(3), 30)
+			sel, err := shard.Of(1, 2)
+			require.NoError(t, err)
+			sh, err := informer.NewShard(sel)
+			require.NoError(t, err)
+			opts := fastOpts()
+			opts.Shard, opts.StreamingList = sh, true
+			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			run(t, inf)
+			synced(t, inf)
+			require.Equal(t, shardOf(serverObjects(t, e), sel), cacheState(inf))
+			require.Equal(t, serverSide, sh.ServerSide())
+		})
+	}
+}
