@@ -1,6 +1,7 @@
 package reliability
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"os"
@@ -45,6 +46,7 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 	}
 	sc.runUndos(true)
 	sc.srv.ClearFaults()
+	sc.tail(t)
 	stopped := time.Now()
 	if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" {
 		t.Logf("%s script done", stopped.Format("15:04:05.000"))
@@ -61,6 +63,28 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 		}
 	}
 	sc.checkOracle(t)
+}
+
+// tail ends the script with the server healthy: a clean restart of the
+// watch, then a burst of updates to one object. The informer must deliver
+// them all: the first event of a fresh watch, and the last of a burst that
+// the bounded handler queues coalesce.
+func (sc *scenario) tail(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if sc.srv.DropWatches() > 0 {
+		_ = sc.srv.AwaitWatchers(ctx, 1) // a stuck informer fails the convergence below, not here
+	}
+	obj := map[string]any{"metadata": map[string]any{"name": "tail", "namespace": sc.names[0],
+		"labels": map[string]string{selectorLabel: "in"}}, "data": map[string]string{"v": "0"}}
+	_, err := sc.srv.Create(cmGVR, obj)
+	require.NoError(t, err)
+	for i := range 5 {
+		obj["data"] = map[string]string{"v": fmt.Sprint(i + 1)}
+		_, err = sc.srv.Update(cmGVR, obj)
+		require.NoError(t, err)
+	}
+	sc.writes += 6
 }
 
 // report adds the scenario to the totals and logs it.
