@@ -2,6 +2,7 @@ package apiclient
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,6 +21,23 @@ const maxErrorBody = 1 << 20
 
 // excerptLen is how much of a body that is not a Status goes into the error.
 const excerptLen = 200
+
+// ErrHTTPToHTTPS is in the error of a request sent over plain HTTP to a
+// server that speaks only HTTPS: Go's TLS servers (kube-apiserver among
+// them) answer such a request with a bare 400 "Client sent an HTTP request
+// to an HTTPS server." Retrying cannot help; the URL must say https://.
+var ErrHTTPToHTTPS = errors.New("apiclient: the server speaks HTTPS but the URL says http://: use https:// (e.g. --master https://…, or fix the kubeconfig's server)")
+
+// replyError is the error of a non-2xx reply: its *meta.StatusError, also
+// wrapping ErrHTTPToHTTPS when the reply is the 400 a TLS server sends to
+// plain HTTP, so callers can stop at once instead of retrying.
+func replyError(resp *http.Response) error {
+	se := statusError(resp)
+	if se.Status.Code == http.StatusBadRequest && strings.Contains(se.Status.Message, "HTTP request to an HTTPS server") {
+		return fmt.Errorf("%w: %w", ErrHTTPToHTTPS, se)
+	}
+	return se
+}
 
 // statusError turns a non-2xx reply into a *meta.StatusError. A body that is
 // a Status is used as the server wrote it (its code filled from the reply

@@ -2,6 +2,8 @@ package apiclient_test
 
 import (
 	"context"
+	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -169,4 +171,23 @@ func TestRetriesAreOptIn(t *testing.T) {
 	require.True(t, meta.IsServiceUnavailable(err), "%v", err)
 	require.Equal(t, int32(1), calls.Load(), "NoRetry: one try on a client that retries")
 	require.Empty(t, s.waits())
+}
+
+// Plain HTTP to a TLS server gets Go's bare 400; the error says to use
+// https, for a LIST and for a websocket watch, and keeps the StatusError.
+func TestPlainHTTPToAnHTTPSServerSaysUseHTTPS(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("a plain-HTTP request must not reach the handler")
+	}))
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // it logs each plain-HTTP request
+	srv.StartTLS()
+	defer srv.Close()
+	c, err := apiclient.New(&apiclient.Config{Host: "http://" + srv.Listener.Addr().String()})
+	require.NoError(t, err)
+	ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}
+	_, err = apiclient.Get[meta.Raw](context.Background(), c, ref, "x")
+	require.ErrorIs(t, err, apiclient.ErrHTTPToHTTPS)
+	require.EqualValues(t, 400, meta.Code(err))
+	_, err = apiclient.Watch[meta.Raw](context.Background(), c, ref, apiclient.WatchOptions{Websocket: true})
+	require.ErrorIs(t, err, apiclient.ErrHTTPToHTTPS)
 }

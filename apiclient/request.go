@@ -92,7 +92,7 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 		if resp.StatusCode == http.StatusUnauthorized && c.exec != nil {
 			c.exec.invalidate() // the next request runs the plugin again
 		}
-		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, statusError(resp))
+		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, replyError(resp))
 	}
 	return resp, nil
 }

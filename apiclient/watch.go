@@ -196,7 +196,7 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 		if resp.StatusCode == http.StatusSwitchingProtocols {
 			return nil, fail(err)
 		}
-		return nil, fail(statusError(resp))
+		return nil, fail(replyError(resp))
 	}
 	if ctx.Err() != nil {
 		return nil, fail(context.Cause(ctx))

@@ -16,8 +16,9 @@ import (
 // FailureReason classifies why the initial sync has not completed.
 type FailureReason uint8
 
-// The failure reasons. Unauthorized, Forbidden and ResourceNotFound do not go
-// away by retrying alone; Options.FailFast stops the informer on them.
+// The failure reasons. Unauthorized, Forbidden, ResourceNotFound and
+// Misconfigured do not go away by retrying alone; Options.FailFast stops the
+// informer on them.
 const (
 	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
 	FailureForbidden                                 // 403: RBAC denies list or watch
@@ -31,13 +32,15 @@ const (
 	// server sends a string, say); the error names it. The LIST fails on
 	// it until it is fixed or deleted, unless Options.SkipUndecodable.
 	FailureUndecodable
+	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port
 )
 
 var failureNames = [...]string{
 	FailureUnauthorized: "unauthorized", FailureForbidden: "forbidden",
 	FailureResourceNotFound: "resource not found", FailureRepeatedGone: "repeated 410 Gone",
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
-	FailureUndecodable: "object does not fit the type",
+	FailureUndecodable:   "object does not fit the type",
+	FailureMisconfigured: "client misconfigured",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -50,7 +53,8 @@ func (r FailureReason) String() string {
 
 // permanent reports whether retrying alone is unlikely to fix the failure.
 func (r FailureReason) permanent() bool {
-	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound
+	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound ||
+		r == FailureMisconfigured
 }
 
 // SyncError says why an informer's initial sync has not completed (yet).
@@ -84,6 +88,8 @@ const goneLimit = 3
 func classify(err error, goneStreak int) FailureReason {
 	var se *meta.StatusError
 	switch {
+	case errors.Is(err, apiclient.ErrHTTPToHTTPS):
+		return FailureMisconfigured
 	case meta.IsUnauthorized(err):
 		return FailureUnauthorized
 	case meta.IsForbidden(err):

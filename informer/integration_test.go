@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -439,4 +440,21 @@ func TestManagedFieldsNeverReachTheCacheUnlessKept(t *testing.T) {
 			}
 		})
 	}
+}
+
+// http:// to a server that speaks HTTPS gets a 400 that no retry fixes:
+// with FailFast, Run stops at once and says to use https.
+func TestPlainHTTPToAnHTTPSServerFailsFast(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true})
+	c, err := apiclient.New(&apiclient.Config{Host: strings.Replace(srv.URL(), "https://", "http://", 1)})
+	require.NoError(t, err)
+	inf := informer.NewForResource[configMap](c, cmRef, informer.Options[*configMap]{Logger: quiet(), FailFast: true})
+	ctx, cancel := context.WithTimeout(t.Context(), wait)
+	defer cancel()
+	err = inf.Run(ctx)
+	var se *informer.SyncError
+	require.ErrorAs(t, err, &se)
+	require.Equal(t, informer.FailureMisconfigured, se.Reason)
+	require.ErrorIs(t, err, apiclient.ErrHTTPToHTTPS)
+	require.NoError(t, ctx.Err(), "it stopped at the first attempt, not at the deadline")
 }

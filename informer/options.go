@@ -94,7 +94,8 @@ type Options[P meta.Object] struct {
 	// such an object as FailureUndecodable, naming it.
 	SkipUndecodable bool
 	// FailFast stops Run, and makes WaitForSync return, at the first sync
-	// failure that retrying alone cannot fix (401, 403, 404), instead of
+	// failure that retrying alone cannot fix (401, 403, 404, http:// to an
+	// HTTPS server), instead of
 	// retrying forever while reporting it.
 	FailFast bool
 	// Backoff shapes retry delays; zero value: client-go's.

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -50,4 +51,11 @@ func TestRunPrintsURLWritesKubeconfigAndStopsWithContext(t *testing.T) {
 
 func TestRunRejectsUnknownFlags(t *testing.T) {
 	require.Error(t, run(context.Background(), []string{"--nope"}, io.Discard, io.Discard))
+}
+
+// -h prints the usage and is flag.ErrHelp, which main turns into exit 0.
+func TestHelpIsNotAFailure(t *testing.T) {
+	var usage strings.Builder
+	require.ErrorIs(t, run(context.Background(), []string{"-h"}, io.Discard, &usage), flag.ErrHelp)
+	require.Contains(t, usage.String(), "-kubeconfig")
 }
