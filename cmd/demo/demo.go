@@ -13,6 +13,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -30,6 +31,7 @@ type demo struct {
 	stops  []stopStep  // undone in reverse order when run returns
 
 	fake  *fakeapiserver.Server // the embedded server; nil against a real cluster
+	shard *informer.Shard       // --shard; nil for the whole resource
 	churn *churner              // its churn; nil against a real cluster
 	dash  *dashboard            // what the live page shows; nil without --ui
 }

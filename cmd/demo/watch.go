@@ -46,6 +46,13 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}
 	d.synced.Store(true)
 	d.status.printf("demo: synced %d %s from %s", len(inf.Lister().List(meta.LabelSelector{})), ref, d.source)
+	if d.shard != nil {
+		who := "the informer (the server ignores shardSelector)"
+		if d.shard.ServerSide() {
+			who = "the server (its list carried metadata.shardInfo)"
+		}
+		d.status.printf("demo: shard %s filtered by %s", d.cfg.shard, who)
+	}
 	d.onStop(func() string {
 		return fmt.Sprintf("stopped the informer on %s (%d objects cached, resourceVersion %s)",
 			ref, len(inf.Lister().List(meta.LabelSelector{})), inf.LastSyncResourceVersion())
@@ -74,6 +81,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	}
 	if sel, _ := d.cfg.shardSelector(); !sel.IsEverything() {
 		opts.Shard, _ = informer.NewShard(sel) // checked with the flags
+		d.shard = opts.Shard
 		d.status.printf("demo: caching shard %s of %s: %s", d.cfg.shard, ref, sel)
 	}
 	if d.cfg.snapshot != "" {
