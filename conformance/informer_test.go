@@ -38,6 +38,7 @@ func onBoth(t *testing.T, f func(t *testing.T, tg *target)) {
 type run struct {
 	inf     *informer.Informer[configMap, *configMap]
 	changed chan struct{} // gets a value after the cache changed
+	stop    func()        // ends Run and waits for it; idempotent
 	mu      sync.Mutex
 	stages  []informer.TraceEvent // guarded by mu
 }
@@ -105,7 +106,8 @@ func launch(t *testing.T, tg *target, ns string, opts informer.Options[*configMa
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.inf.Run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done; c.CloseIdleConnections() })
+	r.stop = sync.OnceFunc(func() { cancel(); <-done; c.CloseIdleConnections() })
+	t.Cleanup(r.stop)
 	return r
 }
 
