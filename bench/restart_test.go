@@ -14,6 +14,7 @@ import (
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
@@ -36,7 +37,7 @@ func BenchmarkRestart(b *testing.B) {
 		if n > 5000 && !full() {
 			continue
 		}
-		srv := restartServer(b, n)
+		srv := podServer(b, podFixture(b, n, workload.ArticlePodSize))
 		for _, churn := range []bool{false, true} {
 			for _, resume := range []bool{false, true} {
 				name := fmt.Sprintf("pods=%d/server=%s/start=%s", n, pick(churn, "churn", "idle"), pick(resume, "snapshot", "relist"))
@@ -51,21 +52,6 @@ func pick(c bool, yes, no string) string {
 		return yes
 	}
 	return no
-}
-
-// restartServer is a fakeapiserver holding n article-sized pods.
-func restartServer(b *testing.B, n int) *fakeapiserver.Server {
-	b.Helper()
-	f := podFixture(b, n, workload.ArticlePodSize)
-	srv := fakeapiserver.Start(b, fakeapiserver.Options{Logger: quiet})
-	nsGVR := meta.GVR{Version: "v1", Resource: "namespaces"}
-	for _, ns := range (workload.Config{}).NamespaceNames() {
-		if _, err := srv.Create(nsGVR, fmt.Sprintf(`{"metadata":{"name":%q}}`, ns)); err != nil {
-			b.Fatal(err)
-		}
-	}
-	createAll(b, srv, f.items)
-	return srv
 }
 
 // countingTransport counts the response body bytes a client reads.
@@ -97,7 +83,7 @@ func restartBench(b *testing.B, srv *fakeapiserver.Server, n int, churn, resume 
 	dir := b.TempDir()
 	ct := &countingTransport{base: http.DefaultTransport.(*http.Transport).Clone()}
 	b.Cleanup(ct.base.(*http.Transport).CloseIdleConnections)
-	c, err := apiclient.NewWithOptions(srv.ClientConfig(), apiclient.Options{Transport: ct})
+	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(srv), apiclient.Options{Transport: ct})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +98,7 @@ func restartBench(b *testing.B, srv *fakeapiserver.Server, n int, churn, resume 
 	for b.Loop() {
 		b.StopTimer()
 		if churn {
-			relabel(b, srv, n/100, iters)
+			relabel(b, srv, n/100)
 		}
 		start, cpu0, bytes0 := time.Now(), bench.ProcessCPU(), ct.n.Load()
 		b.StartTimer()
@@ -174,15 +160,18 @@ func (a agent) stop(b *testing.B) {
 	}
 }
 
-// relabel changes k pods' labels while no agent runs (round varies them).
-func relabel(b *testing.B, srv *fakeapiserver.Server, k, round int) {
+// relabel changes k pods' labels while no agent runs. The label's value is
+// the server's resourceVersion, new on every call: a patch that changes
+// nothing is no write at all.
+func relabel(b *testing.B, srv *fakeapiserver.Server, k int) {
 	b.Helper()
+	round := srv.ResourceVersion()
 	items, _, err := srv.List(podsRef.GVR, "")
 	if err != nil {
 		b.Fatal(err)
 	}
 	for i := range k {
-		p := items[(i*97+round)%len(items)]
+		p := items[(int64(i)*97+round)%int64(len(items))]
 		patch := fmt.Sprintf(`{"metadata":{"labels":{"restart-round":"%d"}}}`, round)
 		if _, err := srv.Patch(podsRef.GVR, p.GetNamespace(), p.GetName(), meta.MergePatch, []byte(patch)); err != nil {
 			b.Fatal(err)

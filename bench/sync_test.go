@@ -154,6 +154,18 @@ func syncBench[T any, P meta.PtrObject[T]](b *testing.B, src syncSource, c *apic
 func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost) {
 	b.Helper()
 	f := podFixture(b, n, workload.ArticlePodSize)
+	srv := podServer(b, f)
+	pages := fetchPages(b, srv.URL())
+	src := syncSource{n: n, itemBytes: f.itemBytes}
+	for _, p := range pages {
+		src.bytes += int64(len(p))
+	}
+	return srv, src, floor(b, pages)
+}
+
+// podServer starts a fakeapiserver holding f's pods in their namespaces.
+func podServer(b *testing.B, f *fixture) *fakeapiserver.Server {
+	b.Helper()
 	srv := fakeapiservertest.Start(b, fakeapiserver.Options{Logger: quiet})
 	nsGVR := meta.GVR{Version: "v1", Resource: "namespaces"}
 	for _, ns := range (workload.Config{}).NamespaceNames() {
@@ -162,12 +174,7 @@ func loadedServer(b *testing.B, n int) (*fakeapiserver.Server, syncSource, cost)
 		}
 	}
 	createAll(b, srv, f.items)
-	pages := fetchPages(b, srv.URL())
-	src := syncSource{n: n, itemBytes: f.itemBytes}
-	for _, p := range pages {
-		src.bytes += int64(len(p))
-	}
-	return srv, src, floor(b, pages)
+	return srv
 }
 
 // createAll creates the pods items on every CPU: Create decodes its
