@@ -36,6 +36,7 @@ type Client struct {
 	log       *slog.Logger
 	idle      time.Duration // Options.HeaderTimeout in effect; 0: off
 	compress  bool          // ask for gzip replies (!Config.DisableCompression)
+	gate      *connGate     // nil with a custom transport; see conngate.go
 }
 
 // Options tunes a Client beyond its Config. The zero value means defaults.
@@ -122,7 +123,8 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 	if rt == nil {
 		// The transport adds "h2" to its config's NextProtos; a clone keeps
 		// c.tlsConfig fit for websocket dials, which speak HTTP/1.1 only.
-		t := newTransport(c.tlsConfig.Clone())
+		c.gate = newConnGate()
+		t := newTransport(c.tlsConfig.Clone(), c.gate)
 		switch {
 		case opts.HeaderTimeout == 0:
 			t.ResponseHeaderTimeout = DefaultHeaderTimeout
@@ -184,10 +186,10 @@ func newLimiter(qps float32, burst int) *rate.Limiter {
 // newTransport builds the HTTP transport: HTTP/2 when the server offers it,
 // with pings that detect a dead connection (the health check client-go gets
 // from its HTTP/2 settings), and proxies from the environment.
-func newTransport(tlsConfig *tls.Config) *http.Transport {
+func newTransport(tlsConfig *tls.Config, gate *connGate) *http.Transport {
 	return &http.Transport{
 		Proxy:       http.ProxyFromEnvironment,
-		DialContext: (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}).DialContext,
+		DialContext: gate.dial((&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}).DialContext),
 		// One read per 64 KiB: with the 4 KiB default a watch of small
 		// events spends a tenth of its CPU in read syscalls.
 		ReadBufferSize:      64 << 10,

@@ -78,7 +78,12 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	if ownGzip {
 		req.Header.Set("Accept-Encoding", "gzip")
 	}
-	resp, err := c.http.Do(req)
+	gctx, sent, err := c.gate.enter(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+	}
+	resp, err := c.http.Do(req.WithContext(gctx))
+	sent()
 	if err != nil {
 		// *url.Error carries the URL, which holds no secret: tokens go in
 		// headers only.

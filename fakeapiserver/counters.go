@@ -14,6 +14,8 @@ type counters struct {
 // Stats is a snapshot of what the server has done.
 type Stats struct {
 	Requests       int64 // every HTTP request, admin ones included
+	Connections    int64 // connections accepted (HTTP/2 carries many requests on one)
+	OpenConns      int   // connections open now
 	Writes         int64 // committed events (creates, updates, deletes)
 	Watches        int64 // watches started
 	ActiveWatchers int   // watches open now
@@ -28,9 +30,12 @@ type Stats struct {
 // Stats returns the current statistics.
 func (s *Server) Stats() Stats {
 	c := s.store.Counters()
+	s.conns.mu.Lock()
+	open := len(s.conns.conns)
+	s.conns.mu.Unlock()
 	return Stats{
-		Requests: s.stats.requests.Load(), Writes: c.Writes.Load(),
-		Watches: c.Watches.Load(), ActiveWatchers: s.store.Watchers(),
+		Requests: s.stats.requests.Load(), Connections: s.conns.accepted.Load(), OpenConns: open,
+		Writes: c.Writes.Load(), Watches: c.Watches.Load(), ActiveWatchers: s.store.Watchers(),
 		Events: s.stats.events.Load(), Bookmarks: c.Bookmarks.Load(),
 		SlowWatchers: c.SlowWatchers.Load(), Unauthorized: s.stats.unauthorized.Load(),
 		Faults: s.faults.counts(),

@@ -186,8 +186,9 @@ func (s *Server) ResourceVersion() int64 { return s.store.RV() }
 // connSet tracks open connections so Restart and Close can cut them,
 // hijacked (websocket) ones included.
 type connSet struct {
-	mu    sync.Mutex // guards conns
-	conns map[net.Conn]struct{}
+	mu       sync.Mutex // guards conns
+	conns    map[net.Conn]struct{}
+	accepted atomic.Int64 // connections accepted so far, for Stats
 }
 
 func (c *connSet) track(conn net.Conn, state http.ConnState) {
@@ -195,6 +196,7 @@ func (c *connSet) track(conn net.Conn, state http.ConnState) {
 	defer c.mu.Unlock()
 	switch state {
 	case http.StateNew:
+		c.accepted.Add(1)
 		if c.conns == nil {
 			c.conns = map[net.Conn]struct{}{}
 		}
