@@ -66,8 +66,9 @@ func (sc *scenario) run(t *testing.T, tot *chaosTotals) {
 }
 
 // tail ends the script with the server healthy: a clean restart of the
-// watch, then a burst of updates to one object. The informer must deliver
-// them all: the first event of a fresh watch, and the last of a burst that
+// watch, an object created and left alone, then a burst of updates to
+// another. The informer must deliver them all: the first event of a fresh
+// watch (no later write repairs its loss), and the last of a burst that
 // the bounded handler queues coalesce.
 func (sc *scenario) tail(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -75,16 +76,26 @@ func (sc *scenario) tail(t *testing.T) {
 	if sc.srv.DropWatches() > 0 {
 		_ = sc.srv.AwaitWatchers(ctx, 1) // a stuck informer fails the convergence below, not here
 	}
-	obj := map[string]any{"metadata": map[string]any{"name": "tail", "namespace": sc.names[0],
-		"labels": map[string]string{selectorLabel: "in"}}, "data": map[string]string{"v": "0"}}
-	_, err := sc.srv.Create(cmGVR, obj)
-	require.NoError(t, err)
+	sc.put(t, "tail-first", "0", true)
+	sc.put(t, "tail-burst", "0", true)
 	for i := range 5 {
-		obj["data"] = map[string]string{"v": fmt.Sprint(i + 1)}
-		_, err = sc.srv.Update(cmGVR, obj)
-		require.NoError(t, err)
+		sc.put(t, "tail-burst", fmt.Sprint(i+1), false)
 	}
-	sc.writes += 6
+}
+
+// put creates or updates an object of the first namespace that every
+// shape selects.
+func (sc *scenario) put(t *testing.T, name, v string, create bool) {
+	obj := map[string]any{"metadata": map[string]any{"name": name, "namespace": sc.names[0],
+		"labels": map[string]string{selectorLabel: "in"}}, "data": map[string]string{"v": v}}
+	var err error
+	if create {
+		_, err = sc.srv.Create(cmGVR, obj)
+	} else {
+		_, err = sc.srv.Update(cmGVR, obj)
+	}
+	require.NoError(t, err)
+	sc.writes++
 }
 
 // report adds the scenario to the totals and logs it.
