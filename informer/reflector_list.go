@@ -254,7 +254,11 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		case meta.Deleted:
 			items = remove(items, index, meta.Key(ev.Object))
 		case meta.Bookmark:
-			r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
+			bm := TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion}
+			if ev.InitialEventsEnd {
+				bm.Op = "initial-events-end" // this bookmark ends the streaming list
+			}
+			r.tr(bm)
 			if !ev.InitialEventsEnd {
 				continue
 			}

@@ -98,6 +98,10 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	}
 	res := r.readEvents(s, alive)
 	s, err := res.watching, res.err
+	if err == nil && ctx.Err() != nil {
+		// Run is stopping: the server did not close anything.
+		err = context.Cause(ctx)
+	}
 	r.tr(TraceEvent{Stage: StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv})
 	switch {
 	case ctx.Err() != nil:

@@ -19,8 +19,8 @@ const (
 	StageReplace                        // a full list goes into the queue: Items, ResourceVersion
 	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
 	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
-	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion
-	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close)
+	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion; Op "initial-events-end" when it ends a streaming list
+	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close by the server; the context's cause when Run is stopping)
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
 	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration

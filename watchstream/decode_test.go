@@ -151,6 +151,7 @@ func TestChunkedBadInput(t *testing.T) {
 		wantMsg   string // part of the error text
 	}{
 		{"truncated", okEvent + `{"type":"ADDED","object":{"metadata":{"na`, 0, 1, 2, int64(len(okEvent)), "truncated event"},
+		{"cut inside the object", okEvent + `{"type":"ADDED","object":{"metadata":{"na`, 0, 1, 2, int64(len(okEvent)), "the stream ended inside the object of an event (ADDED)"},
 		{"garbage between events", okEvent + "xyz" + okEvent, 0, 1, 2, int64(len(okEvent)), "invalid character 'x'"},
 		{"unknown type", okEvent + `{"type":"RENAMED","object":{}}`, 0, 1, 2, int64(len(okEvent)), `unknown event type "RENAMED"`},
 		{"type not a string", `{"type":1,"object":{}}`, 0, 0, 1, 0, "event type is a JSON number"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -174,6 +175,12 @@ func (s *Stream[T, P]) decodeObject(env *envelope[P], dec *jsontext.Decoder) err
 	}
 	obj := P(new(T))
 	if err := s.unmarshal(dec, obj); err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) {
+			// The connection was cut mid-object: nothing is wrong with
+			// the object, and saying it "does not decode" sends the
+			// reader after the data instead of the network.
+			return fmt.Errorf("the stream ended inside the object of an event (%s): %w", env.typ, err)
+		}
 		err = fmt.Errorf("%s object does not decode into %T: %w", env.typ, obj, err)
 		if obj.GetName() != "" {
 			err = &objectError{key: meta.Key(obj), err: err}

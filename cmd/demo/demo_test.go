@@ -129,8 +129,9 @@ func TestTraceShowsPaginationSelectorsAndStreamingList(t *testing.T) {
 		want []string
 		adds int
 	}{
-		{"streaming list", []string{"--streaming-list"}, []string{"WATCH opened as a streaming list"}, 3},
-		{"websocket watch", []string{"--websocket"}, []string{"WATCH opened from resourceVersion"}, 3},
+		{"streaming list", []string{"--streaming-list"}, []string{"WATCH opened as a streaming list",
+			"BOOKMARK marked initial-events-end: the streaming list is complete"}, 3},
+		{"websocket watch", []string{"--websocket"}, []string{"WATCH opened from resourceVersion", "over a websocket"}, 3},
 		{"generic resource", []string{"--resource=configmaps"}, []string{"LIST page 1: 3 items"}, 3},
 		{"all namespaces", []string{"--namespace="}, []string{"LIST page 1: 3 items"}, 3},
 		{"selector matching all", []string{"--selector=app=example"}, []string{"LIST page 1: 3 items"}, 3},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,9 @@ type tracer struct {
 	out   *lineWriter
 	color bool
 	now   func() time.Time
+	// websocket: the informer watches over a websocket (--websocket); the
+	// trace says so, since the events look the same either way.
+	websocket bool
 
 	// lastContinue is set by tracingLW after each LIST page, just before the
 	// reflector reports the page on the same goroutine.
@@ -90,12 +94,15 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 			ev.Items, ev.ResourceVersion, t.queued(ev.Items))
 	case informer.StageWatchOpened:
 		if ev.Streaming {
-			return fmt.Sprintf("WATCH opened as a streaming list (sendInitialEvents) from resourceVersion %q", ev.ResourceVersion)
+			return fmt.Sprintf("WATCH opened as a streaming list (sendInitialEvents) from resourceVersion %q%s", ev.ResourceVersion, t.wire())
 		}
-		return fmt.Sprintf("WATCH opened from resourceVersion %s", ev.ResourceVersion)
+		return fmt.Sprintf("WATCH opened from resourceVersion %s%s", ev.ResourceVersion, t.wire())
 	case informer.StageEvent:
 		return fmt.Sprintf("event %s %s at resourceVersion %s", ev.EventType, ev.Key, ev.ResourceVersion)
 	case informer.StageBookmark:
+		if ev.Op == "initial-events-end" {
+			return fmt.Sprintf("BOOKMARK marked initial-events-end: the streaming list is complete at resourceVersion %s; it becomes one Replace", ev.ResourceVersion)
+		}
 		return fmt.Sprintf("BOOKMARK: resourceVersion is now %s (nothing queued)", ev.ResourceVersion)
 	case informer.StageWatchEnded:
 		return watchEnded(ev)
@@ -148,7 +155,18 @@ func storeUpdated(ev informer.TraceEvent) string {
 	return fmt.Sprintf("store %s %s (cache updated before any handler hears of it)", ev.Op, ev.Key)
 }
 
+// wire says how the watch travels: the events read the same either way.
+func (t *tracer) wire() string {
+	if t.websocket {
+		return " over a websocket (--websocket: one JSON event per message)"
+	}
+	return " over chunked HTTP (one JSON event per line)"
+}
+
 func watchEnded(ev informer.TraceEvent) string {
+	if errors.Is(ev.Err, context.Canceled) {
+		return fmt.Sprintf("WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch", ev.Items)
+	}
 	if ev.Err == nil || errors.Is(ev.Err, io.EOF) {
 		return fmt.Sprintf("WATCH closed cleanly by the server after %d events; re-watching from resourceVersion %s", ev.Items, ev.ResourceVersion)
 	}

@@ -91,7 +91,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	var traces []func(informer.TraceEvent)
 	var metrics []informer.Metrics
 	if d.cfg.trace {
-		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now}
+		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket}
 		traces, metrics = append(traces, t.traceFunc()), append(metrics, depthMetrics{t: t})
 		lw = tracingLW[P]{ListerWatcher: lw, t: t}
 	}
