@@ -63,6 +63,12 @@ type Options[P meta.Object] struct {
 	// bookmark) for this long and reopens it from the last resourceVersion;
 	// default 3 minutes (servers bookmark about once a minute). Negative: off.
 	WatchIdleTimeout time.Duration
+	// StaleAfter: a synced informer that has heard nothing from the server
+	// (no list, event or bookmark) for longer is stale in its Health;
+	// default 3 minutes, three of kube-apiserver's roughly once-a-minute
+	// bookmarks. A server that sends no bookmarks makes a quiet resource
+	// look stale: raise it there. Negative: never stale.
+	StaleAfter time.Duration
 	// ResyncPeriod is the default handler resync period: every period each
 	// handler gets OnUpdate(obj, obj) for every cached object. 0: none.
 	ResyncPeriod time.Duration
@@ -142,6 +148,9 @@ func (o Options[P]) withDefaults() Options[P] {
 	}
 	if o.MinWatchTimeout <= 0 {
 		o.MinWatchTimeout = 5 * time.Minute
+	}
+	if o.StaleAfter == 0 {
+		o.StaleAfter = 3 * time.Minute
 	}
 	if o.WatchIdleTimeout == 0 {
 		o.WatchIdleTimeout = 3 * time.Minute

@@ -68,6 +68,8 @@ type reflector[P meta.Object] struct {
 	goneStreak int    // consecutive 410s
 	resumeRV   string // set by resumeFrom: start by watching from it
 
+	health health // progress and the current failure, for Informer.Health
+
 	mu      sync.Mutex // guards lastRV and skipped
 	lastRV  string
 	skipped []UndecodableObject // by the last complete list
@@ -192,6 +194,7 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 	} else {
 		r.goneStreak = 0
 	}
+	r.health.failed(classify(err, r.goneStreak), err)
 	if r.cfg.watchErrorHandler != nil {
 		r.cfg.watchErrorHandler(ctx, err)
 	}

@@ -83,12 +83,13 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	if lm.ResourceVersion == "" {
 		return r.fail(ctx, errMissingRV, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
 	}
-	if err := r.replace(s.items, lm.ResourceVersion); err != nil {
-		return stopped{err: err}
-	}
+	// Before Replace: once it returns, WaitForSync may have returned too.
 	r.mu.Lock()
 	r.skipped = s.skipped
 	r.mu.Unlock()
+	if err := r.replace(s.items, lm.ResourceVersion); err != nil {
+		return stopped{err: err}
+	}
 	return watchOpening{rv: lm.ResourceVersion}
 }
 
@@ -131,6 +132,7 @@ func (r *reflector[P]) replace(items []P, rv string) error {
 	}
 	r.listedOnce = true
 	r.succeeded()
+	r.health.progressed(r.cfg.clock.Now())
 	if r.cfg.onListed != nil {
 		r.cfg.onListed()
 	}

@@ -155,6 +155,7 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 			return res
 		}
 		alive()
+		r.health.progressed(r.cfg.clock.Now())
 		s.events++
 		r.cfg.metrics.WatchEvent(ev.Type)
 		if ev.Type != meta.Added {

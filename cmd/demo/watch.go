@@ -35,6 +35,14 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 		_ = inf.Run(runCtx) // a fail-fast error also reaches WaitForSync
 	}()
 	stopInformer := func() { stop(); wg.Wait() }
+	if d.cfg.serveHealth != "" {
+		url, err := serveHealth(runCtx, &wg, d.cfg.serveHealth, inf)
+		if err != nil {
+			stopInformer()
+			return err
+		}
+		d.status.printf("demo: health at %s", url)
+	}
 	syncCtx, cancel := context.WithTimeoutCause(syncCtx, d.cfg.syncTimeout, errSyncTimeout)
 	defer cancel()
 	if err := inf.WaitForSync(syncCtx); err != nil {
@@ -108,7 +116,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 }
 
 // unreachable reports a failure with no answer from the server at all
-// (refused, DNS, TLS): the client already retried it, so the demo stops.
+// (refused, DNS, TLS): before the first sync the demo stops at once.
 // Answers (5xx, 429) are retried by the informer until --sync-timeout.
 func unreachable(err error) bool {
 	var se *meta.StatusError

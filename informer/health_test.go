@@ -1,0 +1,94 @@
+package informer
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/meta"
+)
+
+// TestHealthTracksProgressAndStaleness: a synced informer is healthy while
+// it hears from the server, stale once it has heard nothing for StaleAfter,
+// and healthy again at the next event.
+func TestHealthTracksProgressAndStaleness(t *testing.T) {
+	clk := newFakeClock()
+	lw := newLiveLW(pods("a"), "5")
+	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute})
+	require.False(t, inf.Health().Healthy(), "not synced yet")
+	startInformer(t, inf)
+	require.NoError(t, inf.WaitForSync(t.Context()))
+	h := inf.Health()
+	require.True(t, h.Healthy())
+	require.Equal(t, clk.Now(), h.LastProgress)
+	require.Equal(t, "5", h.ResourceVersion)
+	require.Nil(t, h.Failure)
+
+	clk.Advance(61 * time.Second)
+	h = inf.Health()
+	require.True(t, h.Stale)
+	require.False(t, h.Healthy())
+	require.Equal(t, 61*time.Second, h.SinceProgress)
+
+	lw.events <- Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "9"), ResourceVersion: "9"}
+	require.Eventually(t, func() bool { return inf.Health().Healthy() }, wait, time.Millisecond)
+	require.Equal(t, "9", inf.Health().ResourceVersion)
+}
+
+// TestHealthShowsTheCurrentFailure: each failure since the last progress
+// counts, with its typed reason; progress clears it.
+func TestHealthShowsTheCurrentFailure(t *testing.T) {
+	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)},
+		{err: statusErr(503, meta.ReasonServiceUnavailable)}, {items: pods("a"), lm: meta.ListMeta{ResourceVersion: "3"}}}}
+	r, _, clk := testReflector(t, lw, nil)
+	clk.instant = true
+	s := r.step(t.Context(), r.initialState())
+	_, f := r.health.current()
+	require.Equal(t, FailureForbidden, f.Reason)
+	require.Equal(t, 1, f.Attempts)
+	s = r.step(t.Context(), r.step(t.Context(), s))
+	_, f = r.health.current()
+	require.Equal(t, FailureServer, f.Reason)
+	require.Equal(t, 2, f.Attempts)
+	r.step(t.Context(), r.step(t.Context(), s))
+	last, f := r.health.current()
+	require.Nil(t, f)
+	require.Equal(t, clk.Now(), last)
+}
+
+type fixedHealth Health
+
+func (h fixedHealth) Health() Health { return Health(h) }
+
+// TestHealthHandlerAnswersWithTheWorstInformer: 200 when all are healthy,
+// 503 when one is not, with every informer's view in the JSON.
+func TestHealthHandlerAnswersWithTheWorstInformer(t *testing.T) {
+	good := fixedHealth{Name: "pods", Synced: true, ResourceVersion: "7"}
+	stale := fixedHealth{Name: "nodes", Synced: true, Stale: true, SinceProgress: 5 * time.Minute,
+		Failure: &SyncError{Reason: FailureUnreachable, Attempts: 4, Err: errStopped}}
+	for _, tc := range []struct {
+		infs []HealthReporter
+		code int
+	}{
+		{[]HealthReporter{good}, http.StatusOK},
+		{[]HealthReporter{good, stale}, http.StatusServiceUnavailable},
+	} {
+		rec := httptest.NewRecorder()
+		HealthHandler(tc.infs...).ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+		require.Equal(t, tc.code, rec.Code)
+		require.Equal(t, "application/json", rec.Header().Get("Content-Type"))
+		var body healthBody
+		require.NoError(t, json.Unmarshal(rec.Body.Bytes(), &body))
+		require.Equal(t, tc.code == http.StatusOK, body.Healthy)
+		require.Len(t, body.Informers, len(tc.infs))
+	}
+	rec := httptest.NewRecorder()
+	HealthHandler(stale).ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+	require.JSONEq(t, `{"healthy":false,"informers":[{"name":"nodes","healthy":false,"synced":true,"stale":true,
+		"sinceProgressSeconds":300,"failure":"fake watch stopped","failureReason":"server unreachable","consecutiveFailures":4}]}`,
+		rec.Body.String())
+}
