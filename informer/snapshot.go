@@ -296,9 +296,11 @@ func (g gatedQueue[T, P]) write(op func(P) error, obj P) error {
 	if err := op(obj); err != nil {
 		return err
 	}
-	// Watch events carry their object's resourceVersion; the reflector
-	// watches from a list's resourceVersion, never from "" or "0", so
-	// events arrive in resourceVersion order.
+	// An event's object carries the event's resourceVersion, a DELETED
+	// one included: kube-apiserver stamps the deleted object with the
+	// revision of its deletion (storage/etcd3/watcher.go, prepareObjs). The
+	// reflector watches from a list's resourceVersion, never from "" or
+	// "0", so events arrive in resourceVersion order.
 	g.s.rv = obj.GetResourceVersion()
 	return nil
 }

@@ -401,3 +401,14 @@ func serverStateAt(t *testing.T, e *env, rv string) map[string]string {
 	require.NoError(t, err)
 	return state
 }
+
+func TestHandlerFuncsHandSnapshotAddsToAddFuncUnlessTold(t *testing.T) {
+	var got []string
+	add := func(cm *configMap, initial bool) { got = append(got, fmt.Sprintf("add %s initial=%t", cm.Name, initial)) }
+	cm := &configMap{}
+	cm.Name = "a"
+	informer.HandlerFuncs[*configMap]{AddFunc: add}.OnSnapshotAdd(cm)
+	informer.HandlerFuncs[*configMap]{AddFunc: add,
+		SnapshotAddFunc: func(cm *configMap) { got = append(got, "snapshot "+cm.Name) }}.OnSnapshotAdd(cm)
+	require.Equal(t, []string{"add a initial=true", "snapshot a"}, got)
+}
