@@ -404,7 +404,9 @@ func serverStateAt(t *testing.T, e *env, rv string) map[string]string {
 
 func TestHandlerFuncsHandSnapshotAddsToAddFuncUnlessTold(t *testing.T) {
 	var got []string
-	add := func(cm *configMap, initial bool) { got = append(got, fmt.Sprintf("add %s initial=%t", cm.Name, initial)) }
+	add := func(cm *configMap, initial bool) {
+		got = append(got, fmt.Sprintf("add %s initial=%t", cm.Name, initial))
+	}
 	cm := &configMap{}
 	cm.Name = "a"
 	informer.HandlerFuncs[*configMap]{AddFunc: add}.OnSnapshotAdd(cm)
