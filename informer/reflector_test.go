@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
@@ -596,4 +597,20 @@ func TestManagedFieldsAreDroppedUnlessKept(t *testing.T) {
 			require.Nil(t, seen, "managedFields must be gone before Transform and the store")
 		}
 	}
+}
+
+// TestStreamingListFallsBackToListOnAnUndecodableObject: a stream cannot
+// step over an object that does not fit the type; a LIST names it (and
+// skips it under SkipUndecodable), so the cycle falls back to one.
+func TestStreamingListFallsBackToListOnAnUndecodableObject(t *testing.T) {
+	var v struct{ A int }
+	semantic := json.Unmarshal([]byte(`{"A":"x"}`), &v)
+	bad := &watchstream.DecodeError{Event: 2, Object: "ns/b", Path: "/object/A", Err: semantic}
+	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, bad)
+	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+	s := r.step(t.Context(), streamInitial[*pod]{w: w})
+	b := stateAs[backingOff](t, s)
+	require.ErrorIs(t, b.err, bad)
+	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, b.next).cause)
+	require.True(t, r.streaming)
 }
