@@ -24,14 +24,10 @@ type scenario struct {
 // reason; they are skipped on the fake only. An entry whose scenario passes
 // fails the suite: remove it when the fix lands.
 var knownDifferences = map[string]string{
-	"fields/managed-fields":          "item 7: no metadata.managedFields are recorded",
-	"fields/pod-defaults-and-status": "item 8: pods are not defaulted, and status is written through the main resource",
 	"watch/from-zero-with-bookmarks": "the BOOKMARK object is kind and apiVersion only; kube-apiserver sends the kind's " +
 		"empty shell (pods: spec.containers null, status {})",
-	"watch/streaming-list":      "as watch/from-zero-with-bookmarks",
-	"watch/gzip":                "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
-	"kubectl/table-pods":        "items 7, 8: no managedFields in the row's metadata, and the pod has no phase (Status empty)",
-	"kubectl/table-other-kinds": "items 3, 7: generation on configmaps and namespaces, no managedFields; namespaces lack the kubernetes.io/metadata.name label",
+	"watch/streaming-list": "as watch/from-zero-with-bookmarks",
+	"watch/gzip":           "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
 }
 
 // scenarios gathers every table of scenarios.

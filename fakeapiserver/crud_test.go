@@ -6,7 +6,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestCreateSetsServerFieldsAndGetReturnsTypedObject(t *testing.T) {
@@ -140,4 +142,22 @@ func TestDeleteCollectionBySelector(t *testing.T) {
 	objs, _, err := srv.List(podsGVR, "default")
 	require.NoError(t, err)
 	require.Len(t, objs, 2)
+}
+
+// TestStatusOnlyThroughTheStatusSubresource: a create's status becomes
+// Pending, the main resource keeps the status, /status writes only it.
+func TestStatusOnlyThroughTheStatusSubresource(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	raw, err := srv.Create(podsGVR, `{"metadata":{"name":"a","namespace":"default"},"spec":{"containers":[{"name":"c","image":"x:1"}]},"status":{"phase":"Running"}}`)
+	require.NoError(t, err)
+	require.Contains(t, string(raw.Bytes()), `"status":{"phase":"Pending","qosClass":"BestEffort"}`)
+	raw, err = srv.Patch(podsGVR, "default", "a", meta.MergePatch, []byte(`{"status":{"phase":"Failed"}}`))
+	require.NoError(t, err)
+	require.Contains(t, string(raw.Bytes()), `"phase":"Pending"`, "status sent to the main resource is ignored")
+	raw, err = srv.PatchStatus(podsGVR, "default", "a", meta.MergePatch, []byte(`{"spec":{"nodeName":"n"},"status":{"phase":"Running"}}`))
+	require.NoError(t, err)
+	require.Contains(t, string(raw.Bytes()), `"phase":"Running"`)
+	require.NotContains(t, string(raw.Bytes()), `"nodeName"`, "spec sent to /status is ignored")
+	require.Contains(t, string(raw.Bytes()), `"manager":"kubelet","operation":"Update","subresource":"status"`,
+		"the status writer owns the status")
 }

@@ -68,7 +68,9 @@
 //     deletionTimestamp, then DELETED); removing the last finalizer of a
 //     deleting object is one write, the deletion.
 //  3. Status is written only through /status on kinds that have it, and
-//     /status writes nothing else.
+//     /status writes nothing else. Every write records field ownership in
+//     metadata.managedFields (managed.go); pods are defaulted and start
+//     Pending with their QoS class (pods.go), as kube-apiserver does.
 //  4. Lists omit kind and apiVersion on items; watch events carry them.
 //  5. Replies are copied from the stored bytes, never re-encoded: list pages
 //     through a pooled buffer with the length known up front, initial watch

@@ -350,7 +350,8 @@ func (s *Server) apply(res *Resource, ns, name string, wm writeMeta, body []byte
 		return nil, false, errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, name)
 	}
 	md["name"] = name
-	for range 2 { // a create that loses a race becomes an update
+	wm.applied, _ = deepCopy(m).(map[string]any) // the merge below shares m's values
+	for range 2 {                                // a create that loses a race becomes an update
 		o, err := s.update(res, ns, name, wm, func(cur object) (object, error) {
 			merged, err := mergePatch(cur, m, true)
 			if err != nil {

@@ -23,6 +23,7 @@ type writeMeta struct {
 	manager   string // the fieldManager parameter, or the User-Agent's product
 	operation string // "Update" (the default) or "Apply"
 	status    bool   // the request is on the status subresource
+	applied   object // an Apply's configuration, which its manager owns
 }
 
 func (s *Server) nowString() string { return s.now().UTC().Format(time.RFC3339) }
@@ -56,16 +57,11 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 	if !res.NoGeneration {
 		md["generation"] = 1
 	}
+	applyDefaults(res, m)
+	s.recordCreate(res, wm, m)
+	admit(res, m)
 	prepareForCreate(res, m)
 	return s.store.Create(res, m)
-}
-
-// prepareForCreate does what a kind's strategy does to a new object.
-func prepareForCreate(res *Resource, m object) {
-	switch {
-	case res.GVR.Group == "" && res.GVR.Resource == "namespaces":
-		m["status"] = map[string]any{"phase": "Active"}
-	}
 }
 
 // checkTypeAndNamespace rejects a body whose kind, apiVersion or namespace
@@ -113,6 +109,9 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			return nil, false, storage.Conflict(res, name, fmt.Sprintf(
 				"Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.Raw().UID))
 		}
+		if !wm.status {
+			applyDefaults(res, m)
+		}
 		m = splitStatus(res, wm, old, m)
 		md = storage.MetadataOf(m)
 		om := storage.MetadataOf(old)
@@ -127,6 +126,7 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			g, _ := om["generation"].(float64)
 			md["generation"] = int64(g) + 1
 		}
+		s.recordUpdate(res, wm, old, m, wm.applied)
 		deleteNow := om["deletionTimestamp"] != nil && len(cur.Raw().Finalizers) > 0 && !hasFinalizers(md)
 		return m, deleteNow, nil
 	})
@@ -142,7 +142,7 @@ func splitStatus(res *Resource, wm writeMeta, old, m object) object {
 		return m
 	}
 	if wm.status {
-		next := old
+		next, _ := deepCopy(old).(map[string]any) // old is compared with next later
 		setOrDelete(next, "status", m["status"])
 		md, nmd := storage.MetadataOf(m), storage.MetadataOf(next)
 		setOrDelete(nmd, "resourceVersion", md["resourceVersion"])

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/internal/fieldsv1"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -63,6 +65,17 @@ func (c Config) PodJSON(i int) []byte {
 	_, b := c.grown(i)
 	return b
 }
+
+// fieldSet returns the FieldsV1 set of the fields v sets (see
+// fieldsv1.FromJSON, shared with fakeapiserver's managedFields).
+func fieldSet(v any, atomic map[string]bool) jsontext.Value {
+	return fieldsv1.FromJSON(mustMarshal(v), atomic)
+}
+
+// atomicLists are the lists of a pod that core/v1 declares atomic (no
+// merge key) and the generator writes: Config.AtomicLists records them
+// whole.
+var atomicLists = map[string]bool{"containerStatuses": true, "tolerations": true, "sources": true}
 
 func mustMarshal(v any) []byte {
 	b, err := json.Marshal(v, json.Deterministic(true))

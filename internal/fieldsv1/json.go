@@ -1,4 +1,4 @@
-package workload
+package fieldsv1
 
 import (
 	"bytes"
@@ -10,29 +10,23 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The FieldsV1 sets of managedFields used to be built by marshaling a value,
-// unmarshaling it into map[string]any, walking the maps and marshaling the
-// result: for 50,000 pods that was most of the generation time. The
-// functions below build the same bytes straight from the value's JSON. Their
-// input is json.Marshal's output (compact, no duplicate names), which keeps
-// the scanner small; TestFieldSetMatchesGenericMaps checks them against the
-// map-based construction.
-
-// fieldSet returns the FieldsV1 set of the fields v sets, the way
-// server-side apply records ownership: objects become "f:name" members, list
-// items with a name, type, ip, key or containerPort become "k:{…}" members,
-// other list items "i:{…}", leaves {}. Member names are in the order
-// json.Deterministic writes map keys (these keys are ASCII, where its UTF-16
-// order is the byte order). Members named in atomic hold lists that are
-// owned whole, {}, as kube-apiserver records lists without merge keys.
-func fieldSet(v any, atomic map[string]bool) jsontext.Value {
-	return setBuilder{atomic}.appendObjectSet(nil, mustMarshal(v), false)
+// FromJSON builds the set of a whole object straight from its JSON (the
+// benchmark workload builds 50,000 pods' managedFields with it: going
+// through generic maps was most of its generation time). obj must be
+// json.Marshal's output (compact, no duplicate names), which keeps the
+// scanner small; bench/workload's TestFieldSetMatchesGenericMaps checks it
+// against the map-based construction.
+//
+// It is the set of every field obj sets, as server-side apply records
+// ownership: objects become "f:name" members, list items with a name,
+// type, ip, key or containerPort become "k:{…}" members, other list items
+// "i:{…}", leaves {}. Member names are in the order json.Deterministic
+// writes map keys (these keys are ASCII, where its UTF-16 order is the
+// byte order). Members named in atomic hold lists that are owned whole,
+// {}, as kube-apiserver records lists without merge keys.
+func FromJSON(obj []byte, atomic map[string]bool) jsontext.Value {
+	return setBuilder{atomic}.appendObjectSet(nil, obj, false)
 }
-
-// atomicLists are the lists of a pod that core/v1 declares atomic (no
-// merge key) and the generator writes: Config.AtomicLists records them
-// whole.
-var atomicLists = map[string]bool{"containerStatuses": true, "tolerations": true, "sources": true}
 
 // setBuilder builds field sets; atomic names the members recorded whole.
 type setBuilder struct{ atomic map[string]bool }
@@ -114,6 +108,11 @@ func (sb setBuilder) appendListSet(dst, list []byte) []byte {
 	return append(dst, '}')
 }
 
+// ItemKey names a list item (its compact JSON) as a FieldsV1 member:
+// "k:{…}" by the first of its identifying fields, "i:{…}" by its whole JSON
+// when it has none, encoded as a map[string]any would be.
+func ItemKey(item []byte) string { return itemKey(item) }
+
 // itemKey names a list item by the first of its identifying fields, or by
 // its whole JSON when it has none, encoded as a map[string]any would be.
 func itemKey(item []byte) string {
@@ -137,12 +136,10 @@ func itemKey(item []byte) string {
 func generic(v []byte) any {
 	var out any
 	if err := json.Unmarshal(v, &out); err != nil {
-		panic(fmt.Sprintf("workload: decode %s: %v", v, err))
+		panic(fmt.Sprintf("fieldsv1: decode %s: %v", v, err))
 	}
 	return out
 }
-
-func isNumber(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
 
 // unquote returns the string a JSON string token holds.
 func unquote(tok []byte) string {
@@ -151,7 +148,7 @@ func unquote(tok []byte) string {
 	}
 	s, err := jsontext.AppendUnquote(nil, tok)
 	if err != nil {
-		panic(fmt.Sprintf("workload: unquote %s: %v", tok, err))
+		panic(fmt.Sprintf("fieldsv1: unquote %s: %v", tok, err))
 	}
 	return string(s)
 }
@@ -220,4 +217,12 @@ func skipValue(b []byte) int {
 		i++
 	}
 	return i
+}
+
+func mustMarshal(v any) []byte {
+	b, err := json.Marshal(v, json.Deterministic(true))
+	if err != nil {
+		panic(fmt.Sprintf("fieldsv1: marshal: %v", err))
+	}
+	return b
 }
