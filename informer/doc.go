@@ -110,8 +110,8 @@
 //
 // Each has at least one test (named in brackets).
 //
-//  1. The first list is at resourceVersion "0" in pages of Options.PageSize
-//     (500). A relist at a later resourceVersion is unpaginated, unless the
+//  1. The first list is at resourceVersion "0" (at "" with
+//     Options.ConsistentFirstList) in pages of Options.PageSize (500). A relist at a later resourceVersion is unpaginated, unless the
 //     first list, at "0", came back in pages (no watch cache on the server);
 //     a paged list at "" proves nothing. [TestFirstListIsAtRVZeroPaginatedBy500,
 //     TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged,

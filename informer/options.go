@@ -49,6 +49,14 @@ type Options[P meta.Object] struct {
 	// PageSize is the LIST page size for lists at "" and "0"; default 500.
 	// Negative: unpaginated.
 	PageSize int64
+	// ConsistentFirstList makes the first list a consistent read (at
+	// resourceVersion "") instead of one at "0". A server answers a list at
+	// "0" from its watch cache, whole, whatever the page size; a consistent
+	// list is served in pages of PageSize. It costs the server more (a
+	// quorum read, or a wait for its cache to catch up) and is off by
+	// default, as in client-go; the demo's --consistent-list uses it to
+	// show pagination.
+	ConsistentFirstList bool
 	// StreamingList syncs with a streaming list (sendInitialEvents) instead
 	// of LIST, falling back to LIST for good when the server rejects it
 	// (400, 422, 405), and for one list when a stream ends, or sends no
@@ -173,7 +181,7 @@ func (o Options[P]) withDefaults() Options[P] {
 func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 	o = o.withDefaults()
 	return reflectorConfig[P]{
-		name: o.Name, pageSize: o.PageSize, streaming: o.StreamingList,
+		name: o.Name, pageSize: o.PageSize, streaming: o.StreamingList, consistentFirstList: o.ConsistentFirstList,
 		initialEventsTimeout: o.InitialEventsTimeout, minWatchTimeout: o.MinWatchTimeout,
 		idleTimeout: max(o.WatchIdleTimeout, 0), expectedKind: o.ExpectedKind,
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,

@@ -28,6 +28,7 @@ type reflectorConfig[P meta.Object] struct {
 	name                 string
 	pageSize             int64
 	streaming            bool
+	consistentFirstList  bool // the first list at "" instead of "0"
 	initialEventsTimeout time.Duration
 	minWatchTimeout      time.Duration
 	idleTimeout          time.Duration // 0: off
@@ -111,6 +112,9 @@ func (r *reflector[P]) initialState() state {
 	}
 	if r.streaming {
 		return streamListing{cause: CauseInitial}
+	}
+	if r.cfg.consistentFirstList {
+		return r.listFrom("", CauseInitial)
 	}
 	return r.listFrom("0", CauseInitial)
 }

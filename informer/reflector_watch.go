@@ -86,13 +86,14 @@ func (r *reflector[P]) relist(rv string, cause RelistCause) state {
 // not): an undecodable event would come back on every re-watch from the
 // same rv, and a watch closed at once says the rv is not being served.
 func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
-	defer s.w.Stop()
+	w := s.w // the watchdog's goroutine reads it; s is reassigned below
+	defer w.Stop()
 	// Watches end with ctx whatever the ListerWatcher does with it.
-	defer context.AfterFunc(ctx, s.w.Stop)()
+	defer context.AfterFunc(ctx, w.Stop)()
 	var idled atomic.Bool
 	alive := func() {}
 	if r.cfg.idleTimeout > 0 {
-		dog := r.cfg.clock.AfterFunc(r.cfg.idleTimeout, func() { idled.Store(true); s.w.Stop() })
+		dog := r.cfg.clock.AfterFunc(r.cfg.idleTimeout, func() { idled.Store(true); w.Stop() })
 		defer dog.Stop()
 		alive = func() { dog.Reset(r.cfg.idleTimeout) }
 	}

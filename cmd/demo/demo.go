@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -142,7 +143,17 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 	ch := newChurner(srv, d.cfg.resource, d.cfg.namespace, uint64(d.now().UnixNano()))
 	d.fake, d.churn = srv, ch
 	seeded := true
-	if err := ch.seed(); meta.IsNotFound(err) {
+	err = ch.seed()
+	if isNamespaceNotFound(err) {
+		// The demo owns this server: make the namespace the reader asked
+		// for rather than leave the watch silent.
+		if _, cerr := srv.Create(namespacesGVR, map[string]any{"metadata": map[string]any{"name": ch.ns}}); cerr != nil {
+			return nil, fmt.Errorf("create namespace %s: %w", ch.ns, cerr)
+		}
+		d.status.printf("demo: namespace %s did not exist: created it in the embedded server", ch.ns)
+		err = ch.seed()
+	}
+	if meta.IsNotFound(err) {
 		// Not a resource the server knows: let the informer say so.
 		seeded = false
 	} else if err != nil {
@@ -252,4 +263,13 @@ func (d *demo) startUI() error {
 	d.onStop(func() string { return "stopped the live page at " + u.URL() }, u.stop)
 	d.status.printf("demo: live page of the data path at %s", u.URL())
 	return nil
+}
+
+var namespacesGVR = meta.GVR{Version: "v1", Resource: "namespaces"}
+
+// isNamespaceNotFound tells the 404 of a write into a missing namespace
+// (its details name the namespace) from that of an unknown resource.
+func isNamespaceNotFound(err error) bool {
+	var se *meta.StatusError
+	return errors.As(err, &se) && meta.IsNotFound(err) && se.Status.Details != nil && se.Status.Details.Kind == "namespaces"
 }

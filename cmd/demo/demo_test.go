@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
@@ -199,6 +202,16 @@ func TestTraceShowsBookmarksAndRelistsWithTheirCause(t *testing.T) {
 // A LIST at resourceVersion "0" is served whole (as kube-apiserver serves it
 // from its watch cache); pages show on a consistent list, which the
 // informer makes after a LIST at a resourceVersion got 410.
+// A list at "0" comes whole from the (fake) server's watch cache, whatever
+// the page size; --consistent-list makes the first list one the server pages.
+func TestConsistentFirstListShowsPages(t *testing.T) {
+	d := startDemo(t, "--trace", "--churn=false", "--page-size=2", "--consistent-list")
+	waitFor(t, d.stdout, regexp.MustCompile(`(?s)relist \(cause: initial\) from resourceVersion ""`+
+		`.*LIST page 1: 2 items at resourceVersion \d+, continue token present: more pages follow`+
+		`.*LIST page 2: 1 items at resourceVersion \d+, no continue token: last page`))
+	require.Equal(t, 0, d.stop(t))
+}
+
 func TestTraceShowsPagesOfAConsistentRelist(t *testing.T) {
 	d := startDemo(t, "--trace", "--churn=false", "--page-size=2")
 	url := d.serverURL(t)
@@ -255,4 +268,23 @@ func seedName(t *testing.T, c *apiclient.Client) string {
 	})
 	require.NoError(t, err)
 	return name
+}
+
+// A namespace that does not exist used to leave the demo silent: the seed's
+// 404 was taken for an unknown resource. The demo owns its server, so it
+// creates the namespace, says so, and churns there.
+func TestMissingNamespaceIsCreatedInTheEmbeddedServer(t *testing.T) {
+	d := startDemo(t, "--churn=false", "--namespace=nope")
+	waitFor(t, d.stderr, regexp.MustCompile(`demo: namespace nope did not exist: created it in the embedded server`))
+	waitFor(t, d.stdout, regexp.MustCompile(`(?s)(Add:  nope/example-\S+\n.*){3}`))
+	require.Equal(t, 0, d.stop(t))
+}
+
+// Against a server the demo does not own, a missing namespace is an empty
+// list, not an error: the demo says the namespace does not exist.
+func TestMissingNamespaceOnARealServerIsReported(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler)})
+	d := startDemo(t, "--kubeconfig", kubeconfigFor(t, srv.URL(), ""), "--namespace=nope")
+	waitFor(t, d.stderr, regexp.MustCompile(`demo: namespace nope does not exist on the server`))
+	require.Equal(t, 0, d.stop(t))
 }

@@ -32,6 +32,7 @@ type config struct {
 	syncTimeout   time.Duration
 	bookmarkEvery time.Duration
 	pageSize      int64
+	consistent    bool
 	verbose       bool
 	ui            string // --ui address of the live page; "" = no page
 	shard         string // --shard i/N; "" = the whole resource
@@ -85,7 +86,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.color, "color", "auto", "colour the --trace output: auto (when stdout is a terminal and NO_COLOR is unset), always, never")
 	fs.DurationVar(&c.syncTimeout, "sync-timeout", 30*time.Second, "give up when the first sync takes longer")
 	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
-	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache)")
+	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache: add --consistent-list to see pages)")
+	fs.BoolVar(&c.consistent, "consistent-list", false, "make the first LIST a consistent read (resourceVersion \"\"), which the server pages by --page-size; the default list at \"0\" is served whole from the watch cache")
 	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only)")
 	fs.StringVar(&c.shard, "shard", "", "cache only shard i of N, e.g. 0/2: run N demos, one per shard, on the same server (filtered by the server when it supports shard selectors, by the informer otherwise)")
 	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")

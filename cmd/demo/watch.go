@@ -53,7 +53,11 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 		return syncFailure(ref, host, d.cfg.syncTimeout, err, context.Cause(syncCtx))
 	}
 	d.synced.Store(true)
-	d.status.printf("demo: synced %d %s from %s", len(inf.Lister().List(meta.LabelSelector{})), ref, d.source)
+	n := len(inf.Lister().List(meta.LabelSelector{}))
+	d.status.printf("demo: synced %d %s from %s", n, ref, d.source)
+	if n == 0 {
+		d.warnMissingNamespace(ctx, c, ref)
+	}
 	if d.shard != nil {
 		who := "the informer (the server ignores shardSelector)"
 		if d.shard.ServerSide() {
@@ -73,14 +77,15 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 // wait for the first sync when a failure will not go away by retrying.
 func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref apiclient.Ref, giveUp context.CancelCauseFunc) *informer.Informer[T, P] {
 	opts := informer.Options[P]{
-		Name:          ref.String(),
-		ResyncPeriod:  d.cfg.resync,
-		StreamingList: d.cfg.streamingList,
-		PageSize:      d.cfg.pageSize,
-		Selectors:     informer.Selectors{LabelSelector: d.cfg.selector},
-		Transport:     informer.Transport{Websocket: d.cfg.websocket},
-		FailFast:      true, // 401, 403, 404: say so at once instead of retrying forever
-		Logger:        slog.New(d.logHandler()),
+		Name:                ref.String(),
+		ResyncPeriod:        d.cfg.resync,
+		StreamingList:       d.cfg.streamingList,
+		PageSize:            d.cfg.pageSize,
+		ConsistentFirstList: d.cfg.consistent,
+		Selectors:           informer.Selectors{LabelSelector: d.cfg.selector},
+		Transport:           informer.Transport{Websocket: d.cfg.websocket},
+		FailFast:            true, // 401, 403, 404: say so at once instead of retrying forever
+		Logger:              slog.New(d.logHandler()),
 		WatchErrorHandler: func(ctx context.Context, err error) {
 			if !d.synced.Load() && ctx.Err() == nil && unreachable(err) {
 				giveUp(err)
@@ -147,5 +152,18 @@ func printer[P meta.Object](d *demo) informer.HandlerFuncs[P] {
 		AddFunc:    func(obj P, _ bool) { line("Add", obj) },
 		UpdateFunc: func(_, obj P) { line("Update", obj) },
 		DeleteFunc: func(obj P, _ bool) { line("Delete", obj) },
+	}
+}
+
+// warnMissingNamespace says when the watched namespace does not exist: a
+// LIST in a missing namespace is an empty list, not an error, so without
+// this the demo would just stay silent.
+func (d *demo) warnMissingNamespace(ctx context.Context, c *apiclient.Client, ref apiclient.Ref) {
+	if ref.Namespace == "" {
+		return
+	}
+	_, err := apiclient.Get[meta.Raw](ctx, c, apiclient.Ref{GVR: namespacesGVR}, ref.Namespace)
+	if meta.IsNotFound(err) {
+		d.status.printf("demo: namespace %s does not exist on the server: nothing will arrive until it is created", ref.Namespace)
 	}
 }
