@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/internal/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -170,7 +171,7 @@ func (o Options[P]) withDefaults() Options[P] {
 		o.Metrics = NopMetrics{}
 	}
 	if o.Clock == nil {
-		o.Clock = realClock{}
+		o.Clock = clock.Real{}
 	}
 	if o.Rand == nil {
 		o.Rand = rand.Float64

@@ -1,25 +1,19 @@
 package workqueue
 
-import "time"
+import "github.com/zerokube/zerokube/internal/clock"
 
-// Clock is the queue's source of time. The zero Options use the real clock;
-// tests pass a fake one and step it.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f (in its own goroutine, or synchronously for a fake clock)
-	// once d has passed, unless the returned Timer is stopped first.
-	AfterFunc(d time.Duration, f func()) Timer
-}
+// Clock is the queue's source of time: the project's one clock
+// (internal/clock), the informer's too. The zero Options use the real
+// clock; tests pass a fake one and step it.
+type Clock = clock.Clock
 
 // Timer is the part of *time.Timer the queue uses.
-type Timer interface {
-	// Stop prevents the function from running; it reports whether it did.
-	Stop() bool
+type Timer = clock.Timer
+
+// orReal is c, or the real clock when c is nil.
+func orReal(c Clock) Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
 }
-
-// realClock is Clock backed by package time.
-type realClock struct{}
-
-func (realClock) Now() time.Time { return time.Now() }
-
-func (realClock) AfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }

@@ -18,7 +18,8 @@ type fakeClock struct {
 type fakeTimer struct {
 	c  *fakeClock
 	at time.Time
-	f  func()
+	f  func()         // AfterFunc timers
+	ch chan time.Time // NewTimer timers
 }
 
 func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_700_000_000, 0)} }
@@ -35,6 +36,27 @@ func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
 	t := &fakeTimer{c: c, at: c.now.Add(d), f: f}
 	c.timers = append(c.timers, t)
 	return t
+}
+
+// NewTimer completes the Clock interface; the queue itself uses AfterFunc.
+func (c *fakeClock) NewTimer(d time.Duration) Timer {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := &fakeTimer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1)}
+	t.f = func() { t.ch <- c.Now() }
+	c.timers = append(c.timers, t)
+	return t
+}
+
+func (t *fakeTimer) C() <-chan time.Time { return t.ch }
+
+func (t *fakeTimer) Reset(d time.Duration) bool {
+	was := t.Stop()
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	t.at = t.c.now.Add(d)
+	t.c.timers = append(t.c.timers, t)
+	return was
 }
 
 func (t *fakeTimer) Stop() bool {

@@ -49,10 +49,7 @@ type Queue[K comparable] struct {
 
 // New returns an empty queue.
 func New[K comparable](opts Options[K]) *Queue[K] {
-	clock := opts.Clock
-	if clock == nil {
-		clock = realClock{}
-	}
+	clock := orReal(opts.Clock)
 	limiter := opts.RateLimiter
 	if limiter == nil {
 		limiter = DefaultRateLimiter[K](clock)

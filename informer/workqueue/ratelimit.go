@@ -92,10 +92,7 @@ type Bucket[K comparable] struct {
 
 // NewBucket wraps lim; its times are read from clock (nil: the real clock).
 func NewBucket[K comparable](lim *rate.Limiter, clock Clock) *Bucket[K] {
-	if clock == nil {
-		clock = realClock{}
-	}
-	return &Bucket[K]{lim: lim, clock: clock}
+	return &Bucket[K]{lim: lim, clock: orReal(clock)}
 }
 
 // When reserves a token and returns how long until it is available.

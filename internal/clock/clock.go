@@ -1,0 +1,52 @@
+// Package clock is zerokube's one way of reading and waiting on time. The
+// informer (backoff, resync, watch timeouts, the idle watchdog, snapshots)
+// and its work queue (delays, rate limits, metrics) take a Clock in their
+// options, so that tests drive them with a fake clock instead of sleeping;
+// the zero options use Real.
+//
+// It sits beside the data path, not in it: every package that waits may
+// import it, and it imports nothing of the project.
+//
+// Invariants:
+//  1. Real is package time and nothing more: Real.NewTimer and
+//     Real.AfterFunc behave as time.NewTimer and time.AfterFunc.
+//  2. A Timer made by AfterFunc has a nil C: its function is its signal.
+package clock
+
+import "time"
+
+// Clock is a source of time.
+type Clock interface {
+	Now() time.Time
+	// NewTimer returns a timer that sends on its C once after d.
+	NewTimer(d time.Duration) Timer
+	// AfterFunc calls f in its own goroutine after d, unless stopped first.
+	// (A fake clock may call it synchronously when it is advanced.)
+	AfterFunc(d time.Duration, f func()) Timer
+}
+
+// Timer is the part of *time.Timer that zerokube uses.
+type Timer interface {
+	// C is nil for timers made by AfterFunc.
+	C() <-chan time.Time
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+// Real is Clock backed by package time.
+type Real struct{}
+
+// Now is time.Now.
+func (Real) Now() time.Time { return time.Now() }
+
+// NewTimer is time.NewTimer.
+func (Real) NewTimer(d time.Duration) Timer { return realTimer{time.NewTimer(d)} }
+
+// AfterFunc is time.AfterFunc.
+func (Real) AfterFunc(d time.Duration, f func()) Timer { return realTimer{time.AfterFunc(d, f)} }
+
+type realTimer struct{ t *time.Timer }
+
+func (t realTimer) C() <-chan time.Time        { return t.t.C }
+func (t realTimer) Stop() bool                 { return t.t.Stop() }
+func (t realTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
