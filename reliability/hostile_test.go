@@ -251,9 +251,9 @@ func TestAnObjectThatDoesNotFitTheTypeIsReportedNotHidden(t *testing.T) {
 	err := syncWithin(t, inf, 500*time.Millisecond)
 	var se *informer.SyncError
 	require.ErrorAs(t, err, &se)
-	require.ErrorContains(t, se, "item 1", "the error names the item that does not decode")
+	require.ErrorContains(t, se, "item 1 default/drifted does not decode at /data", "the error names the item, its key and the JSON path")
 	t.Logf("reported as: %v", se)
-	require.Equal(t, informer.FailureOther, se.Reason, "a reply that does not decode is not a network problem")
+	require.Equal(t, informer.FailureUndecodable, se.Reason, "an object that does not fit the type has its own reason, not a network problem")
 }
 
 func TestReplayedEventsReachHandlersAsTheRightCalls(t *testing.T) {
