@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zerokube/zerokube/internal/clock"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -75,11 +76,9 @@ func (p retryPolicy) wait(attempt int, err error) time.Duration {
 	if d, ok := meta.RetryAfter(err); ok {
 		return min(d, maxRetryAfter)
 	}
-	d := p.initial << min(attempt, 30)
-	if d <= 0 || d > p.max {
-		d = p.max
-	}
-	return d/2 + time.Duration(p.jitter()*float64(d/2))
+	// Drawn from [d/2, d) for d = initial·2^attempt capped at max: the
+	// project's one backoff from half of each, with all of it as jitter.
+	return clock.Backoff{Initial: p.initial / 2, Max: p.max / 2, Jitter: 1}.Delay(attempt, p.jitter())
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {

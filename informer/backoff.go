@@ -3,6 +3,8 @@ package informer
 import (
 	"math/rand/v2"
 	"time"
+
+	"github.com/zerokube/zerokube/internal/clock"
 )
 
 // BackoffOptions shape the reflector's retry delays. The zero value means the
@@ -40,14 +42,15 @@ func (o BackoffOptions) withDefaults() BackoffOptions {
 	return o
 }
 
-// backoff is a capped exponential backoff with jitter. Time and randomness are
-// parameters so that tests can check exact delays. Not safe for concurrent
-// use: only the reflector's goroutine calls it.
+// backoff counts the reflector's failures and asks clock.Backoff, the
+// project's one backoff, for each wait. Time and randomness are parameters
+// so that tests can check exact delays. Not safe for concurrent use: only
+// the reflector's goroutine calls it.
 type backoff struct {
 	opts BackoffOptions
 	rand func() float64 // in [0,1)
 
-	cur         time.Duration // the last delay before jitter; 0 after a reset
+	failures    int // since the last reset
 	lastFailure time.Time
 }
 
@@ -63,14 +66,10 @@ func newBackoff(opts BackoffOptions, rnd func() float64) *backoff {
 // at Initial: the connection was healthy in between.
 func (b *backoff) next(now time.Time) time.Duration {
 	if !b.lastFailure.IsZero() && now.Sub(b.lastFailure) >= b.opts.ResetAfter {
-		b.cur = 0
+		b.failures = 0
 	}
 	b.lastFailure = now
-	switch {
-	case b.cur == 0:
-		b.cur = b.opts.Initial
-	case b.cur < b.opts.Max:
-		b.cur = min(2*b.cur, b.opts.Max)
-	}
-	return b.cur + time.Duration(b.opts.Jitter*b.rand()*float64(b.cur))
+	d := clock.Backoff{Initial: b.opts.Initial, Max: b.opts.Max, Jitter: b.opts.Jitter}.Delay(b.failures, b.rand())
+	b.failures++
+	return d
 }

@@ -35,8 +35,7 @@ func TestHealthTracksProgressAndStaleness(t *testing.T) {
 	require.Equal(t, 61*time.Second, h.SinceProgress)
 
 	lw.events <- Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "9"), ResourceVersion: "9"}
-	require.Eventually(t, func() bool { return inf.Health().Healthy() }, wait, time.Millisecond)
-	require.Equal(t, "9", inf.Health().ResourceVersion)
+	require.Eventually(t, func() bool { h := inf.Health(); return h.Healthy() && h.ResourceVersion == "9" }, wait, time.Millisecond)
 }
 
 // TestHealthShowsTheCurrentFailure: each failure since the last progress

@@ -127,12 +127,12 @@ func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
 func (r *reflector[P]) replace(items []P, rv string) error {
 	r.tr(TraceEvent{Stage: StageReplace, Items: len(items), ResourceVersion: rv})
 	r.setRV(rv)
+	r.health.progressed(r.cfg.clock.Now())
 	if err := r.q.Replace(items, rv); err != nil {
 		return fmt.Errorf("informer: replace: %w", err)
 	}
 	r.listedOnce = true
 	r.succeeded()
-	r.health.progressed(r.cfg.clock.Now())
 	if r.cfg.onListed != nil {
 		r.cfg.onListed()
 	}

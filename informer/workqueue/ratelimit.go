@@ -1,11 +1,12 @@
 package workqueue
 
 import (
-	"math"
 	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/zerokube/zerokube/internal/clock"
 )
 
 // RateLimiter decides how long a failed item waits before it is retried.
@@ -60,12 +61,7 @@ func (b *ItemBackoff[K]) When(item K) time.Duration {
 	n := b.failures[item]
 	b.failures[item] = n + 1
 	b.mu.Unlock()
-	// Float math cannot overflow the way a shift would after 63 failures.
-	d := float64(b.base) * math.Pow(2, float64(n))
-	if d >= float64(b.max) {
-		return b.max
-	}
-	return time.Duration(d)
+	return clock.Backoff{Initial: b.base, Max: b.max}.Delay(n, 0)
 }
 
 // Forget clears item's failures.
