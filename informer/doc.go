@@ -216,4 +216,10 @@
 //     watch for a relist, which applies the same rule.
 //     [TestUndecodableObjectIsNamedUntilDeleted, TestSkipUndecodableSyncsWithoutTheObject,
 //     TestWatchEndTransitions]
+//  19. Health is current as soon as WaitForSync returns: the last progress
+//     (list, event, bookmark), the failure since then with its typed reason
+//     and count, and Stale once a synced informer has heard nothing for
+//     StaleAfter. HealthHandler answers 200 only when every informer is
+//     synced and not stale. [TestHealthTracksProgressAndStaleness,
+//     TestHealthShowsTheCurrentFailure, TestHealthHandlerAnswersWithTheWorstInformer]
 package informer
