@@ -9,6 +9,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/shard"
 )
 
@@ -80,9 +81,39 @@ func shardScenario(t *testing.T, tg *target) reply {
 	for uid, n := range seen {
 		require.Equal(t, 1, n, "%s in %d shards", uid, n)
 	}
+	shardedInformer(t, tg, ns, base)
 	bad := tg.do(t, "GET", base+"?shardSelector="+url.QueryEscape("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')"), "")
 	t.Logf("%s answers a malformed selector with %d %s", tg.name, bad.code, bad.raw)
 	return bad
+}
+
+// shardedInformer runs informers on shard 1 of 2, by LIST and by streaming
+// list, and checks that each caches exactly what a sharded LIST returns,
+// before and after more writes, and that each saw the server filter.
+func shardedInformer(t *testing.T, tg *target, ns, base string) {
+	sel, err := shard.Of(1, 2)
+	require.NoError(t, err)
+	want := func() map[string]string {
+		r := tg.do(t, "GET", base+"?shardSelector="+url.QueryEscape(sel.String()), "")
+		require.Equal(t, 200, r.code, "%s", r.raw)
+		out := map[string]string{}
+		for _, it := range r.body["items"].([]any) {
+			out[it.(map[string]any)["metadata"].(map[string]any)["name"].(string)] = ""
+		}
+		return out
+	}
+	for _, streaming := range []bool{false, true} {
+		sh, err := informer.NewShard(sel)
+		require.NoError(t, err)
+		r := startInformer(t, tg, ns, informer.Options[*configMap]{Shard: sh, StreamingList: streaming}, nil)
+		r.awaitCache(t, want())
+		require.True(t, sh.ServerSide(), "streaming=%t: the server filtered", streaming)
+		for i := range 4 {
+			tg.must(t, 201, "POST", base, fmt.Sprintf(`{"metadata":{"name":"more-%t-%d"}}`, streaming, i))
+		}
+		r.awaitCache(t, want())
+		r.stop()
+	}
 }
 
 // boundHex is a bound in the wire's hex; last means v is an inclusive last

@@ -27,7 +27,8 @@ import (
 //     error, which the handler turns into an InternalError-shaped Status
 //     (k8s.io/apiserver v0.37.2, registry/generic/registry/store.go
 //     ListPredicate and Watch, endpoints/handlers/responsewriters
-//     ErrorToAPIStatus).
+//     ErrorToAPIStatus); observed on kube-apiserver v1.37.2 with the gate,
+//     message included (conformance TestShardSelectors).
 //  4. With the gate off (the default, as on a real server) the parameter is
 //     ignored entirely, even when malformed, and no shardInfo is sent.
 //  5. An empty shardSelector is the same as none.
