@@ -3,10 +3,9 @@ package conformance
 import "slices"
 
 // documented holds, per scenario, what a client observes on kube-apiserver
-// v1.37.2 (normalised as obs does), as issue #14, PROTOCOL.md and the
-// kube-apiserver source say; the kube-apiserver subtests check each list on
-// the real server, and CONFORMANCE_DUMP=dir writes what a server observed,
-// to update a list from. The fake must observe the same.
+// v1.37.2 (normalised as obs does). Every list was checked on the real server
+// (kubetest, 2 December 2026); CONFORMANCE_DUMP=dir writes what each server
+// observed, to update a list from. The fake must observe the same.
 var documented = map[string][]string{
 	"status/not-found": {
 		`404 Status/NotFound details{name=nope group=<none> kind=pods}`,
@@ -24,7 +23,7 @@ var documented = map[string][]string{
 		`delete: 409 Status/Conflict details{name=a group=<none> kind=Pod}`,
 		`message: Operation cannot be fulfilled on Pod "a": the UID in the precondition (<uid>) does not match the UID in record (<uid>). The object might have been deleted and then recreated`,
 		`update: 409 Status/Conflict details{name=a group=<none> kind=pods}`,
-		`message: Operation cannot be fulfilled on pods "a": Precondition failed: UID in precondition: <uid>, UID in object meta: <uid>`,
+		`message: Operation cannot be fulfilled on pods "a": StorageError: invalid object, Code: 4, Key: /registry/pods/<namespace>/a, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: <uid>, UID in object meta: <uid>`,
 	},
 	"status/list-parameters": {
 		`resourceVersionMatch=NotOlderThan: 422 Status/Invalid details{name=<none> group=meta.k8s.io kind=ListOptions cause{FieldValueForbidden resourceVersionMatch "Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided"}}`,
@@ -123,11 +122,11 @@ var documented = map[string][]string{
 		`event DELETED ConfigMap a rv1 app=web`,
 		`event ADDED ConfigMap a rv3 app=web`,
 	},
-	"watch/too-old": {
-		`watch: 200`,
-		`event ERROR: 410 Status/Expired`,
-		`message starts "too old resource version"`,
-		`stream ends: true`,
+	"watch/replay-from-an-old-rv": {
+		`event ADDED ConfigMap c0 rv1 data={"k":"v"}`,
+		`event ADDED ConfigMap c1 rv2 data={"k":"v"}`,
+		`event MODIFIED ConfigMap c0 rv3 data={"k":"v2"}`,
+		`event DELETED ConfigMap c1 rv4 data={"k":"v"}`,
 	},
 	"watch/timeout": {
 		`watch 200 ends cleanly with no event: true`,

@@ -18,6 +18,8 @@ var real struct {
 	once sync.Once
 	srv  *kubetest.Server
 	err  error // why there is none: binaries absent, or start failed
+
+	reported sync.Once // a failed start is told in full once
 }
 
 // realServer returns the shared kube-apiserver, or skips the test when the
@@ -42,7 +44,8 @@ func realServer(t *testing.T) *kubetest.Server {
 		t.Skip(string(s))
 	}
 	if real.err != nil {
-		t.Fatal(real.err)
+		real.reported.Do(func() { t.Fatal(real.err) })
+		t.Fatal("kube-apiserver did not start; the first test that needed it says why")
 	}
 	return real.srv
 }

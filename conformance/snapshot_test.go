@@ -48,9 +48,16 @@ func TestInformerResumesFromItsSnapshot(t *testing.T) {
 		require.True(t, second.saw(informer.StageSnapshotSaved))
 
 		// A long downtime, made short: the snapshot now says it is at
-		// resourceVersion 1, which neither server still has (kube-apiserver
-		// watches from its watch cache, whose window is minutes, not the
-		// seconds etcd compaction takes here).
+		// resourceVersion 1. Only the fake can be made to forget that in
+		// bounded time: kube-apiserver v1.37.2 serves a watch from RV 1
+		// out of its watch cache, replaying every event since the cache
+		// started (observed: ADDED, MODIFIED, DELETED, no 410), however
+		// far etcd has compacted; the cache drops events only after
+		// minutes.
+		if tg.fake == nil {
+			t.Log("the snapshot-expired relist is checked on the fake only: kube-apiserver's watch cache still has RV 1")
+			return
+		}
 		change("cm-003", "cm-004", "new-2")
 		ageSnapshot(t, dir, "informer", "1")
 		tg.expire(t, other, func() bool {

@@ -13,11 +13,15 @@ func cmJSON(name string) string {
 	return obj(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q,"labels":{"app":"web"}},"data":{"k":"v"}}`, name)
 }
 
-var uuid = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+var (
+	uuid      = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	namespace = regexp.MustCompile(`conf-[0-9a-f]{8}`)
+)
 
-// message is a Status message with uids masked.
+// message is a Status message with uids and the scenario's namespace masked.
 func message(r reply) string {
-	return "message: " + uuid.ReplaceAllString(str(at(r.body, "message")), "<uid>")
+	m := uuid.ReplaceAllString(str(at(r.body, "message")), "<uid>")
+	return "message: " + namespace.ReplaceAllString(m, "<namespace>")
 }
 
 // statusScenarios: the Status a client gets for each kind of failure.

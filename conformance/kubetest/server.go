@@ -117,6 +117,9 @@ func (s *Server) startAPIServer(ctx context.Context, bin string, port int, f fil
 		"--service-account-issuer=https://kubernetes.default.svc",
 		"--service-account-key-file=" + f.saPub, "--service-account-signing-key-file=" + f.saKey,
 		"--service-cluster-ip-range=10.96.0.0/24",
+		// The "kubernetes" service's endpoints would be 127.0.0.1, which
+		// kube-apiserver refuses; nothing here needs that service.
+		"--endpoint-reconciler-type=none",
 		// No controller-manager runs, so no namespace gets its "default"
 		// service account; without this plugin a pod needs none.
 		"--disable-admission-plugins=ServiceAccount",
