@@ -117,6 +117,13 @@ func TestLivePageReportsWhatTheInformerWentThrough(t *testing.T) {
 	})
 	assert.Equal(t, map[string]int{"initial": 1}, st.Reflector.Relists, "a cut watch re-watches; it does not relist")
 
+	// The reflector treats a watch that ends within a second without any
+	// event as a failure and relists at once (as client-go does), which
+	// would take the relist below off the 410 path: let the new watch
+	// deliver one event first.
+	act(t, base, "label")
+	s.await(t, "an event on the new watch", func(st state) bool { return watching(st) && st.Reflector.WatchEvents >= 1 })
+
 	act(t, base, "compact-cut")
 	st = s.await(t, "the relist a 410 forces, and a watch after it", func(st state) bool {
 		return watching(st) && st.Reflector.Relists["watch-gone"] == 1 && st.Queue.Replaces == 2 &&
