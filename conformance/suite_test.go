@@ -110,7 +110,7 @@ func printMatches() {
 		return
 	}
 	sort.Strings(differ)
-	fmt.Printf("conformance: %d of %d scenarios observe the same on the fake and kube-apiserver %s", len(names)-len(differ), len(names), "\n")
+	fmt.Printf("conformance: %d of %d scenarios observe the same on the fake and kube-apiserver\n", len(names)-len(differ), len(names))
 	for _, d := range differ {
 		fmt.Printf("conformance: differs: %s\n", d)
 	}
