@@ -9,19 +9,21 @@
 #   -quick          2,000 and 10,000 pods, one run each, no 100k (a smoke run)
 #   -servers LIST   which servers (default: kube when its binaries exist, and fake)
 #   -report-only    rewrite the section from RESULTS.jsonl without running
+#   -append         add to RESULTS.jsonl instead of starting it afresh (one server at a time)
 #   compare flags   passed on: -sizes, -big, -reps, -events, -rate, -variants, -profile DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$here"
 
-servers="" quick="" report_only="" args=()
+servers="" quick="" report_only="" append="" args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-quick) quick=1; shift ;;
 	-servers) servers=$2; shift 2 ;;
 	-report-only) report_only=1; shift ;;
-	-h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+	-append) append=1; shift ;;
+	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -38,7 +40,7 @@ out=$here/RESULTS.jsonl
 if [ -z "$report_only" ]; then
 	go build -o "$bin/" ./cmd/compare ./cmd/zkchild ./cmd/cgchild
 	go build -o "$bin/fakeapiserver" github.com/zerokube/zerokube/cmd/fakeapiserver
-	: >"$out"
+	[ -n "$append" ] || : >"$out"
 	start=$(date +%s)
 	for s in $servers; do
 		"$bin/compare" -server "$s" -bin "$bin" -out "$out" "${args[@]}"
