@@ -28,7 +28,7 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, bin),
 		"-variant", name, "-opts", opts, "-kubeconfig", srv.kubeconfig,
-		"-n", strconv.Itoa(n), "-events", strconv.Itoa(c.events), "-cpuprofile", profilePath(c, v, n, rep))
+		"-n", strconv.Itoa(n), "-events", strconv.Itoa(c.events), "-cpuprofile", profilePath(c, v, n, rep), "-watch-cpuprofile", watchProfilePath(c, v, n, rep))
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

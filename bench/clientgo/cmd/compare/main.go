@@ -39,6 +39,7 @@ type config struct {
 	rate       float64
 	out        string
 	profileDir string
+	watchProf  bool
 	report     string
 	reportOut  string
 }
@@ -57,6 +58,7 @@ func parseFlags() config {
 	flag.Float64Var(&c.rate, "rate", 250, "updates per second in the watch phase")
 	flag.StringVar(&c.out, "out", "results.jsonl", "append results here")
 	flag.StringVar(&c.profileDir, "profile", "", "write each child's CPU profile into this directory")
+	flag.BoolVar(&c.watchProf, "profile-watch", false, "with -profile: profile each child's watch phase apart from its sync")
 	flag.StringVar(&c.report, "report", "", "only summarize these JSON-lines files (comma-separated)")
 	flag.StringVar(&c.reportOut, "report-out", "-", "where -report writes its Markdown")
 	flag.Parse()
@@ -186,4 +188,11 @@ func profilePath(c config, v string, n, rep int) string {
 		return ""
 	}
 	return filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-%d-%d.pprof", c.server, strings.ReplaceAll(v, ":", "_"), n, rep))
+}
+
+func watchProfilePath(c config, v string, n, rep int) string {
+	if c.profileDir == "" || !c.watchProf {
+		return ""
+	}
+	return filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-%d-%d.watch.pprof", c.server, strings.ReplaceAll(v, ":", "_"), n, rep))
 }

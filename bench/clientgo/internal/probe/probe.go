@@ -36,6 +36,7 @@ type Flags struct {
 	Events     int           // updates the watch phase will write
 	Timeout    time.Duration // for each phase
 	Profile    string        // CPU profile of the whole child, "" for none
+	WatchProf  string        // CPU profile of the watch phase only
 	Opts       string        // variant options (comma-separated words)
 }
 
@@ -47,7 +48,8 @@ func ParseFlags() Flags {
 	flag.IntVar(&f.N, "n", 0, "objects to sync")
 	flag.IntVar(&f.Events, "events", 0, "updates of the watch phase")
 	flag.DurationVar(&f.Timeout, "timeout", 5*time.Minute, "deadline of each phase")
-	flag.StringVar(&f.Profile, "cpuprofile", "", "write a CPU profile here")
+	flag.StringVar(&f.Profile, "cpuprofile", "", "write a CPU profile here (of the sync only when -watch-cpuprofile is set)")
+	flag.StringVar(&f.WatchProf, "watch-cpuprofile", "", "write a CPU profile of the watch phase here")
 	flag.StringVar(&f.Opts, "opts", "", "variant options")
 	flag.Parse()
 	return f
@@ -136,7 +138,7 @@ func run(f Flags, start Start) error {
 	if err != nil {
 		return err
 	}
-	defer stopProfile()
+	defer func() { stopProfile() }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	base := liveHeap()
@@ -151,6 +153,12 @@ func run(f Flags, start Start) error {
 	res := Result{Variant: f.Variant, N: f.N, SyncSeconds: time.Since(t0).Seconds(), SyncCPU: (CPU() - cpu0).Seconds()}
 	res.PeakRSSSync = peakRSS()
 	res.RetainedBytes = float64(int64(liveHeap())-int64(base)) / float64(max(f.N, 1))
+	if f.WatchProf != "" {
+		stopProfile()
+		if stopProfile, err = profile(f.WatchProf); err != nil {
+			return err
+		}
+	}
 	fmt.Println(`{"phase":"synced"}`)
 	cpu1 := CPU()
 	select {
