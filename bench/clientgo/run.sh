@@ -41,20 +41,22 @@ if [ -z "$report_only" ]; then
 	go build -o "$bin/" ./cmd/compare ./cmd/zkchild ./cmd/cgchild
 	go build -o "$bin/fakeapiserver" github.com/zerokube/zerokube/cmd/fakeapiserver
 	[ -n "$append" ] || : >"$out"
+	# The commit the binaries are built from, before anything can change.
+	commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.*' ':!bench/clientgo/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
 	start=$(date +%s)
 	for s in $servers; do
 		"$bin/compare" -server "$s" -bin "$bin" -out "$out" "${args[@]}"
 	done
 	secs=$(($(date +%s) - start))
 	{
-		echo "date=$(date -u '+%Y-%m-%d %H:%M UTC')"
-		echo "commit=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.*' ':!bench/clientgo/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
-		echo "go=$(go version | cut -d' ' -f3-)"
-		echo "cpu=$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
-		echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
-		echo "duration=$((secs / 60)) min $((secs % 60)) s"
-		echo "command=bench/clientgo/run.sh ${quick:+-quick }${args[*]}"
-	} >"$here/RESULTS.env"
+		printf 'date=%q\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+		printf 'commit=%q\n' "$commit"
+		printf 'go=%q\n' "$(go version | cut -d' ' -f3-)"
+		printf 'cpu=%q\n' "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
+		printf 'load=%q\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+		printf 'duration=%q\n' "$((secs / 60)) min $((secs % 60)) s"
+		printf 'command=%q\n' "bench/clientgo/run.sh ${quick:+-quick }${args[*]}"
+		} >"$here/RESULTS.env"
 else
 	go build -o "$bin/" ./cmd/compare
 fi
