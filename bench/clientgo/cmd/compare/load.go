@@ -43,6 +43,18 @@ func newLoader(ctx context.Context, srv *server) (*loader, error) {
 			return nil, fmt.Errorf("compare: namespace %s: %w", ns, err)
 		}
 	}
+	if srv.real {
+		// The workload's pods name PriorityClass "default"; kube-apiserver's
+		// Priority admission refuses a pod whose class does not exist.
+		pc, err := meta.NewRaw([]byte(`{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"default"},"value":0}`))
+		if err != nil {
+			return nil, err
+		}
+		ref := apiclient.Ref{GVR: meta.GVR{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}}
+		if _, err := apiclient.Create(ctx, srv.client, ref, pc); err != nil && !meta.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("compare: priority class: %w", err)
+		}
+	}
 	return &loader{srv: srv}, nil
 }
 
