@@ -115,6 +115,11 @@ func (l *loader) create(ctx context.Context, i int) (podName, error) {
 	md, _ := pod["metadata"].(map[string]any)
 	delete(md, "resourceVersion")
 	delete(md, "uid")
+	if spec, ok := pod["spec"].(map[string]any); ok && l.srv.real {
+		// Priority admission computes spec.priority from the class and
+		// refuses a pod that sets another.
+		delete(spec, "priority")
+	}
 	pod["apiVersion"], pod["kind"] = "v1", "Pod"
 	b, err := json.Marshal(pod, json.Deterministic(true))
 	if err != nil {
