@@ -24,8 +24,6 @@ type scenario struct {
 // reason; they are skipped on the fake only. An entry whose scenario passes
 // fails the suite: remove it when the fix lands.
 var knownDifferences = map[string]string{
-	"status/uid-precondition": "item 5: a PUT refused for its metadata.uid says \"Precondition failed: …\"; " +
-		"kube-apiserver wraps it as \"StorageError: invalid object, Code: 4, Key: /registry/pods/<ns>/<name>, …\"",
 	"watch/from-zero-with-bookmarks": "the BOOKMARK object is kind and apiVersion only; kube-apiserver sends the kind's " +
 		"empty shell (pods: spec.containers null, status {})",
 	"watch/streaming-list": "as watch/from-zero-with-bookmarks",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
@@ -105,9 +106,11 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			return nil, false, storage.Stale(res, name)
 		}
 		if uid := storage.Str(md, "uid"); uid != "" && uid != cur.Raw().UID {
-			// A uid is a precondition too (kube-apiserver's storage).
+			// A uid is a precondition too, checked by kube-apiserver's etcd
+			// storage, whose error names the etcd key it refused to write.
 			return nil, false, storage.Conflict(res, name, fmt.Sprintf(
-				"Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, cur.Raw().UID))
+				"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: "+
+					"Precondition failed: UID in precondition: %s, UID in object meta: %s", etcdKey(res, ns, name), uid, cur.Raw().UID))
 		}
 		if !wm.status {
 			applyDefaults(res, m)
@@ -291,4 +294,19 @@ func checkPreconditions(res *Resource, cur *storage.Object, pre meta.Preconditio
 			*pre.ResourceVersion, raw.ResourceVersion))
 	}
 	return nil
+}
+
+// etcdKey is where kube-apiserver keeps an object in etcd, as its storage
+// errors print it: /registry/<resource>/<namespace>/<name> for built-in
+// kinds, with the group first for custom resources (a dotted group outside
+// *.k8s.io).
+func etcdKey(res *Resource, ns, name string) string {
+	key := "/registry/" + res.GVR.Resource
+	if g := res.GVR.Group; strings.Contains(g, ".") && !strings.HasSuffix(g, ".k8s.io") {
+		key = "/registry/" + g + "/" + res.GVR.Resource
+	}
+	if ns != "" {
+		key += "/" + ns
+	}
+	return key + "/" + name
 }
