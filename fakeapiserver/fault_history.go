@@ -49,11 +49,7 @@ func (s *Server) CompactBetweenPages(n int) {
 // to fix or remove it. obj needs metadata.name, and metadata.namespace for
 // a namespaced resource.
 func (s *Server) PutUnchecked(gvr meta.GVR, obj any) (*meta.Raw, error) {
-	res, err := s.resource(gvr)
-	if err != nil {
-		return nil, err
-	}
-	m, err := toObject(obj)
+	res, m, err := s.resourceAndObject(gvr, obj)
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,17 @@ func (s *Server) resource(gvr meta.GVR) (*Resource, error) {
 	return nil, fmt.Errorf("fakeapiserver: %v: %w", gvr, errNoResource())
 }
 
+// resourceAndObject is the start of every Go API write: the registered
+// resource and obj as the map the server stores.
+func (s *Server) resourceAndObject(gvr meta.GVR, obj any) (*Resource, object, error) {
+	res, err := s.resource(gvr)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := toObject(obj)
+	return res, m, err
+}
+
 func toObject(obj any) (object, error) {
 	var b []byte
 	switch v := obj.(type) {
@@ -46,11 +57,7 @@ func toObject(obj any) (object, error) {
 // Create stores obj (any JSON-marshalable value, or JSON as []byte/string)
 // as a new object of gvr; the namespace comes from obj's metadata.
 func (s *Server) Create(gvr meta.GVR, obj any) (*meta.Raw, error) {
-	res, err := s.resource(gvr)
-	if err != nil {
-		return nil, err
-	}
-	m, err := toObject(obj)
+	res, m, err := s.resourceAndObject(gvr, obj)
 	if err != nil {
 		return nil, err
 	}
@@ -63,11 +70,7 @@ func (s *Server) Create(gvr meta.GVR, obj any) (*meta.Raw, error) {
 
 // Update replaces an object; a resourceVersion in obj is a precondition.
 func (s *Server) Update(gvr meta.GVR, obj any) (*meta.Raw, error) {
-	res, err := s.resource(gvr)
-	if err != nil {
-		return nil, err
-	}
-	m, err := toObject(obj)
+	res, m, err := s.resourceAndObject(gvr, obj)
 	if err != nil {
 		return nil, err
 	}

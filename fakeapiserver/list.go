@@ -32,10 +32,7 @@ func (s *Server) handleList(w http.ResponseWriter, r *http.Request, req request)
 		s.writeError(w, r, err)
 		return
 	}
-	f, err := parseFilter(req.res, req.ns, q)
-	if err == nil {
-		err = s.shardFilter(&f, q)
-	}
+	f, err := s.selection(req, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -227,4 +224,14 @@ func watchOptionErrors(q url.Values, match, contText string) fieldErrors {
 		}
 	}
 	return errs
+}
+
+// selection is what a LIST or WATCH selects: its label and field
+// selectors, and its shard when the server honours shard selectors.
+func (s *Server) selection(req request, q url.Values) (storage.Filter, error) {
+	f, err := parseFilter(req.res, req.ns, q)
+	if err == nil {
+		err = s.shardFilter(&f, q)
+	}
+	return f, err
 }

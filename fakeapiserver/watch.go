@@ -91,10 +91,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		s.writeError(w, r, err)
 		return
 	}
-	f, err := parseFilter(req.res, req.ns, q)
-	if err == nil {
-		err = s.shardFilter(&f, q)
-	}
+	f, err := s.selection(req, q)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
