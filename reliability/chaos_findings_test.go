@@ -148,6 +148,11 @@ func TestChaosRetryAfterIsCappedAtTheMaximumBackoff(t *testing.T) {
 func TestChaosGoneWithAnUnknownReasonRelists(t *testing.T) {
 	r := newRig(t, rigOptions{objects: 2})
 	r.converges(t, recoverWithin, "initial sync")
+	// One event on the open watch first: a watch dropped empty within a
+	// second is a failure of its own (relisted as watch-error), which
+	// under load could end this test's wait before the 410 came.
+	r.put(t, "cm-1", "before")
+	r.converges(t, recoverWithin, "an event on the watch")
 	r.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: "watch", AsEvent: true, Reason: "SomethingNew", Match: plainWatch})
 	r.srv.DropWatches()
 	require.True(t, r.await(func() bool { return r.relists(informer.CauseWatchGone) > 0 }, recoverWithin),
