@@ -32,8 +32,10 @@ func TestChaosEveryWatchGoneWhileListsSucceed(t *testing.T) {
 	mark, lists0 := time.Now(), r.lists.Load()
 	r.srv.FailNext(fakeapiserver.Failure{Count: fakeapiserver.Forever, Code: 410, Verb: "watch", AsEvent: true, Match: plainWatch})
 	r.srv.DropWatches()
-	require.True(t, r.await(func() bool { return r.srv.Stats().Faults[fakeapiserver.FaultFail] >= 10 }, recoverWithin),
-		"the informer stopped watching")
+	// Ten list-and-watch cycles take about 3 s at the rig's backoff; the
+	// bound is generous because only a stop, not slowness, is the failure.
+	require.True(t, r.await(func() bool { return r.srv.Stats().Faults[fakeapiserver.FaultFail] >= 10 }, 3*recoverWithin),
+		"the informer stopped watching: %s", r.report())
 	r.listsWithinBackoff(t, mark, lists0)
 	r.srv.ClearFaults()
 	r.put(t, "after", "1")

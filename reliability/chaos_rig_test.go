@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -31,10 +32,15 @@ type rig struct {
 
 	lists, streams, watches atomic.Int64 // first pages of LISTs, streaming lists, plain WATCHes
 	rv                      atomic.Int64 // the highest resourceVersion the informer reported
-	mu                      sync.Mutex   // guards causes and errs
+	mu                      sync.Mutex   // guards causes, errs and recent
 	causes                  map[informer.RelistCause]int
 	errs                    []string
+	recent                  []string // the last trace lines, for a failure's report
 }
+
+// recentLines is how many trace lines a failing scenario prints: enough to
+// see the last few list-and-watch cycles.
+const recentLines = 40
 
 type rigOptions struct {
 	streaming bool
@@ -102,13 +108,17 @@ func (r *rig) intercept(req *http.Request, verb string) error {
 
 func (r *rig) observe(ev informer.TraceEvent) {
 	raiseTo(&r.rv, ev.ResourceVersion)
-	if ev.Err != nil {
-		r.mu.Lock()
-		if len(r.errs) < 20 {
-			r.errs = append(r.errs, ev.Stage.String()+": "+ev.Err.Error())
-		}
-		r.mu.Unlock()
+	r.mu.Lock()
+	if ev.Err != nil && len(r.errs) < 20 {
+		r.errs = append(r.errs, ev.Stage.String()+": "+ev.Err.Error())
 	}
+	if ev.Stage != informer.StageHandlerCalled && ev.Stage != informer.StageStoreUpdated && ev.Stage != informer.StageDeltaQueued {
+		if len(r.recent) == recentLines {
+			r.recent = r.recent[1:]
+		}
+		r.recent = append(r.recent, time.Now().Format("15:04:05.000")+" "+ev.String())
+	}
+	r.mu.Unlock()
 	if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != informer.StageHandlerCalled && ev.Stage != informer.StageStoreUpdated && ev.Stage != informer.StageDeltaQueued {
 		fmt.Println(time.Now().Format("15:04:05.000"), ev.String())
 	}
@@ -125,6 +135,15 @@ func (r *rig) put(t *testing.T, name, v string) {
 	}
 	_, err := r.srv.Create(cmGVR, obj)
 	require.NoError(t, err)
+}
+
+// report says what the informer did last, for a failed expectation: the
+// request counts and the last trace lines.
+func (r *rig) report() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fmt.Sprintf("%d LISTs, %d streaming lists, %d WATCHes, relists %v, server faults %v; last trace lines:\n%s",
+		r.lists.Load(), r.streams.Load(), r.watches.Load(), r.causes, r.srv.Stats().Faults, strings.Join(r.recent, "\n"))
 }
 
 // await waits for cond, re-checked on every sign of progress, for at most
@@ -169,9 +188,8 @@ func (r *rig) converges(t *testing.T, d time.Duration, why string) {
 		r.mu.Lock()
 		errs := r.errs
 		r.mu.Unlock()
-		t.Fatalf("%s: no convergence within %s: store %s; handler %s; %d LISTs, %d streaming lists, %d WATCHes; errors %q",
-			why, d, diff(r.serverState(), storeState(r.inf)), diff(r.serverState(), r.v.snapshot()),
-			r.lists.Load(), r.streams.Load(), r.watches.Load(), errs)
+		t.Fatalf("%s: no convergence within %s: store %s; handler %s; errors %q; %s",
+			why, d, diff(r.serverState(), storeState(r.inf)), diff(r.serverState(), r.v.snapshot()), errs, r.report())
 	}
 	require.Zero(t, r.v.anomalies.Load(), r.v.bad())
 }
