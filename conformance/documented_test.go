@@ -115,6 +115,18 @@ var documented = map[string][]string{
 		`bookmark object without metadata: {"apiVersion":"v1","kind":"Pod","spec":{"containers":null},"status":{}}`,
 		`then ADDED d after the bookmark=true`,
 	},
+	"watch/bookmark-shells": {
+		`BOOKMARK Pod metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Pod","spec":{"containers":null},"status":{}}`,
+		`BOOKMARK ConfigMap metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"ConfigMap"}`,
+		`BOOKMARK Secret metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Secret"}`,
+		`BOOKMARK Service metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Service","spec":{},"status":{"loadBalancer":{}}}`,
+		`BOOKMARK Event metadata keys=annotations,resourceVersion: {"apiVersion":"v1","eventTime":null,"firstTimestamp":null,"involvedObject":{},"kind":"Event","lastTimestamp":null,"reportingComponent":"","reportingInstance":"","source":{}}`,
+		`BOOKMARK Deployment metadata keys=annotations,resourceVersion: {"apiVersion":"apps/v1","kind":"Deployment","spec":{"replicas":0,"selector":null,"strategy":{},"template":{"metadata":{},"spec":{"containers":null}}},"status":{}}`,
+		`BOOKMARK ReplicaSet metadata keys=annotations,resourceVersion: {"apiVersion":"apps/v1","kind":"ReplicaSet","spec":{"replicas":0,"selector":null,"template":{"metadata":{},"spec":{"containers":null}}},"status":{"replicas":0}}`,
+		`BOOKMARK Lease metadata keys=annotations,resourceVersion: {"apiVersion":"coordination.k8s.io/v1","kind":"Lease","spec":{}}`,
+		`BOOKMARK Node metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Node","spec":{},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":{"architecture":"","bootID":"","containerRuntimeVersion":"","kernelVersion":"","kubeProxyVersion":"","kubeletVersion":"","machineID":"","operatingSystem":"","osImage":"","systemUUID":""}}}`,
+		`BOOKMARK Namespace metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Namespace","spec":{},"status":{}}`,
+	},
 	"watch/selector-transitions": {
 		`app=other rv1`,
 		`app=still-other rv2`,

@@ -24,10 +24,7 @@ type scenario struct {
 // reason; they are skipped on the fake only. An entry whose scenario passes
 // fails the suite: remove it when the fix lands.
 var knownDifferences = map[string]string{
-	"watch/from-zero-with-bookmarks": "the BOOKMARK object is kind and apiVersion only; kube-apiserver sends the kind's " +
-		"empty shell (pods: spec.containers null, status {})",
-	"watch/streaming-list": "as watch/from-zero-with-bookmarks",
-	"watch/gzip":           "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
+	"watch/gzip": "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
 }
 
 // scenarios gathers every table of scenarios.

@@ -71,7 +71,12 @@
 //     /status writes nothing else. Every write records field ownership in
 //     metadata.managedFields (managed.go); pods are defaulted and start
 //     Pending with their QoS class (pods.go), as kube-apiserver does.
-//  4. Lists omit kind and apiVersion on items; watch events carry them.
+//  4. Lists omit kind and apiVersion on items; watch events carry them. A
+//     BOOKMARK's object is the kind's empty object as kube-apiserver
+//     encodes it, only metadata.resourceVersion (and the initial-events-end
+//     annotation) set: a pod's has "spec":{"containers":null},"status":{},
+//     a custom resource's kind, apiVersion and metadata alone
+//     (internal/storage/bookmark.go).
 //  5. Replies are copied from the stored bytes, never re-encoded: list pages
 //     through a pooled buffer with the length known up front, initial watch
 //     events in batches of about 64 KiB per write and flush (one gzip member

@@ -21,8 +21,10 @@ import (
 type Event[P any] struct {
 	Type meta.EventType
 	// Object is the event's object, decoded once into a fresh value; the
-	// Stream keeps no reference to it. For BOOKMARK it is the server's
-	// shell object, which carries only metadata.
+	// Stream keeps no reference to it. For BOOKMARK it is the kind's empty
+	// object with only metadata.resourceVersion (and annotations) set;
+	// kube-apiserver encodes the rest of that empty value too (a pod's
+	// "spec":{"containers":null},"status":{}), so P must accept it.
 	Object P
 	// ResourceVersion is the object's metadata.resourceVersion: for a
 	// BOOKMARK, the version the watch has reached.

@@ -2,10 +2,7 @@ package storage
 
 import (
 	"sort"
-	"strconv"
 	"time"
-
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -99,24 +96,6 @@ func (h *history) drop(n int) {
 func (h *history) since(rv int64) []*event {
 	i := sort.Search(len(h.events), func(i int) bool { return h.events[i].rv > rv })
 	return h.events[i:]
-}
-
-// BookmarkFrame encodes a BOOKMARK for res at rv; the object is the kind's
-// shell around the resourceVersion, as kube-apiserver sends it.
-func BookmarkFrame(res *Resource, rv int64, initialEnd bool) []byte {
-	b := make([]byte, 0, 160)
-	b = append(b, `{"kind":`...)
-	b, _ = jsontext.AppendQuote(b, res.Kind)
-	b = append(b, `,"apiVersion":`...)
-	b, _ = jsontext.AppendQuote(b, res.APIVersion())
-	b = append(b, `,"metadata":{"resourceVersion":"`...)
-	b = strconv.AppendInt(b, rv, 10)
-	b = append(b, '"')
-	if initialEnd {
-		b = append(b, `,"annotations":{"`+meta.InitialEventsEndAnnotation+`":"true"}`...)
-	}
-	b = append(b, "}}"...)
-	return watchstream.AppendFrame(nil, meta.Bookmark, b)
 }
 
 // truncate drops every event after rv, as a restore to rv loses them.
