@@ -32,6 +32,11 @@ type Options struct {
 	ReadyTimeout time.Duration
 	// ExtraArgs are appended to kube-apiserver's flags.
 	ExtraArgs []string
+	// EtcdQuotaBytes is etcd's --quota-backend-bytes, when above zero.
+	// etcd's default, 2 GiB, holds the conformance suite many times over;
+	// a benchmark that loads 100,000 pods of 9 KB needs more room, since
+	// etcd refuses every write (NOSPACE) once its file reaches the quota.
+	EtcdQuotaBytes int64
 }
 
 // Server is a running etcd and kube-apiserver.
@@ -81,7 +86,7 @@ func Start(ctx context.Context, bins Binaries, opts Options) (srv *Server, err e
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.ReadyTimeout)
 	defer cancel()
-	if err := s.startEtcd(ctx, bins.Etcd, ports[0], ports[1]); err != nil {
+	if err := s.startEtcd(ctx, bins.Etcd, ports[0], ports[1], opts.EtcdQuotaBytes); err != nil {
 		return nil, err
 	}
 	if err := s.startAPIServer(ctx, bins.APIServer, ports[2], f, opts); err != nil {
@@ -90,15 +95,20 @@ func Start(ctx context.Context, bins Binaries, opts Options) (srv *Server, err e
 	return s, nil
 }
 
-func (s *Server) startEtcd(ctx context.Context, bin string, client, peer int) error {
+func (s *Server) startEtcd(ctx context.Context, bin string, client, peer int, quota int64) error {
 	s.etcdURL = "http://127.0.0.1:" + strconv.Itoa(client)
 	peerURL := "http://127.0.0.1:" + strconv.Itoa(peer)
-	cmd, err := s.spawn(bin, "etcd.log",
-		"--name=kubetest", "--data-dir="+filepath.Join(s.dir, "etcd"),
-		"--listen-client-urls="+s.etcdURL, "--advertise-client-urls="+s.etcdURL,
-		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
-		"--initial-cluster=kubetest="+peerURL, "--log-level=warn",
-		"--unsafe-no-fsync") // a throwaway store: fsync only slows the tests
+	args := []string{
+		"--name=kubetest", "--data-dir=" + filepath.Join(s.dir, "etcd"),
+		"--listen-client-urls=" + s.etcdURL, "--advertise-client-urls=" + s.etcdURL,
+		"--listen-peer-urls=" + peerURL, "--initial-advertise-peer-urls=" + peerURL,
+		"--initial-cluster=kubetest=" + peerURL, "--log-level=warn",
+		"--unsafe-no-fsync", // a throwaway store: fsync only slows the tests
+	}
+	if quota > 0 {
+		args = append(args, "--quota-backend-bytes="+strconv.FormatInt(quota, 10))
+	}
+	cmd, err := s.spawn(bin, "etcd.log", args...)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,14 @@ func startKube(ctx context.Context, _ config) (*server, error) {
 		return nil, err
 	}
 	// kube-apiserver's own compaction interval: the conformance suite's
-	// 5 s would expire a child's resourceVersion mid-run.
-	srv, err := kubetest.Start(ctx, bins, kubetest.Options{CompactionInterval: 5 * time.Minute, ReadyTimeout: 5 * time.Minute})
+	// 5 s would expire a child's resourceVersion mid-run. 100,000 pods of
+	// the workload take about a gigabyte of etcd's file before its free
+	// pages and the watch phase's revisions: etcd's 2 GiB default quota is
+	// too close, so 8 GiB (the size etcd's docs suggest as a maximum).
+	srv, err := kubetest.Start(ctx, bins, kubetest.Options{
+		CompactionInterval: 5 * time.Minute, ReadyTimeout: 5 * time.Minute,
+		EtcdQuotaBytes: 8 << 30,
+	})
 	if err != nil {
 		return nil, err
 	}
