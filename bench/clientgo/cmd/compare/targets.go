@@ -77,13 +77,13 @@ func writeTargets(w io.Writer, gs []*group) {
 }
 
 // writeScale shows how each variant grows with the number of pods: total
-// sync time and retained heap, and the same per 1,000 pods, which stays
-// flat when growth is linear.
+// sync time and retained heap, and those and the sync's CPU per 1,000
+// pods, which stay flat when growth is linear.
 func writeScale(w io.Writer, gs []*group) {
 	fmt.Fprintln(w, "Scale (medians): a flat \"per 1,000 pods\" column means linear growth.")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| informer | pods | sync (s) | sync per 1,000 pods (s) | retained (MiB) | retained per 1,000 pods (MiB) | peak RSS (MiB) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| informer | pods | sync (s) | sync per 1,000 pods (s) | sync CPU per 1,000 pods (s) | retained (MiB) | retained per 1,000 pods (MiB) | peak RSS (MiB) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	var vars []string
 	for _, g := range gs {
 		if !slices.Contains(vars, g.variant) {
@@ -96,10 +96,11 @@ func writeScale(w io.Writer, gs []*group) {
 				continue
 			}
 			sync := median(g.values(metrics[0]))
+			cpu := median(g.values(metrics[1])) / 1000 // µs per pod is ms per 1,000 pods; in s
 			ret := median(g.values(metrics[2])) * float64(g.n) / (1 << 20)
 			rss := median(g.values(metrics[3]))
 			k := float64(g.n) / 1000
-			fmt.Fprintf(w, "| %s | %d | %s | %.3f | %s | %.2f | %s |\n", v, g.n, num(sync), sync/k, num(ret), ret/k, num(rss))
+			fmt.Fprintf(w, "| %s | %d | %s | %.3f | %.3f | %s | %.2f | %s |\n", v, g.n, num(sync), sync/k, cpu, num(ret), ret/k, num(rss))
 		}
 	}
 	fmt.Fprintln(w)
