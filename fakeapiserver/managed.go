@@ -15,9 +15,12 @@ import (
 // subresource, with the FieldsV1 set of the fields that manager set.
 // Checked against a real v1.37 server by conformance fields/managed-fields.
 //
-// What is not done: apply conflicts (an applied field another manager owns
-// is taken, not refused), and entries a client sends are kept as they are
-// on create (the benchmark workload's realistic entries stay as generated).
+// Server-side apply refuses to change a field another manager owns (409
+// Conflict, one FieldManagerConflict cause per field, conflicts.go) unless
+// forced, when the applier takes the fields over; applying a value a field
+// already has shares its ownership. Entries a client sends are kept as they
+// are on create (the benchmark workload's realistic entries stay as
+// generated).
 
 // mapFields are the fields of the built-in kinds whose type is a map
 // (which own themselves in a set, "."), not a struct. The fake has no
@@ -66,11 +69,12 @@ func (s *Server) recordCreate(res *Resource, wm writeMeta, m object) {
 		return
 	}
 	set := fieldsv1.Added(object{}, strippedForOwnership(res, wm, m), mapFields)
-	if wm.operation == "Apply" {
-		set = fieldsv1.Whole(strippedForOwnership(res, wm, m))
+	if wm.applied != nil {
+		// An applier owns what it applied, not the defaults.
+		set = fieldsv1.Whole(strippedForOwnership(res, wm, wm.applied))
 	}
 	set.Disown("f:metadata")
-	md["managedFields"] = s.entries(res, wm, nil, set, nil)
+	md["managedFields"] = s.entries(res, wm, nil, set, nil, nil)
 }
 
 // recordUpdate updates the managedFields of old becoming cur: the writer
@@ -78,8 +82,9 @@ func (s *Server) recordCreate(res *Resource, wm writeMeta, m object) {
 // always wins), and every manager loses what is gone. A write that changes
 // nothing keeps the old entries, timestamps included, so that it stays a
 // no-op. applied, for an Apply, is the applied configuration: its manager
-// owns exactly its fields.
-func (s *Server) recordUpdate(res *Resource, wm writeMeta, old, cur, applied object) {
+// owns exactly its fields, and changing one another manager owns is a
+// conflict unless wm.force.
+func (s *Server) recordUpdate(res *Resource, wm writeMeta, old, cur, applied object) error {
 	md, om := storage.MetadataOf(cur), storage.MetadataOf(old)
 	base, _ := om["managedFields"].([]any)
 	if sent, ok := md["managedFields"].([]any); ok && len(sent) > 0 && !reflect.DeepEqual(sent, base) {
@@ -90,9 +95,14 @@ func (s *Server) recordUpdate(res *Resource, wm writeMeta, old, cur, applied obj
 	added.Disown("f:metadata")
 	var own *fieldsv1.Set
 	if applied != nil {
+		if c := applyConflicts(res, wm, base, added); len(c) > 0 && !wm.force {
+			return c.err()
+		}
+		// Forced, the others lose what changed (what they owned of it is
+		// what conflicted); otherwise they own none of it, and keep what
+		// was applied at the value they had set: shared ownership.
 		own = fieldsv1.Whole(strippedForOwnership(res, wm, applied))
 		own.Disown("f:metadata")
-		added = nil // an applier shares what others set to the same value
 	}
 	next := s.entries(res, wm, base, added, removed, own)
 	if sameButTimes(next, om["managedFields"]) {
@@ -100,9 +110,10 @@ func (s *Server) recordUpdate(res *Resource, wm writeMeta, old, cur, applied obj
 		// write that changes no ownership keeps the old timestamps, so one
 		// that changes nothing else stays a no-op.
 		setOrDelete(md, "managedFields", om["managedFields"])
-		return
+		return nil
 	}
 	md["managedFields"] = next
+	return nil
 }
 
 // sameButTimes reports whether two managedFields lists differ at most in
@@ -131,7 +142,7 @@ func sameButTimes(a []any, b any) bool {
 // an Apply), everyone losing remove, and the others losing add; empty
 // entries are dropped, and the rest sorted as kube-apiserver sorts them:
 // by operation, time, manager, apiVersion, subresource.
-func (s *Server) entries(res *Resource, wm writeMeta, base []any, add *fieldsv1.Set, remove *fieldsv1.Set, own ...*fieldsv1.Set) []any {
+func (s *Server) entries(res *Resource, wm writeMeta, base []any, add, remove, own *fieldsv1.Set) []any {
 	sub := ""
 	if wm.status {
 		sub = "status"
@@ -142,6 +153,7 @@ func (s *Server) entries(res *Resource, wm writeMeta, base []any, add *fieldsv1.
 	}
 	var out []any
 	mineSet := &fieldsv1.Set{}
+	var mineTime any
 	for _, x := range base {
 		e, ok := x.(map[string]any)
 		if !ok {
@@ -150,7 +162,7 @@ func (s *Server) entries(res *Resource, wm writeMeta, base []any, add *fieldsv1.
 		fs, _ := e["fieldsV1"].(map[string]any)
 		set := fieldsv1.FromMap(fs)
 		if mine(e) {
-			mineSet = set
+			mineSet, mineTime = set, e["time"]
 			continue
 		}
 		set.Subtract(add)
@@ -165,15 +177,22 @@ func (s *Server) entries(res *Resource, wm writeMeta, base []any, add *fieldsv1.
 		c["fieldsV1"] = set.ToMap()
 		out = append(out, c)
 	}
-	if len(own) > 0 && own[0] != nil {
-		mineSet = own[0]
+	var when any = s.now().UTC().Format(time.RFC3339)
+	if own != nil {
+		mineSet = own
+		if add.Empty() && remove.Empty() {
+			// An apply that changes the object stamps no time (the
+			// managedFieldsUpdater's Apply): a new entry has none.
+			when = mineTime
+		}
 	} else {
 		mineSet.Union(add)
 		mineSet.Subtract(remove)
 	}
 	if !mineSet.Empty() {
 		e := map[string]any{"manager": wm.manager, "operation": wm.operation, "apiVersion": res.APIVersion(),
-			"time": s.now().UTC().Format(time.RFC3339), "fieldsType": "FieldsV1", "fieldsV1": mineSet.ToMap()}
+			"fieldsType": "FieldsV1", "fieldsV1": mineSet.ToMap()}
+		setOrDelete(e, "time", when)
 		if sub != "" {
 			e["subresource"] = sub
 		}

@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
@@ -143,7 +144,12 @@ func prepareForCreate(res *Resource, m object) {
 			spec = map[string]any{}
 			m["spec"] = spec
 		}
-		setDefault(spec, "finalizers", []any{"kubernetes"})
+		// The kubernetes finalizer is always there: the namespace
+		// controller's, which it removes once the namespace is empty.
+		fins, _ := spec["finalizers"].([]any)
+		if !slices.Contains(fins, any("kubernetes")) {
+			spec["finalizers"] = append(fins, "kubernetes")
+		}
 		m["status"] = map[string]any{"phase": "Active"}
 	case res.StatusSubresource:
 		delete(m, "status")

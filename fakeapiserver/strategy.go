@@ -1,6 +1,7 @@
 package fakeapiserver
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"reflect"
@@ -25,6 +26,7 @@ type writeMeta struct {
 	operation string // "Update" (the default) or "Apply"
 	status    bool   // the request is on the status subresource
 	applied   object // an Apply's configuration, which its manager owns
+	force     bool   // an Apply takes fields other managers own (force=true)
 }
 
 func (s *Server) nowString() string { return s.now().UTC().Format(time.RFC3339) }
@@ -37,6 +39,9 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 		return nil, err
 	}
 	name := storage.Str(md, "name")
+	if err := s.checkNamespaceActive(res, ns, cmp.Or(name, storage.Str(md, "generateName"))); err != nil {
+		return nil, err // admission, before validation
+	}
 	if name == "" {
 		gn := storage.Str(md, "generateName")
 		if gn == "" {
@@ -89,7 +94,8 @@ type mutateFunc func(cur object) (object, error)
 // metadata the server owns is kept; a write that leaves a deleting object
 // without finalizers deletes it.
 func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mutateFunc) (*storage.Object, error) {
-	return s.store.Update(res, ns, name, func(cur *storage.Object) (map[string]any, bool, error) {
+	var deleted bool
+	o, err := s.store.Update(res, ns, name, func(cur *storage.Object) (map[string]any, bool, error) {
 		old := cur.Decode()
 		m, err := mutate(cur.Decode())
 		if err != nil {
@@ -129,10 +135,36 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			g, _ := om["generation"].(float64)
 			md["generation"] = int64(g) + 1
 		}
-		s.recordUpdate(res, wm, old, m, wm.applied)
-		deleteNow := om["deletionTimestamp"] != nil && len(cur.Raw().Finalizers) > 0 && !hasFinalizers(md)
-		return m, deleteNow, nil
+		if s.isNamespaces(res) && !wm.status {
+			// Only the finalize subresource changes a namespace's
+			// spec.finalizers (the namespace strategy's PrepareForUpdate).
+			spec, _ := m["spec"].(map[string]any)
+			if spec == nil {
+				spec = map[string]any{}
+				m["spec"] = spec
+			}
+			oldSpec, _ := old["spec"].(map[string]any)
+			setOrDelete(spec, "finalizers", oldSpec["finalizers"])
+		}
+		if err := s.recordUpdate(res, wm, old, m, wm.applied); err != nil {
+			return nil, false, err
+		}
+		deleted = om["deletionTimestamp"] != nil && len(cur.Raw().Finalizers) > 0 && !hasFinalizers(md) &&
+			(!s.isNamespaces(res) || !hasSpecFinalizers(m))
+		return m, deleted, nil
 	})
+	if err == nil && deleted && res.Namespaced {
+		s.resumeNamespace(ns) // what it held may have been all that kept its namespace
+	}
+	return o, err
+}
+
+// hasSpecFinalizers reports whether a namespace still waits for a
+// finalizer of its spec ("kubernetes": the namespace controller).
+func hasSpecFinalizers(m object) bool {
+	spec, _ := m["spec"].(map[string]any)
+	f, _ := spec["finalizers"].([]any)
+	return len(f) > 0
 }
 
 // splitStatus applies the status subresource rules of kinds that have one:
@@ -217,6 +249,9 @@ var errDeleteAtOnce = errors.New("fakeapiserver: delete at once")
 // anything else is removed at once. It returns the object's last state and
 // whether it is gone.
 func (s *Server) delete(res *Resource, ns, name string, pre meta.Preconditions) (*storage.Object, bool, error) {
+	if s.isNamespaces(res) {
+		return s.deleteNamespace(name, pre)
+	}
 	var finalizers bool
 	marked, err := s.store.Update(res, ns, name, func(cur *storage.Object) (map[string]any, bool, error) {
 		if err := checkPreconditions(res, cur, pre); err != nil {

@@ -96,6 +96,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 	if isApply(pt) {
 		var created bool
 		wm.operation = "Apply"
+		wm.force = isTrue(r.URL.Query().Get("force"))
 		o, created, err = s.apply(req.res, req.ns, req.name, wm, body)
 		if created {
 			code = http.StatusCreated

@@ -2,6 +2,7 @@ package fieldsv1
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 )
 
@@ -275,4 +276,44 @@ func keyedItems(v any) (map[string]map[string]any, bool) {
 		out[itemKey(mustMarshal(m))] = m
 	}
 	return out, true
+}
+
+// Intersect returns the paths that both s and o own: how server-side apply
+// finds the fields an applier would change under another manager.
+func (s *Set) Intersect(o *Set) *Set {
+	out := &Set{}
+	if s == nil || o == nil {
+		return out
+	}
+	out.self = s.self && o.self
+	for name, sm := range s.members {
+		if om := o.members[name]; om != nil {
+			if c := sm.Intersect(om); !c.Empty() {
+				out.member(name).Union(c)
+			}
+		}
+	}
+	return out
+}
+
+// Paths returns every owned path as its member names from the root, in the
+// order structured-merge-diff's Set.Iterate visits them: at each node first
+// the members owned themselves, by name, then the paths under each member,
+// by name.
+func (s *Set) Paths() [][]string {
+	var out [][]string
+	s.appendPaths(nil, &out)
+	return out
+}
+
+func (s *Set) appendPaths(prefix []string, out *[][]string) {
+	names := s.Names()
+	for _, n := range names {
+		if s.members[n].self {
+			*out = append(*out, append(slices.Clone(prefix), n))
+		}
+	}
+	for _, n := range names {
+		s.members[n].appendPaths(append(slices.Clone(prefix), n), out)
+	}
 }
