@@ -54,6 +54,9 @@ func strippedForOwnership(res *Resource, wm writeMeta, obj object) object {
 	}
 	if res.StatusSubresource {
 		if wm.status {
+			if c["status"] == nil {
+				return object{} // none yet: a first status write adds its fields
+			}
 			return object{"status": c["status"]}
 		}
 		delete(c, "status")

@@ -1,6 +1,7 @@
 package fieldsv1
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/go-json-experiment/json"
@@ -54,4 +55,23 @@ func TestWholeWithoutDotsIsAnAppliedConfiguration(t *testing.T) {
 func TestStructsDoNotOwnThemselves(t *testing.T) {
 	got := Added(map[string]any{}, obj(t, `{"spec":{"a":1,"sel":{"x":"y"}}}`), Maps{"sel": true})
 	require.Equal(t, `{"f:spec":{"f:a":{},"f:sel":{".":{},"f:x":{}}}}`, enc(got))
+}
+
+func TestIntersectKeepsWhatBothOwn(t *testing.T) {
+	owner := FromMap(obj(t, `{"f:data":{".":{},"f:k":{},"f:shared":{}},"f:c":{"k:{\"name\":\"x\"}":{".":{},"f:image":{}}}}`))
+	changed := Added(obj(t, `{"data":{"k":"1","shared":"s"},"c":[{"name":"x","image":"a"}]}`),
+		obj(t, `{"data":{"k":"2","shared":"s","new":"n"},"c":[{"name":"x","image":"b"}]}`), nil)
+	got := owner.Intersect(changed)
+	require.Equal(t, `{"f:c":{"k:{\"name\":\"x\"}":{"f:image":{}}},"f:data":{"f:k":{}}}`, enc(got),
+		"a map's own '.' and fields set to the same value are not changed; a new key is nobody's")
+	require.True(t, owner.Intersect(&Set{}).Empty())
+}
+
+func TestPathsVisitOwnMembersBeforeDeeperOnes(t *testing.T) {
+	s := FromMap(obj(t, `{"f:spec":{"f:template":{"f:x":{}},"f:replicas":{}},"f:data":{".":{},"f:a":{}},"f:b":{}}`))
+	var got []string
+	for _, p := range s.Paths() {
+		got = append(got, fmt.Sprint(p))
+	}
+	require.Equal(t, []string{"[f:b]", "[f:data]", "[f:data f:a]", "[f:spec f:replicas]", "[f:spec f:template f:x]"}, got)
 }
