@@ -59,6 +59,75 @@
 // (client-go falls back to JSON after a 415 for CBOR only); create -f and
 // apply -f send JSON and work.
 //
+// A namespace lives as on a cluster: a DELETE marks it Terminating (the
+// answer, and one MODIFIED), creates in it get 403 with the
+// NamespaceTerminating cause, and the fake then does the namespace
+// controller's work (namespaces.go): it deletes the pods, then the rest,
+// each with its usual events, writes the deletion conditions, and removes
+// the kubernetes finalizer, which deletes the namespace. default,
+// kube-system and kube-public may not be deleted. Server-side apply refuses
+// to change a field another manager owns (409, one FieldManagerConflict
+// cause per field, conflicts.go) unless force=true.
+//
+// # What still differs from a real cluster
+//
+// The fake is one process standing for kube-apiserver, etcd and the parts
+// of a cluster a client sees through them. Package conformance checks it
+// against a real kube-apiserver v1.37.2, and its knownDifferences lists the
+// wire-level differences left there. Beyond those:
+//
+//   - No kubelet. Pods never run: their status stays as written (Pending
+//     with its QoS class on create) unless a client writes /status. A
+//     graceful delete of a pod on a node (spec.nodeName set) is a MODIFIED
+//     with deletionTimestamp and its terminationGracePeriodSeconds, then at
+//     once the DELETED, as if a kubelet confirmed at once; on a cluster the
+//     pod stays Terminating until its kubelet does, up to the grace period.
+//     DeleteOptions' gracePeriodSeconds is not read.
+//   - No controllers but the namespace controller, and no scheduler:
+//     Deployments make no ReplicaSets nor ReplicaSets pods, pods get no
+//     node, no garbage collector follows ownerReferences (deleting an owner
+//     leaves its dependents; propagationPolicy is not read, so no orphan or
+//     foregroundDeletion finalizer is set), no service account or token
+//     controller, no Endpoints, no Events written by the system.
+//   - The namespace controller's work is done inside the DELETE request
+//     (before the answer is written, though the answer is the Terminating
+//     namespace at its first resourceVersion), in a fixed order (pods, then
+//     resources by group, version and name; the controller's is a map's),
+//     one delete per object (the controller uses deletecollection where it
+//     can: the same events). When a finalizer holds content, the fake
+//     finishes as soon as the last object goes, where the controller retries
+//     after its estimate. The finalize subresource is not served.
+//   - Admission is what the fake knows: namespace lifecycle, and for pods
+//     Priority and DefaultTolerationSeconds. No ServiceAccount plugin (pods
+//     get no serviceAccountName and no kube-api-access volume), no
+//     ResourceQuota, LimitRanger, PodSecurity or webhooks.
+//   - No validation beyond what a write needs (a name, and kind, apiVersion
+//     and namespace agreeing with the URL): invalid specs are stored, and
+//     fields kube-apiserver keeps immutable (most of a pod's spec, a
+//     Deployment's selector) can be changed.
+//   - No schemas. Defaults are those of pods and namespaces only; strategic
+//     merge patches merge lists of objects by "name" only and refuse $patch;
+//     server-side apply merges the applied configuration as a strategic
+//     merge patch, so a field its manager no longer applies is kept (a real
+//     server removes it), and which fields are maps (owning themselves in
+//     managedFields) is guessed from their names.
+//   - Built-in resources are the core/v1 namespaces, pods, configmaps,
+//     secrets, services, nodes and events, apps/v1 deployments and
+//     replicasets, and coordination.k8s.io/v1 leases; others are added with
+//     Register (there is no CustomResourceDefinition API). Subresources are
+//     status only: no scale, log, exec, attach, port-forward, eviction,
+//     binding or finalize.
+//   - JSON only: protobuf bodies get 415, CBOR is not understood, and
+//     answers are JSON (a Table when kubectl get asks for one) whatever
+//     else Accept lists; no dryRun (400); OpenAPI is a minimal v3 without
+//     schemas.
+//   - Bearer tokens only (Options.Tokens), each allowed resources and verbs;
+//     no RBAC, client certificates, impersonation, API priority and
+//     fairness or Warning headers.
+//   - The history is kept by count and age (Options.HistoryEvents,
+//     HistoryAge) and compacted on demand (Compact), not by etcd's periodic
+//     compaction.
+//
 // Invariants (the store's own are in package storage):
 //  1. Every write goes through the strategy, then one Store call: the
 //     strategy decides what the object becomes (metadata the server owns,
@@ -82,4 +151,12 @@
 //     events in batches of about 64 KiB per write and flush (one gzip member
 //     per event when the stream is gzipped).
 //  6. The server logs only to Options.Logger.
+//  7. A namespace's deletion ends with nothing left in it: every object is
+//     deleted with its own events before the namespace's DELETED, and none
+//     can be created in it meanwhile
+//     [TestDeletingANamespaceEmptiesItThenRemovesIt,
+//     TestContentHeldByAFinalizerKeepsTheNamespaceTerminating].
+//  8. An apply never changes a field another manager owns unless forced;
+//     the 409 names every such field and its manager
+//     [TestApplyConflictsNameEachFieldAndManager].
 package fakeapiserver

@@ -43,7 +43,7 @@ func (s *Server) isNamespaces(res *Resource) bool { return res == s.nsRes }
 // It returns the namespace as the DELETE answers it, and whether it is gone.
 func (s *Server) deleteNamespace(name string, pre meta.Preconditions) (*storage.Object, bool, error) {
 	if immortalNamespaces[name] {
-		return nil, false, errForbidden(s.nsRes, name, "this namespace may not be deleted")
+		return nil, false, storage.Forbidden(s.nsRes, name, "this namespace may not be deleted")
 	}
 	marked, err := s.store.Update(s.nsRes, "", name, func(cur *storage.Object) (map[string]any, bool, error) {
 		raw := cur.Raw()
@@ -78,35 +78,19 @@ func (s *Server) deleteNamespace(name string, pre meta.Preconditions) (*storage.
 	return marked, false, nil
 }
 
-// errForbidden is apimachinery's NewForbidden: details.kind is the resource.
-func errForbidden(res *Resource, name, why string) *meta.StatusError {
-	msg := fmt.Sprintf("%s %q is forbidden: %s", res.Qualified(), name, why)
-	if name == "" {
-		msg = fmt.Sprintf("%s is forbidden: %s", res.Qualified(), why)
-	}
-	e := meta.NewStatusError(http.StatusForbidden, meta.ReasonForbidden, msg)
-	e.Status.Details = &meta.StatusDetails{Name: name, Group: res.GVR.Group, Kind: res.GVR.Resource}
-	return e
-}
-
 // checkNamespaceActive refuses a create in a Terminating namespace, as the
-// lifecycle admission plugin does; name is the object's name, or its
-// generateName before one is made up. A missing namespace is the store's
-// 404. Like the plugin, which reads an informer's cache, this is checked
-// before the write and not in it: a create racing the namespace's deletion
-// can land after the controller listed the content.
+// lifecycle admission plugin does, before the object is validated or named
+// (name is its name, or its generateName). A missing namespace is the
+// store's 404; the store checks again under its lock, so that a create
+// racing the namespace's deletion cannot land after its content was listed.
 func (s *Server) checkNamespaceActive(res *Resource, ns, name string) error {
 	if !res.Namespaced {
 		return nil
 	}
-	o, err := s.store.Get(s.nsRes, "", ns)
-	if err != nil || o.Raw().DeletionTimestamp == nil {
-		return nil
+	if o, err := s.store.Get(s.nsRes, "", ns); err == nil && o.Raw().DeletionTimestamp != nil {
+		return storage.NamespaceTerminating(res, name, ns)
 	}
-	e := errForbidden(res, name, fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns))
-	e.Status.Details.Causes = []meta.StatusCause{{Type: "NamespaceTerminating", Field: "metadata.namespace",
-		Message: fmt.Sprintf("namespace %s is being terminated", ns)}}
-	return e
+	return nil
 }
 
 // resumeNamespace continues the deletion of namespace ns, if it is

@@ -3,7 +3,8 @@
 // kube-apiserver's server-side apply machinery writes.
 //
 // It sits beside the data path: fakeapiserver records ownership with it on
-// every write (Set: Added, Removed, Whole), and the benchmark workload
+// every write (Set: Added, Removed, Whole) and finds server-side apply
+// conflicts with it (Intersect, Paths), and the benchmark workload
 // generates realistic managedFields with it (FromJSON, straight from bytes
 // for speed). Both name list items the same way (ItemKey).
 //

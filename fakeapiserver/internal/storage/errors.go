@@ -33,6 +33,26 @@ func NamespaceNotFound(ns string) *meta.StatusError {
 	return e
 }
 
+// NamespaceTerminating is the 403 of a create in a terminating namespace,
+// as the namespace lifecycle admission plugin words it (name is the
+// object's name, or its generateName before one is made up);
+// details.kind is the resource, as apimachinery's NewForbidden sets it.
+func NamespaceTerminating(res *Resource, name, ns string) *meta.StatusError {
+	e := Forbidden(res, name, fmt.Sprintf("unable to create new content in namespace %s because it is being terminated", ns))
+	e.Status.Details.Causes = []meta.StatusCause{{Type: "NamespaceTerminating", Field: "metadata.namespace",
+		Message: fmt.Sprintf("namespace %s is being terminated", ns)}}
+	return e
+}
+
+// Forbidden is apimachinery's NewForbidden of an object of res.
+func Forbidden(res *Resource, name, why string) *meta.StatusError {
+	msg := fmt.Sprintf("%s %q is forbidden: %s", res.Qualified(), name, why)
+	if name == "" {
+		msg = fmt.Sprintf("%s is forbidden: %s", res.Qualified(), why)
+	}
+	return withDetails(meta.NewStatusError(403, meta.ReasonForbidden, msg), res, name)
+}
+
 // AlreadyExists is the 409 of a create over an existing key.
 func AlreadyExists(res *Resource, name string) *meta.StatusError {
 	return withDetails(meta.NewStatusError(409, meta.ReasonAlreadyExists,

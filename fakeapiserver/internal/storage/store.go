@@ -120,14 +120,22 @@ func (s *Store) commitLocked(res *Resource, typ meta.EventType, key string, obj,
 // Create stores m as a new object of res. m is the complete object (the
 // caller has set name, namespace, uid and the rest); Create sets its
 // resourceVersion and takes ownership of m. A namespaced object needs its
-// namespace to exist; an existing key is a 409 AlreadyExists.
+// namespace to exist and not to be terminating; an existing key is a 409
+// AlreadyExists.
 func (s *Store) Create(res *Resource, m map[string]any) (*Object, error) {
 	md := MetadataOf(m)
 	ns, name := Str(md, "namespace"), Str(md, "name")
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if res.Namespaced && s.tableLocked(s.opts.Namespaces)[ns] == nil {
-		return nil, NamespaceNotFound(ns)
+	if res.Namespaced {
+		switch nso := s.tableLocked(s.opts.Namespaces)[ns]; {
+		case nso == nil:
+			return nil, NamespaceNotFound(ns)
+		case nso.raw.DeletionTimestamp != nil:
+			// Checked here too, under the lock, so that no create lands
+			// after the namespace controller listed what it deletes.
+			return nil, NamespaceTerminating(res, name, ns)
+		}
 	}
 	key := res.Key(ns, name)
 	if s.tableLocked(res)[key] != nil {

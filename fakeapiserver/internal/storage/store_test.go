@@ -125,3 +125,15 @@ func TestWatchFromACompactedRVIsTooOld(t *testing.T) {
 	_, err := s.Watch(t.Context(), pods, Filter{}, WatchOptions{RV: 1})
 	require.ErrorAs(t, err, new(TooOldError))
 }
+
+func TestNoCreateInATerminatingNamespace(t *testing.T) {
+	s, pods := newTestStore(Options{})
+	_, err := s.Update(s.opts.Namespaces, "", "default", func(cur *Object) (map[string]any, bool, error) {
+		m := cur.Decode()
+		MetadataOf(m)["deletionTimestamp"] = "2026-12-03T00:00:00Z"
+		return m, false, nil
+	})
+	require.NoError(t, err)
+	_, err = s.Create(pods, map[string]any{"metadata": map[string]any{"name": "a", "namespace": "default"}})
+	require.ErrorContains(t, err, `pods "a" is forbidden: unable to create new content in namespace default because it is being terminated`)
+}
