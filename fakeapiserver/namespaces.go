@@ -47,14 +47,12 @@ func (s *Server) deleteNamespace(name string, pre meta.Preconditions) (*storage.
 	}
 	marked, err := s.store.Update(s.nsRes, "", name, func(cur *storage.Object) (map[string]any, bool, error) {
 		raw := cur.Raw()
-		if pre.UID != nil && *pre.UID != raw.UID {
+		if pre.UID != nil && *pre.UID != raw.UID { // worded by REST.Delete, not by the generic rest.BeforeDelete
 			return nil, false, storage.Conflict(s.nsRes, name, fmt.Sprintf(
 				"Precondition failed: UID in precondition: %s, UID in object meta: %s", *pre.UID, raw.UID))
 		}
-		if pre.ResourceVersion != nil && *pre.ResourceVersion != raw.ResourceVersion {
-			return nil, false, storage.Conflict(s.nsRes, name, fmt.Sprintf(
-				"Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s",
-				*pre.ResourceVersion, raw.ResourceVersion))
+		if err := checkPreconditions(s.nsRes, cur, meta.Preconditions{ResourceVersion: pre.ResourceVersion}); err != nil {
+			return nil, false, err
 		}
 		m := cur.Decode()
 		if raw.DeletionTimestamp != nil {

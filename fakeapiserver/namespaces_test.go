@@ -142,6 +142,12 @@ func TestNamespaceDeleteRules(t *testing.T) {
 	require.Equal(t, []any{"example.com/mine", "kubernetes"}, body["spec"].(map[string]any)["finalizers"])
 	require.NotEqual(t, r.ResourceVersion, rvOf(body), "the label was written")
 
+	// Preconditions are checked before the mark.
+	code, st := call(t, "DELETE", srv.URL()+"/api/v1/namespaces/x", "application/json",
+		`{"preconditions":{"resourceVersion":"`+r.ResourceVersion+`"}}`)
+	require.Equal(t, 409, code, st)
+	require.Contains(t, st["message"], "Precondition failed: ResourceVersion in precondition: "+r.ResourceVersion)
+
 	// A namespace with another spec finalizer stays Terminating once
 	// emptied; a second DELETE changes nothing.
 	code, body = call(t, "DELETE", srv.URL()+"/api/v1/namespaces/x", "", "")
