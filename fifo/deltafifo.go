@@ -16,6 +16,17 @@ type DeltaOptions[T any] struct {
 	// and Delete of an object nobody knows is dropped. Nil means none of
 	// that: Replace only sees what is still queued, Resync does nothing.
 	KnownObjects KnownObjects[T]
+	// WholeRelists makes the Pop after a Replace hand over every key queued
+	// at the end of that Replace as one batch, each key's deltas together
+	// and keys in queue order: the listed keys, the tombstones, and the keys
+	// queued before the Replace (their deltas are older than the list, and
+	// most have a Replaced or a tombstone appended anyway). A consumer can
+	// then apply a relist to its store in one step (the informer swaps its
+	// cache), so its readers never see half of a relist. Deltas stay
+	// grouped per key: an event for a key of the batch that arrives before
+	// the Pop joins the batch, an event for another key pops after it, and
+	// a second Replace before the Pop merges into the same batch.
+	WholeRelists bool
 }
 
 // DeltaFIFO keeps one list of deltas per key and pops keys in the order they
@@ -24,18 +35,25 @@ type DeltaOptions[T any] struct {
 type DeltaFIFO[T any] struct {
 	key   func(T) string
 	known KnownObjects[T] // may be nil
+	whole bool            // WholeRelists
 	sig   signal
 
 	mu    sync.Mutex            // guards every field below
 	items map[string][]Delta[T] // pending deltas per key, oldest first, never empty
 	queue ring[string]          // keys of items, first-in first; each key once
-	// The key a Pop is processing right now, outside the lock, and its
-	// deltas (oldest first). Replace and Resync treat it as pending: its
-	// deltas may or may not have reached KnownObjects yet.
-	inflightKey string
-	inflight    []Delta[T] // nil when no Pop is processing
-	populated   bool       // a first Replace or Add/Update/Delete happened
-	initialLeft int        // keys of the first Replace not yet processed
+	// relist is, with WholeRelists, how many keys at the head of queue the
+	// next Pop takes as one batch: every key queued when the last Replace
+	// ended. Keys queued later are behind them. 0 when no relist is queued.
+	relist int
+	// What a Pop is processing right now, outside the lock. Replace,
+	// Resync and Delete treat its keys as pending: their deltas may or may
+	// not have reached KnownObjects yet.
+	cur       inflight[T]
+	populated bool // a first Replace or Add/Update/Delete happened
+	// initialLeft is how many keys of the initial population are not yet
+	// processed: the first Replace's keys, or with WholeRelists the whole
+	// relist batch that holds them (later Replaces merged into it join it).
+	initialLeft int
 	closed      bool
 }
 
@@ -49,6 +67,7 @@ func NewDelta[T any](opts DeltaOptions[T]) *DeltaFIFO[T] {
 	return &DeltaFIFO[T]{
 		key:   opts.Key,
 		known: opts.KnownObjects,
+		whole: opts.WholeRelists,
 		sig:   newSignal(),
 		items: make(map[string][]Delta[T]),
 	}
@@ -88,7 +107,8 @@ func (f *DeltaFIFO[T]) pendingLocked(k string) bool {
 	if _, ok := f.items[k]; ok {
 		return true
 	}
-	return f.inflight != nil && f.inflightKey == k
+	_, ok := f.cur.get(k)
+	return ok
 }
 
 // queueLocked appends d to k's deltas, collapsing two Deleted in a row into
@@ -113,7 +133,8 @@ func (f *DeltaFIFO[T]) queueLocked(k string, d Delta[T]) {
 // Deleted for each key that is not listed but that the consumer holds or
 // will hold: keys still queued or in flight (with their newest object), then
 // keys of KnownObjects (with the stored object). The first Replace on a
-// queue nobody wrote to before fixes the initial population. The
+// queue nobody wrote to before fixes the initial population. With
+// WholeRelists every key queued at its end pops next, as one batch. The
 // resourceVersion is not used by this queue.
 func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	f.mu.Lock()
@@ -135,8 +156,10 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 			f.tombstoneLocked(k, f.items[k])
 		}
 	}
-	if f.inflight != nil && !f.queuedOrListed(f.inflightKey, listed) {
-		f.tombstoneLocked(f.inflightKey, f.inflight)
+	for i, k := range f.cur.keys {
+		if !f.queuedOrListed(k, listed) {
+			f.tombstoneLocked(k, f.cur.deltas[i])
+		}
 	}
 	if f.known != nil {
 		for _, k := range f.known.ListKeys() {
@@ -148,9 +171,19 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 			}
 		}
 	}
-	if !f.populated {
+	// A relist that comes while the initial batch is still queued (not
+	// being processed) merges into it, so the merged batch is the initial
+	// population: the first list the consumer applies is this one.
+	joinsInitial := f.whole && f.initialLeft > 0 && len(f.cur.keys) == 0
+	if f.whole {
+		f.relist = f.queue.len()
+	}
+	switch {
+	case !f.populated:
 		f.populated = true
 		f.initialLeft = f.queue.len()
+	case joinsInitial:
+		f.initialLeft = f.relist
 	}
 	return nil
 }
@@ -196,13 +229,17 @@ func (f *DeltaFIFO[T]) Resync() error {
 }
 
 // Pop waits until a key is queued, removes it with all its deltas and calls
-// process with them, oldest first. process runs without the queue lock, so
-// producers are never blocked by a slow consumer; concurrent Pops take turns.
+// process with them, oldest first. With WholeRelists, the Pop after a
+// Replace takes every key of the relist batch instead and hands process
+// their deltas key after key (one key's deltas together, oldest first).
+// process runs without the queue lock, so producers are never blocked by a
+// slow consumer; concurrent Pops take turns.
 //
 // If process returns an error wrapping ErrRequeue, the deltas are queued
 // again at the back, unless newer deltas for the key arrived meanwhile (those
-// win, as with client-go's AddIfNotPresent). Any other error drops the
-// deltas. Either way Pop returns process's error wrapped with the key.
+// win, as with client-go's AddIfNotPresent); a relist batch goes back to the
+// head, whole. Any other error drops the deltas. Either way Pop returns
+// process's error wrapped with the key (or the size of the relist).
 func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas []Delta[T], isInInitialList bool) error) (err error) {
 	if err := f.sig.acquire(ctx); err != nil {
 		return err
@@ -211,16 +248,22 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas []Delta[T], 
 	if err := f.waitLocked(ctx); err != nil {
 		return err
 	}
-	k := f.queue.pop()
-	ds := f.items[k]
-	delete(f.items, k)
+	var ds []Delta[T]
+	if f.relist > 0 {
+		ds = f.takeBatchLocked()
+	} else {
+		k := f.queue.pop()
+		ds = f.items[k]
+		delete(f.items, k)
+		f.cur.keys = append(f.cur.keys[:0], k)
+		f.cur.deltas = append(f.cur.deltas[:0], ds)
+	}
 	initial := f.initialLeft > 0
-	f.inflightKey, f.inflight = k, ds
 	f.mu.Unlock()
 
 	// Deferred so the queue stays consistent if process panics and a caller
 	// up the stack recovers.
-	defer f.finish(k, ds, initial, &err)
+	defer f.finish(initial, &err)
 	return process(ds, initial)
 }
 
@@ -243,27 +286,44 @@ func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 	}
 }
 
-func (f *DeltaFIFO[T]) finish(k string, ds []Delta[T], initial bool, errp *error) {
+func (f *DeltaFIFO[T]) finish(initial bool, errp *error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.inflightKey, f.inflight = "", nil
-	if initial {
-		// Counted after process returns so HasSynced never turns true
-		// while the last initial item is still being applied.
-		f.initialLeft--
-	}
+	cur, batch := &f.cur, f.cur.index != nil
 	err := *errp
-	if err == nil {
-		return
-	}
-	if errors.Is(err, ErrRequeue) && !f.closed {
-		if _, newer := f.items[k]; !newer {
-			f.items[k] = ds
-			f.queue.push(k)
+	requeue := err != nil && errors.Is(err, ErrRequeue) && !f.closed
+	switch {
+	case batch && requeue:
+		// Back at the head, so still initial if it was: nothing can
+		// have popped before it.
+		f.requeueBatchLocked(*cur, initial)
+	case requeue:
+		if _, newer := f.items[cur.keys[0]]; !newer {
+			f.items[cur.keys[0]] = cur.deltas[0]
+			f.queue.push(cur.keys[0])
 			f.sig.notify()
 		}
 	}
-	*errp = fmt.Errorf("fifo: processing %q: %w", k, err)
+	if initial && !(batch && requeue) {
+		// Counted after process returns so HasSynced never turns true
+		// while the last initial item is still being applied. A requeued
+		// single key counts as done: it goes to the back, behind keys
+		// that are not initial.
+		f.initialLeft -= len(cur.keys)
+	}
+	switch {
+	case err == nil:
+	case batch:
+		*errp = fmt.Errorf("fifo: processing a relist of %d keys: %w", len(cur.keys), err)
+	default:
+		*errp = fmt.Errorf("fifo: processing %q: %w", cur.keys[0], err)
+	}
+	if batch {
+		f.cur = inflight[T]{} // a relist's slices are big: give them back
+		return
+	}
+	clear(cur.deltas) // keep the slices for the next Pop, not the deltas
+	cur.keys, cur.deltas = cur.keys[:0], cur.deltas[:0]
 }
 
 // HasSynced reports whether the first Replace's keys have all been
@@ -286,7 +346,7 @@ func (f *DeltaFIFO[T]) Len() int {
 func (f *DeltaFIFO[T]) Drained() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queue.len() == 0 && f.inflight == nil
+	return f.queue.len() == 0 && len(f.cur.keys) == 0
 }
 
 // Close makes blocked and later Pops return ErrClosed, even if keys remain

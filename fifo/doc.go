@@ -13,7 +13,8 @@
 //     consumer is busy is popped once, and the queue never holds more keys
 //     than there are objects. Choose it when the consumer falls behind in
 //     bursts and only the latest state matters (most controllers), or when
-//     memory must stay bounded by the object count.
+//     memory must stay bounded by the object count. With WholeRelists it
+//     pops the keys of a relist together, still grouped per key.
 //   - [InOrder] (client-go's RealFIFO, its default since 2025) appends every
 //     delta in arrival order and merges nothing. The consumer sees exactly
 //     the event sequence the server sent, so the resource version of the
@@ -43,21 +44,34 @@
 //     and processed (process returned), at once for an empty first Replace,
 //     and at once if an Add/Update/Delete came before any Replace.
 //     isInInitialList is true exactly for deltas of that population; an
-//     InOrder batch never mixes them with later deltas.
+//     InOrder batch never mixes them with later deltas. With a DeltaFIFO
+//     keeping relists whole, a Replace that comes before the initial batch
+//     was popped merges into it, and the merged batch is the initial
+//     population. [TestDeltaFIFOHasSynced, TestInOrderBatchNeverMixesInitialList,
+//     TestDeltaFIFOWholeRelistSyncAndRequeue,
+//     TestDeltaFIFORelistsDuringTheInitialBatchAreNotInitial]
 //  6. process runs without the queue lock, so producers never wait for a
 //     slow consumer; concurrent Pops take turns, so one key's deltas are never
 //     processed by two goroutines at once.
 //  7. A process error wrapping [ErrRequeue] puts the deltas back: DeltaFIFO
-//     at the back, unless newer deltas for that key arrived meanwhile;
+//     at the back, unless newer deltas for that key arrived meanwhile (a
+//     relist batch at the front, whole, its keys' newer deltas winning);
 //     InOrder at the front, in order. Any other error drops them. Pop returns
 //     the error, wrapped, in both cases.
 //  8. Close wakes every waiting Pop with [ErrClosed]; later Pops and writes
 //     return ErrClosed even if deltas remain. A cancelled ctx ends a waiting
 //     Pop with ctx.Err().
-//  9. InOrder with WholeRelists: everything one Replace queued pops as one
-//     batch, whatever the batch size, with no other delta in it, and a
-//     requeued relist comes back whole; so a consumer can apply a relist
-//     to its store in one step.
+//  9. With WholeRelists a relist pops as one batch, and a requeued relist
+//     comes back whole, so a consumer can apply a relist to its store in one
+//     step. InOrder: everything one Replace queued, whatever the batch size,
+//     with no other delta in it. DeltaFIFO: every key queued at the end of
+//     the Replace, each with all its deltas, so deltas stay grouped per key:
+//     an event for one of those keys that comes before the Pop is in the
+//     batch, an event for another key pops after it, and a second Replace
+//     before the Pop merges into the batch.
+//     [TestInOrderWholeRelistsPopAsOneBatch,
+//     TestDeltaFIFOWholeRelistsPopAsOneBatch,
+//     TestDeltaFIFOWholeRelistSyncAndRequeue]
 //  10. Drained is true only when nothing is queued and no Pop holds deltas:
 //     a popped batch counts until process has returned.
 //     [TestDrainedCoversTheBatchBeingProcessed]

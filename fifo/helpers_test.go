@@ -95,6 +95,9 @@ func kinds() []kind {
 		{"InOrder/batch1", func(known fifo.KnownObjects[obj]) fifo.Queue[obj] {
 			return fifo.NewInOrder(fifo.InOrderOptions[obj]{Key: objKey, KnownObjects: known, BatchSize: 1})
 		}},
+		{"DeltaFIFO/whole", func(known fifo.KnownObjects[obj]) fifo.Queue[obj] {
+			return fifo.NewDelta(fifo.DeltaOptions[obj]{Key: objKey, KnownObjects: known, WholeRelists: true})
+		}},
 	}
 }
 
