@@ -28,9 +28,6 @@ type dispatcher[P meta.Object] struct {
 	read   cache.Reader[P]
 	queue  fifo.Queue[P]
 	lastRV func() string // the reflector's resourceVersion, for the synced trace
-	// wholeRelists: the queue hands over each relist as one batch of its own
-	// (fifo.InOrderOptions.WholeRelists), so the cache can swap to it in one step.
-	wholeRelists bool
 	// fromSnapshot: the initial list came from a snapshot (set before
 	// start); afterPop, if set, runs after each Pop (the snapshotter's
 	// wake-up).
@@ -47,6 +44,19 @@ type dispatcher[P meta.Object] struct {
 	stopped   bool
 }
 
+// newQueue builds the delta queue of kind for a dispatcher over store. Either
+// kind hands over each relist as one batch of its own (WholeRelists), which
+// process relies on to swap the cache to a relist in one step.
+func newQueue[P meta.Object](kind QueueKind, store *cache.Store[P]) fifo.Queue[P] {
+	key := func(p P) string { return meta.Key(p) }
+	if kind == QueueDeltaFIFO {
+		return fifo.NewDelta(fifo.DeltaOptions[P]{Key: key, KnownObjects: store, WholeRelists: true})
+	}
+	return fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: store, WholeRelists: true})
+}
+
+// newDispatcher returns the processing stage between q, built by newQueue,
+// and store.
 func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P]) *dispatcher[P] {
 	return &dispatcher[P]{opts: opts, store: store, read: store, queue: q,
 		changed: make(chan struct{}, 1), synced: make(chan struct{})}
@@ -115,14 +125,14 @@ func (d *dispatcher[P]) processLoop(ctx context.Context) {
 }
 
 // process applies one popped batch. A batch holding a relist (the queue
-// hands one over whole) swaps the cache in one step; any other batch is
-// applied delta by delta. Handlers hear of each change after the cache
-// holds it (invariant 8).
+// hands one over whole, see newQueue) swaps the cache in one step; any
+// other batch is applied delta by delta. Handlers hear of each change after
+// the cache holds it (invariant 8).
 func (d *dispatcher[P]) process(deltas []fifo.Delta[P], isInInitialList bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.opts.Clock.Now()
-	if d.wholeRelists && isRelist(deltas) {
+	if isRelist(deltas) {
 		d.applyRelistLocked(deltas, isInInitialList, now)
 		return nil
 	}

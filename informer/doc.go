@@ -18,18 +18,23 @@
 //
 // # Relists are atomic
 //
-// A relist reaches the dispatcher as one batch of its own (the default queue
-// is built with fifo.InOrderOptions.WholeRelists): a Replaced delta per
-// listed object, then a tombstone per object the list no longer has. The
-// dispatcher works out each handler notification against the cache, swaps
-// the cache to the new list with one cache.Store.Replace, then notifies:
-// readers of the cache and listers see the old list or the new one, never a
-// mix. Handlers hear what client-go's DeltaFIFO Replace makes them hear:
-// OnUpdate for a listed object that was cached (only for handlers due a
-// resync when its resourceVersion did not change), OnAdd for a new one,
-// OnDelete(obj, finalStateUnknown=true) for one the list lacks. With
-// QueueDeltaFIFO, which pops one key at a time, a relist is applied key by
-// key, as client-go does.
+// A relist reaches the dispatcher as one batch of its own, whichever the
+// queue (both are built with WholeRelists). From fifo.InOrder it is a
+// Replaced delta per listed object, then a tombstone per object the list no
+// longer has. From fifo.DeltaFIFO it is every key queued when the Replace
+// ended, each with all its deltas: the same Replaced deltas and tombstones,
+// plus what was still pending for those keys before the list and any
+// event for them that came before the Pop. The dispatcher works out each
+// handler notification against the cache, swaps the cache to the result
+// with one cache.Store.Replace, then notifies: readers of the cache and
+// listers see the old list or the new one, never a mix. Handlers hear what
+// client-go's DeltaFIFO Replace makes them hear: OnUpdate for a listed
+// object that was cached (only for handlers due a resync when its
+// resourceVersion did not change), OnAdd for a new one,
+// OnDelete(obj, finalStateUnknown=true) for one the list lacks. (client-go
+// applies a relist in one step only with its AtomicFIFO feature gate, whose
+// RealFIFO queues a single ReplacedAll delta; its DeltaFIFO pops, and the
+// informer applies, one key at a time.)
 //
 // # Quick start
 //
@@ -158,8 +163,8 @@
 //  7. A list replaces the queue's content: objects deleted while nobody
 //     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
 //     object a relist finds unchanged (same resourceVersion) is a resync, not
-//     an update. With the default queue the cache swaps to a relist in one
-//     step: readers never see a mix of two lists.
+//     an update. With either queue the cache swaps to a relist in one step:
+//     readers never see a mix of two lists.
 //     [TestRelistDeliversMissedDeletesAsTombstones,
 //     TestDeletesWhileDisconnectedArriveAsTombstones,
 //     TestRelistNotifiesLikeClientGo, TestRelistIsAtomicForReaders]

@@ -52,16 +52,8 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 		opts: opts, store: cache.New(key, indexers),
 		fatal: make(chan struct{}), done: make(chan struct{}),
 	}
-	whole := false
-	switch opts.Queue {
-	case QueueDeltaFIFO:
-		i.queue = fifo.NewDelta(fifo.DeltaOptions[P]{Key: key, KnownObjects: i.store})
-	case QueueInOrder:
-		whole = true
-		i.queue = fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: i.store, WholeRelists: true})
-	}
+	i.queue = newQueue(opts.Queue, i.store)
 	i.disp = newDispatcher(opts, i.store, i.queue)
-	i.disp.wholeRelists = whole
 	if opts.Shard != nil {
 		lw = newShardLW(lw, opts.Shard)
 	}

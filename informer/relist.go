@@ -60,8 +60,10 @@ func deltaOp(t fifo.DeltaType, isSync bool, watchOp string) string {
 }
 
 // isRelist reports whether a batch carries a relist: Replaced deltas or the
-// tombstones of objects the list no longer has. With a queue that keeps
-// relists whole, such a batch is one whole relist and nothing else.
+// tombstones of objects the list no longer has. The queues newQueue builds
+// keep relists whole, so such a batch is one whole relist: nothing else
+// from InOrder; from DeltaFIFO, with the other deltas of the relist's keys
+// too (those before the list and those that came before the Pop).
 func isRelist[P any](deltas []fifo.Delta[P]) bool {
 	for _, dl := range deltas {
 		if dl.Type == fifo.Replaced || dl.FinalStateUnknown {

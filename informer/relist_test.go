@@ -3,9 +3,9 @@ package informer
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,22 +16,25 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// startDispatcher runs the processing stage over a fresh cache and an
-// InOrder queue that keeps relists whole, as New wires them.
-func startDispatcher(t *testing.T, opts Options[*pod]) (*dispatcher[*pod], *cache.Store[*pod], fifo.Queue[*pod]) {
+// startDispatcher runs the processing stage over a fresh cache and a queue
+// of kind, as New wires them.
+func startDispatcher(t *testing.T, kind QueueKind, opts Options[*pod]) (*dispatcher[*pod], *cache.Store[*pod], fifo.Queue[*pod]) {
 	t.Helper()
 	opts = opts.withDefaults()
-	key := func(p *pod) string { return meta.Key(p) }
-	store := cache.New(key, nil)
-	q := fifo.NewInOrder(fifo.InOrderOptions[*pod]{Key: key, KnownObjects: store, WholeRelists: true})
+	store := cache.New(func(p *pod) string { return meta.Key(p) }, nil)
+	q := newQueue(kind, store)
 	d := newDispatcher(opts, store, q)
-	d.wholeRelists, d.lastRV = true, func() string { return "" }
+	d.lastRV = func() string { return "" }
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	d.start(ctx, &wg)
 	t.Cleanup(func() { cancel(); q.Close(); wg.Wait() })
 	return d, store, q
 }
+
+// queueKinds names every queue the informer offers, for tests that must
+// hold for each.
+var queueKinds = map[string]QueueKind{"InOrder": QueueInOrder, "DeltaFIFO": QueueDeltaFIFO}
 
 // relistN is the n-th list of the atomicity test: the objects j < objects
 // with (n+j)%4 != 0, all at resourceVersion n, so that every relist changes
@@ -70,39 +73,94 @@ func mixed(snap []*pod, objects int) string {
 	return ""
 }
 
-// A reader of the cache sees the list before a relist or the list after it,
-// never a mix: the dispatcher swaps the cache to a relist in one Replace.
-func TestRelistIsAtomicForReaders(t *testing.T) {
-	const relists, objects = 300, 40
-	_, store, q := startDispatcher(t, Options[*pod]{Logger: quiet(), Clock: newFakeClock()})
-	type result struct {
-		reads int
-		bad   string
-	}
-	res := make(chan result, 1)
-	go func() {
-		deadline := time.Now().Add(30 * time.Second)
-		var r result
-		for time.Now().Before(deadline) {
-			snap := store.List()
-			r.reads++
-			if r.bad = mixed(snap, objects); r.bad != "" {
-				break
+// pacedLW serves its script's lists one at a time: list n+1 only once the
+// reader has seen list n in the cache, so that every relist is applied
+// while the reader polls, and the reader sees every list.
+type pacedLW struct {
+	*scriptLW
+	seen   chan int // the lists the reader has seen, in order
+	served int      // lists served; only the reflector's goroutine lists
+}
+
+func (p *pacedLW) List(ctx context.Context, opts ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+	for p.served > 0 {
+		select {
+		case n := <-p.seen:
+			if n < p.served {
+				continue
 			}
-			if len(snap) > 0 && snap[0].ResourceVersion == strconv.Itoa(relists) {
-				break // the last list is in: done
-			}
-			runtime.Gosched()
+		case <-ctx.Done():
+			return meta.ListMeta{}, ctx.Err()
 		}
-		res <- r
-	}()
-	for n := 1; n <= relists; n++ {
-		require.NoError(t, q.Replace(relistN(n, objects), strconv.Itoa(n)))
+		break
 	}
-	r := <-res
-	require.Empty(t, r.bad, "after %d reads", r.reads)
-	require.Empty(t, mixed(store.List(), objects))
-	require.Equal(t, strconv.Itoa(relists), store.List()[0].ResourceVersion, "the reader gave up before the last list")
+	p.served++
+	return p.scriptLW.List(ctx, opts, each)
+}
+
+// A reader of the lister sees the list before a relist or the list after
+// it, never a mix, with either queue: the queue hands the dispatcher each
+// relist whole and the dispatcher swaps the cache to it in one Replace.
+// Every watch is refused with 410, so the informer relists at once (the
+// clock fires backoffs instantly), each time the reader has seen the last
+// list whole; the reader polls the lister throughout.
+func TestRelistIsAtomicForReaders(t *testing.T) {
+	const relists, objects = 200, 40
+	for name, kind := range queueKinds {
+		t.Run(name, func(t *testing.T) {
+			lw := &pacedLW{scriptLW: &scriptLW{}, seen: make(chan int, relists)}
+			for n := 1; n <= relists; n++ {
+				lw.lists = append(lw.lists, listReply{items: relistN(n, objects),
+					lm: meta.ListMeta{ResourceVersion: strconv.Itoa(n)}})
+				lw.watches = append(lw.watches, &fakeWatch{openErr: statusErr(410, meta.ReasonGone)})
+			}
+			clk := newFakeClock()
+			clk.instant = true
+			var swaps atomic.Int64
+			inf := New[pod](lw, Options[*pod]{Queue: kind, Logger: quiet(), Clock: clk,
+				Rand: func() float64 { return 0 }, Trace: func(e TraceEvent) {
+					if e.Stage == StageCacheReplaced {
+						swaps.Add(1)
+					}
+				}})
+			lister := inf.Lister()
+			type result struct {
+				reads, lists int
+				bad          string
+			}
+			res := make(chan result, 1)
+			go func() {
+				var r result
+				for last := 0; last < relists && t.Context().Err() == nil; {
+					snap := lister.List(meta.LabelSelector{})
+					r.reads++
+					if r.bad = mixed(snap, objects); r.bad != "" {
+						break
+					}
+					if len(snap) == 0 {
+						continue // before the first list
+					}
+					if n, _ := strconv.Atoi(snap[0].ResourceVersion); n != last {
+						last = n
+						r.lists++
+						lw.seen <- n
+					}
+				}
+				res <- r
+			}()
+			startInformer(t, inf)
+			var r result
+			select {
+			case r = <-res:
+			case <-time.After(time.Minute):
+				t.Fatalf("the cache never held list %d; %d swaps so far", relists, swaps.Load())
+			}
+			require.Empty(t, r.bad, "after %d reads", r.reads)
+			require.Equal(t, relists, r.lists, "the reader saw every list")
+			require.EqualValues(t, relists, swaps.Load(), "one swap per relist")
+			t.Logf("%d reads", r.reads)
+		})
+	}
 }
 
 // After a relist the handlers hear what client-go's DeltaFIFO Replace makes
@@ -110,8 +168,14 @@ func TestRelistIsAtomicForReaders(t *testing.T) {
 // one, a delete with finalStateUnknown for one the list no longer has, and
 // nothing for an unchanged one, unless the handler's resync is due.
 func TestRelistNotifiesLikeClientGo(t *testing.T) {
+	for name, kind := range queueKinds {
+		t.Run(name, func(t *testing.T) { testRelistNotifiesLikeClientGo(t, kind) })
+	}
+}
+
+func testRelistNotifiesLikeClientGo(t *testing.T, kind QueueKind) {
 	clock := newFakeClock()
-	d, _, q := startDispatcher(t, Options[*pod]{Logger: quiet(), Clock: clock})
+	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock})
 	plain, resyncing := newView(), newView()
 	_, err := d.add(plain, HandlerOptions{Name: "plain"})
 	require.NoError(t, err)
