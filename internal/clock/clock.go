@@ -16,7 +16,10 @@
 //     the capped value; it never overflows. [TestBackoffDoublesToMaxWithJitter]
 package clock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Clock is a source of time.
 type Clock interface {
@@ -53,3 +56,24 @@ type realTimer struct{ t *time.Timer }
 func (t realTimer) C() <-chan time.Time        { return t.t.C }
 func (t realTimer) Stop() bool                 { return t.t.Stop() }
 func (t realTimer) Reset(d time.Duration) bool { return t.t.Reset(d) }
+
+// Sleep waits d on c, or until ctx is done, when it returns ctx's cause;
+// d <= 0 does not wait.
+// It is how a caller that has nothing else to select on waits: a retry's
+// backoff, a rate limiter's delay.
+func Sleep(ctx context.Context, c Clock, d time.Duration) error {
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	if d <= 0 {
+		return nil
+	}
+	t := c.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C():
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
