@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"testing"
+
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 // BenchmarkAddGetDone is one item's whole trip through the queue on one
@@ -57,7 +59,7 @@ func BenchmarkParallel(b *testing.B) {
 // BenchmarkAddRateLimited measures the default limiter's bookkeeping plus a
 // delayed add (a heap push and a timer), then forgets the item.
 func BenchmarkAddRateLimited(b *testing.B) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	q := New[int](Options[int]{Clock: clock})
 	b.ReportAllocs()
 	i := 0

@@ -6,10 +6,12 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
+
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 func TestAddAfterQueuesWhenDue(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	q := New[string](Options[string]{Clock: clock})
 	q.AddAfter("late", 30*time.Second)
 	q.AddAfter("soon", 10*time.Second)
@@ -29,46 +31,46 @@ func TestAddAfterQueuesWhenDue(t *testing.T) {
 		{time.Second, []string{"late"}},
 	}
 	for i, s := range steps {
-		clock.Step(s.step)
+		clock.Advance(s.step)
 		require.Equal(t, len(s.want), q.Len(), "step %d", i)
 		for _, w := range s.want {
 			require.Equal(t, w, get(t, q), "step %d", i)
 		}
 	}
-	require.Zero(t, clock.pending(), "a timer left armed with nothing waiting")
+	require.Zero(t, clock.Pending(), "a timer left armed with nothing waiting")
 }
 
 func TestAddAfterKeepsTheEarlierTime(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	q := New[string](Options[string]{Clock: clock})
 	q.AddAfter("a", 10*time.Second)
 	q.AddAfter("a", 20*time.Second) // later: ignored
 	q.AddAfter("a", 5*time.Second)  // earlier: wins
-	require.Equal(t, 1, clock.pending(), "one timer for the earliest item only")
-	clock.Step(5 * time.Second)
+	require.Equal(t, 1, clock.Pending(), "one timer for the earliest item only")
+	clock.Advance(5 * time.Second)
 	require.Equal(t, 1, q.Len())
 	require.Equal(t, "a", get(t, q))
-	clock.Step(time.Hour)
+	clock.Advance(time.Hour)
 	require.Zero(t, q.Len(), "a waited once, so it is queued once")
 }
 
 func TestAddAfterOfAQueuedItemDeduplicates(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	q := New[string](Options[string]{Clock: clock})
 	q.Add("a")
 	q.AddAfter("a", time.Second)
-	clock.Step(time.Second)
+	clock.Advance(time.Second)
 	require.Equal(t, 1, q.Len())
 }
 
 func TestShutDownDropsWaitingItems(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	q := New[string](Options[string]{Clock: clock})
 	q.AddAfter("a", time.Second)
 	q.ShutDown()
-	require.Zero(t, clock.pending(), "timer not stopped")
+	require.Zero(t, clock.Pending(), "timer not stopped")
 	q.AddAfter("b", time.Second)
-	clock.Step(time.Minute)
+	clock.Advance(time.Minute)
 	require.Zero(t, q.Len())
 }
 
@@ -89,19 +91,19 @@ func TestItemBackoffDoublesToCap(t *testing.T) {
 }
 
 func TestBucketSpacesRetriesAfterBurst(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	b := NewBucket[string](rate.NewLimiter(10, 3), clock)
 	want := []time.Duration{0, 0, 0, 100 * time.Millisecond, 200 * time.Millisecond}
 	for i, w := range want {
 		require.Equal(t, w, b.When("any"), "retry %d", i+1)
 	}
-	clock.Step(time.Second) // tokens refill with time
+	clock.Advance(time.Second) // tokens refill with time
 	require.Zero(t, b.When("any"))
 	require.Zero(t, b.NumRequeues("any"))
 }
 
 func TestDefaultRateLimiterTakesTheLarger(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	l := DefaultRateLimiter[int](clock)
 	// Within the burst, the per-item backoff decides.
 	require.Equal(t, 5*time.Millisecond, l.When(1))
@@ -117,7 +119,7 @@ func TestDefaultRateLimiterTakesTheLarger(t *testing.T) {
 }
 
 func TestAddRateLimitedRetriesWithBackoff(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	q := New[string](Options[string]{Clock: clock})
 	q.Add("a")
 	for failure, wait := range []time.Duration{5, 10, 20} {
@@ -125,9 +127,9 @@ func TestAddRateLimitedRetriesWithBackoff(t *testing.T) {
 		q.AddRateLimited("a") // the worker failed
 		q.Done("a")
 		require.Zero(t, q.Len(), "failure %d: retried before its backoff", failure+1)
-		clock.Step(wait*time.Millisecond - 1)
+		clock.Advance(wait*time.Millisecond - 1)
 		require.Zero(t, q.Len(), "failure %d: retried early", failure+1)
-		clock.Step(1)
+		clock.Advance(1)
 		require.Equal(t, 1, q.Len(), "failure %d: not retried", failure+1)
 	}
 	require.Equal(t, 3, q.NumRequeues("a"))

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 // recordMetrics keeps everything it is told.
@@ -21,18 +23,18 @@ func (r *recordMetrics) WorkDuration(d time.Duration) { r.work = append(r.work, 
 func (r *recordMetrics) Retry()                       { r.retries++ }
 
 func TestMetricsObserveQueueTimeAndWorkTime(t *testing.T) {
-	clock := newFakeClock()
+	clock := clocktest.New()
 	m := &recordMetrics{}
 	q := New[string](Options[string]{Clock: clock, Metrics: m})
 	q.Add("a")
 	q.Add("a") // de-duplicated: not counted
 	q.Add("b")
-	clock.Step(2 * time.Second)
+	clock.Advance(2 * time.Second)
 	require.Equal(t, "a", get(t, q))
-	clock.Step(3 * time.Second)
+	clock.Advance(3 * time.Second)
 	q.Done("a")
 	q.AddRateLimited("a") // 5 ms
-	clock.Step(5 * time.Millisecond)
+	clock.Advance(5 * time.Millisecond)
 
 	require.Equal(t, 3, m.added, "a, b, and a's retry")
 	require.Equal(t, 1, m.retries)

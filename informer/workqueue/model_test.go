@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 // model is the queue's specification as plain data, driven in one goroutine.
@@ -65,13 +67,13 @@ func (m *model) step(d time.Duration) {
 // queueRun applies one operation to both and compares.
 type queueRun struct {
 	t     testing.TB
-	clock *fakeClock
+	clock *clocktest.Fake
 	q     *Queue[int]
 	m     *model
 }
 
 func newQueueRun(t testing.TB) *queueRun {
-	c := newFakeClock()
+	c := clocktest.New()
 	return &queueRun{t: t, clock: c, q: New[int](Options[int]{Clock: c}), m: newModel(c.Now())}
 }
 
@@ -109,7 +111,7 @@ func (r *queueRun) apply(op, a byte) {
 			}
 		}
 	case 5:
-		r.clock.Step(d)
+		r.clock.Advance(d)
 		r.m.step(d)
 	case 6:
 		if a%16 == 0 { // rare: it ends the interesting part
