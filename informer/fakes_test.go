@@ -12,8 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -28,93 +28,9 @@ func mkPod(name, rv string) *pod {
 	return &pod{ObjectMeta: meta.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
-// fakeClock is a Clock under the test's control. Timers fire on Advance; with
-// instant set, NewTimer timers fire at once (for stepping backingOff).
-type fakeClock struct {
-	mu      sync.Mutex
-	now     time.Time
-	timers  []*fakeTimer
-	instant bool
-	delays  []time.Duration // every NewTimer duration, in order
-}
-
-type fakeTimer struct {
-	c     *fakeClock
-	at    time.Time
-	ch    chan time.Time
-	f     func()
-	armed bool
-}
-
-func newFakeClock() *fakeClock { return &fakeClock{now: time.Unix(1_700_000_000, 0)} }
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-
-func (c *fakeClock) NewTimer(d time.Duration) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.delays = append(c.delays, d)
-	t := &fakeTimer{c: c, at: c.now.Add(d), ch: make(chan time.Time, 1), armed: true}
-	if c.instant {
-		t.armed = false
-		t.ch <- c.now
-		return t
-	}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-func (c *fakeClock) AfterFunc(d time.Duration, f func()) Timer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := &fakeTimer{c: c, at: c.now.Add(d), f: f, armed: true}
-	c.timers = append(c.timers, t)
-	return t
-}
-
-// Advance moves time forward and fires the timers that are due.
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	var due []*fakeTimer
-	for _, t := range c.timers {
-		if t.armed && !t.at.After(c.now) {
-			t.armed = false
-			due = append(due, t)
-		}
-	}
-	now := c.now
-	c.mu.Unlock()
-	for _, t := range due {
-		if t.f != nil {
-			t.f()
-		} else {
-			t.ch <- now
-		}
-	}
-}
-
-func (t *fakeTimer) C() <-chan time.Time { return t.ch }
-
-func (t *fakeTimer) Stop() bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	was := t.armed
-	t.armed = false
-	return was
-}
-
-func (t *fakeTimer) Reset(d time.Duration) bool {
-	t.c.mu.Lock()
-	defer t.c.mu.Unlock()
-	was := t.armed
-	t.armed = true
-	t.at = t.c.now.Add(d)
-	if !slices.Contains(t.c.timers, t) {
-		t.c.timers = append(t.c.timers, t)
-	}
-	return was
-}
+// newFakeClock is the project's one fake clock: timers fire on Advance, or
+// at once after SetInstant(true) (for stepping backingOff).
+func newFakeClock() *clocktest.Fake { return clocktest.New() }
 
 // scriptLW is a ListerWatcher that answers from scripts and records requests.
 type scriptLW struct {
@@ -278,7 +194,7 @@ func (s *recSink) got() []string {
 }
 
 // testReflector builds a reflector on fakes with deterministic randomness.
-func testReflector(t testing.TB, lw *scriptLW, mod func(*reflectorConfig[*pod])) (*reflector[*pod], *recSink, *fakeClock) {
+func testReflector(t testing.TB, lw *scriptLW, mod func(*reflectorConfig[*pod])) (*reflector[*pod], *recSink, *clocktest.Fake) {
 	t.Helper()
 	clk := newFakeClock()
 	q := &recSink{}

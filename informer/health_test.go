@@ -44,7 +44,7 @@ func TestHealthShowsTheCurrentFailure(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)},
 		{err: statusErr(503, meta.ReasonServiceUnavailable)}, {items: pods("a"), lm: meta.ListMeta{ResourceVersion: "3"}}}}
 	r, _, clk := testReflector(t, lw, nil)
-	clk.instant = true
+	clk.SetInstant(true)
 	s := r.step(t.Context(), r.initialState())
 	_, f := r.health.current()
 	require.Equal(t, FailureForbidden, f.Reason)

@@ -333,7 +333,7 @@ func TestStreamingTooLargeRVListsConsistently(t *testing.T) {
 			w.openErr = tooLarge
 		}
 		r, _, clk := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
-		clk.instant = true
+		clk.SetInstant(true)
 		r.setRV("99")
 		s := r.step(t.Context(), streamListing{rv: "99", cause: CauseWatchGone})
 		if asEvent {
@@ -382,18 +382,18 @@ func TestStreamingTimeoutFallsBack(t *testing.T) {
 
 func TestBackingOffHonoursRetryAfter(t *testing.T) {
 	r, _, clk := testReflector(t, &scriptLW{}, nil)
-	clk.instant = true
+	clk.SetInstant(true)
 	e := statusErr(429, meta.ReasonTooManyRequests)
 	e.RetryAfter = 7 * time.Second
 	s := r.step(t.Context(), backingOff{err: e, next: watchOpening{rv: "1"}})
 	require.Equal(t, watchOpening{rv: "1"}, s)
 	s = r.step(t.Context(), backingOff{err: errors.New("x"), next: watchOpening{rv: "1"}})
-	require.Equal(t, []time.Duration{7 * time.Second, 1600 * time.Millisecond}, clk.delays, "the hint wins; the 429 still counts toward the backoff")
+	require.Equal(t, []time.Duration{7 * time.Second, 1600 * time.Millisecond}, clk.Delays(), "the hint wins; the 429 still counts toward the backoff")
 	require.Equal(t, watchOpening{rv: "1"}, s)
 
 	e.RetryAfter = time.Hour
 	r.step(t.Context(), backingOff{err: e, next: watchOpening{rv: "1"}})
-	require.Equal(t, 30*time.Second, clk.delays[2], "a hint is capped at the maximum backoff")
+	require.Equal(t, 30*time.Second, clk.Delays()[2], "a hint is capped at the maximum backoff")
 }
 
 func TestBackingOffStopsOnCancel(t *testing.T) {
@@ -470,7 +470,7 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 		c.watchErrorHandler = func(_ context.Context, err error) { seen = append(seen, err) }
 		c.onFailure = func(e *SyncError) { last = e }
 	})
-	clk.instant = true
+	clk.SetInstant(true)
 	var s state = r.initialState()
 	for range 7 { // three times listing then backing-off, then the list that works
 		s = r.step(t.Context(), s)
@@ -479,7 +479,7 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 	require.Equal(t, []string{"replace [a] 5"}, q.got())
 	require.Len(t, seen, 3)
 	require.Equal(t, 3, last.Attempts)
-	require.Len(t, clk.delays, 3)
+	require.Len(t, clk.Delays(), 3)
 }
 
 // TestEveryWatch410WaitsBeforeRelisting: lists succeed, every WATCH gets
@@ -495,13 +495,13 @@ func TestEveryWatch410WaitsBeforeRelisting(t *testing.T) {
 		lw.watches = append(lw.watches, w)
 	}
 	r, _, clk := testReflector(t, lw, nil)
-	clk.instant = true
+	clk.SetInstant(true)
 	var s state = r.initialState()
 	for s.stateName() != "listing" || len(lw.lists) > 0 {
 		s = r.step(t.Context(), s)
 	}
 	ms := time.Millisecond
-	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms}, clk.delays,
+	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms}, clk.Delays(),
 		"six watches answered 410: six waits, each twice the last")
 	require.Len(t, lw.listReq, 6)
 }
@@ -532,7 +532,7 @@ func TestRunListsWatchesAndStopsOnCancel(t *testing.T) {
 		watches: []*fakeWatch{newFakeWatch([]Event[*pod]{ev(meta.Added, "b", "4")}, errors.New("reset"))},
 	}
 	r, q, clk := testReflector(t, lw, nil)
-	clk.instant = true
+	clk.SetInstant(true)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
 	go func() { done <- r.run(ctx) }()

@@ -18,7 +18,7 @@ func TestAddingAHandlerDoesNotPostponeResync(t *testing.T) {
 	require.NoError(t, err)
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
-	timers := func() int { clk.mu.Lock(); defer clk.mu.Unlock(); return len(clk.delays) }
+	timers := func() int { return len(clk.Delays()) }
 	// Two timers: one at start, one after the signal of the first AddHandler.
 	require.Eventually(t, func() bool { return timers() >= 2 }, wait, time.Millisecond)
 
@@ -28,9 +28,8 @@ func TestAddingAHandlerDoesNotPostponeResync(t *testing.T) {
 	_, err = inf.AddHandler(second, HandlerOptions{})
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return timers() > before }, wait, time.Millisecond, "the resync loop saw the new handler")
-	clk.mu.Lock()
-	last := clk.delays[len(clk.delays)-1]
-	clk.mu.Unlock()
+	delays := clk.Delays()
+	last := delays[len(delays)-1]
 	require.Equal(t, 10*time.Second, last, "the first handler's resync is still due at 1 minute")
 
 	clk.Advance(10 * time.Second)
