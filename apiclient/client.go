@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/zerokube/zerokube/internal/clock"
 )
 
 // Default client-side limits, the ones client-go uses.
@@ -37,6 +40,7 @@ type Client struct {
 	idle      time.Duration // Options.HeaderTimeout in effect; 0: off
 	compress  bool          // ask for gzip replies (!Config.DisableCompression)
 	gate      *connGate     // nil with a custom transport; see conngate.go
+	clock     Clock
 }
 
 // Options tunes a Client beyond its Config. The zero value means defaults.
@@ -58,6 +62,10 @@ type Options struct {
 	// means DefaultHeaderTimeout; negative turns it off. With a custom
 	// Transport only the LIST body part applies.
 	HeaderTimeout time.Duration
+	// Clock times every wait and timeout of the client (see Clock); nil
+	// means the real clock. Timeouts that are context deadlines
+	// (Config.Timeout, the exec plugin's run) stay on the real clock.
+	Clock Clock
 }
 
 // DefaultHeaderTimeout is Options.HeaderTimeout's default: past
@@ -86,6 +94,10 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		log:       opts.Logger,
 		idle:      opts.HeaderTimeout,
 		compress:  !cfg.DisableCompression,
+		clock:     opts.Clock,
+	}
+	if c.clock == nil {
+		c.clock = clock.Real{}
 	}
 	if c.idle == 0 {
 		c.idle = DefaultHeaderTimeout
@@ -101,7 +113,7 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		return nil, err
 	}
 	if cfg.Exec != nil {
-		if c.exec, err = newExecPlugin(*cfg.Exec); err != nil {
+		if c.exec, err = newExecPlugin(*cfg.Exec, c.clock); err != nil {
 			return nil, err
 		}
 	}
@@ -227,3 +239,32 @@ func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 // "https://10.0.0.1:6443": what identifies the server in an informer's
 // snapshot.
 func (c *Client) Host() string { return c.base.String() }
+
+// waitLimiter takes a token from the client's rate limiter, waiting on the
+// client's clock when none is left; without a limit it returns at once. A
+// wait that would outlast ctx's deadline fails at once and gives the token
+// back, as rate.Limiter.Wait does.
+func (c *Client) waitLimiter(ctx context.Context) error {
+	if c.limiter == nil {
+		return nil
+	}
+	now := c.clock.Now()
+	r := c.limiter.ReserveN(now, 1)
+	if !r.OK() {
+		return fmt.Errorf("rate limiter: burst %d allows no request", c.limiter.Burst())
+	}
+	d := r.DelayFrom(now)
+	if d <= 0 {
+		return nil
+	}
+	// ctx's deadline is on the real clock, whatever c.clock is.
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < d {
+		r.CancelAt(now)
+		return fmt.Errorf("rate limiter: the next token is %v away, past the deadline: %w", d, context.DeadlineExceeded)
+	}
+	if err := clock.Sleep(ctx, c.clock, d); err != nil {
+		r.CancelAt(c.clock.Now())
+		return fmt.Errorf("rate limiter: %w", err)
+	}
+	return nil
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 const secretToken = "s3cr3t-t0ken-value"
@@ -225,9 +226,7 @@ func TestTLS(t *testing.T) {
 		{"mismatched pair", mtls, apiclient.TLSConfig{CertData: caPEM, KeyData: keyPEM}, "client certificate", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := &sleeps{}
-			c, err := apiclient.NewWithOptions(&apiclient.Config{Host: tc.srv.URL, TLS: tc.tls},
-				apiclient.Options{Retry: apiclient.RetryOptions{MaxAttempts: 1, Sleep: s.sleep}})
+			c, err := apiclient.NewWithOptions(&apiclient.Config{Host: tc.srv.URL, TLS: tc.tls}, apiclient.Options{})
 			if tc.newErr != "" {
 				require.ErrorContains(t, err, tc.newErr)
 				return
@@ -256,6 +255,27 @@ func TestRateLimitAppliesToEveryRequest(t *testing.T) {
 	defer cancel()
 	_, err = apiclient.Get[pod](ctx, c, podsRef, "x")
 	require.ErrorContains(t, err, "rate limiter", "the next token is 1000 s away, past the deadline")
+	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestTheRateLimiterWaitsOnTheClientsClock(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`{"metadata":{"name":"x"}}`))
+	}))
+	t.Cleanup(srv.Close)
+	clk := clocktest.New()
+	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: srv.URL, QPS: 0.001, Burst: 1}, apiclient.Options{Clock: clk})
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	_, err = apiclient.Get[pod](context.Background(), c, podsRef, "x")
+	require.NoError(t, err, "the burst lets the first request through")
+	done := make(chan error, 1)
+	go func() { _, err := apiclient.Get[pod](context.Background(), c, podsRef, "x"); done <- err }()
+	require.NoError(t, clk.AwaitTimers(t.Context(), 1))
+	require.Len(t, clk.Delays(), 1)
+	require.InDelta(t, 1000*time.Second, clk.Delays()[0], float64(time.Millisecond), "one token per 1000 s")
+	clk.Advance(1000 * time.Second)
+	require.NoError(t, <-done)
 }
 
 func TestExecPluginClientCertificate(t *testing.T) {

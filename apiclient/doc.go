@@ -46,4 +46,11 @@
 //     plugin (kubeconfig exec) runs once per credential: again 30 s before
 //     its expiry, or after the server answers 401.
 //  8. A Client keeps no global state; it is safe for concurrent use.
+//  9. Every wait and timeout the client runs itself reads Options.Clock
+//     (the project's one clock, internal/clock): the waits between
+//     retried reads, the rate limiter, the watch open timeout, the list
+//     stall watchdog, an exec credential's renewal, and a watch stream's
+//     idle watchdog. Only context deadlines (Config.Timeout) and the
+//     transport's own header timeout are left to the real clock.
+//     [TestTheRateLimiterWaitsOnTheClientsClock]
 package apiclient

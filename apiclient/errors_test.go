@@ -87,7 +87,7 @@ func TestReadsRetry429HonouringRetryAfter(t *testing.T) {
 	p, err := apiclient.Get[pod](context.Background(), c, podsRef, "x")
 	require.NoError(t, err)
 	require.Equal(t, "x", p.Name)
-	require.Equal(t, []time.Duration{2 * time.Second}, s.waits())
+	require.Equal(t, []time.Duration{2 * time.Second}, s.Delays())
 }
 
 func TestReadsRetry5xxWithCappedBackoff(t *testing.T) {
@@ -100,7 +100,7 @@ func TestReadsRetry5xxWithCappedBackoff(t *testing.T) {
 	require.True(t, meta.IsServiceUnavailable(err), "%v", err)
 	require.Equal(t, int32(5), calls.Load())
 	// Jitter 0.5 gives 3/4 of each doubled backoff: 250ms, 500ms, 1s, 2s.
-	require.Equal(t, []time.Duration{187500 * time.Microsecond, 375 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond}, s.waits())
+	require.Equal(t, []time.Duration{187500 * time.Microsecond, 375 * time.Millisecond, 750 * time.Millisecond, 1500 * time.Millisecond}, s.Delays())
 }
 
 func TestReadsRetryConnectionResets(t *testing.T) {
@@ -170,7 +170,7 @@ func TestRetriesAreOptIn(t *testing.T) {
 	_, err = apiclient.List[pod](context.Background(), retrying, podsRef, apiclient.ListOptions{NoRetry: true}, func(*pod) error { return nil })
 	require.True(t, meta.IsServiceUnavailable(err), "%v", err)
 	require.Equal(t, int32(1), calls.Load(), "NoRetry: one try on a client that retries")
-	require.Empty(t, s.waits())
+	require.Empty(t, s.Delays())
 }
 
 // Plain HTTP to a TLS server gets Go's bare 400; the error says to use

@@ -71,14 +71,14 @@ type credential struct {
 // execPlugin runs a plugin and caches its credential until it expires or is
 // invalidated by a 401.
 type execPlugin struct {
-	cfg ExecConfig
-	now func() time.Time
+	cfg   ExecConfig
+	clock Clock // tells when the credential is due for renewal
 
 	mu   sync.Mutex // guards cred; held while the plugin runs, so one run serves all waiters
 	cred *credential
 }
 
-func newExecPlugin(cfg ExecConfig) (*execPlugin, error) {
+func newExecPlugin(cfg ExecConfig, clk Clock) (*execPlugin, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("apiclient: exec credential plugin: no command")
 	}
@@ -86,14 +86,14 @@ func newExecPlugin(cfg ExecConfig) (*execPlugin, error) {
 		return nil, fmt.Errorf("apiclient: exec credential plugin %q: apiVersion %q is not supported (want %s or %s)",
 			cfg.Command, cfg.APIVersion, execV1, execV1beta1)
 	}
-	return &execPlugin{cfg: cfg, now: time.Now}, nil
+	return &execPlugin{cfg: cfg, clock: clk}, nil
 }
 
 // get returns a valid credential, running the plugin when none is cached.
 func (p *execPlugin) get(ctx context.Context) (*credential, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if c := p.cred; c != nil && (c.expiry.IsZero() || p.now().Add(execRefreshMargin).Before(c.expiry)) {
+	if c := p.cred; c != nil && (c.expiry.IsZero() || p.clock.Now().Add(execRefreshMargin).Before(c.expiry)) {
 		return c, nil
 	}
 	c, err := p.run(ctx)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -93,19 +95,20 @@ func TestExecPluginTokenIsCachedAndRenewedAfter401(t *testing.T) {
 }
 
 func TestExecPluginRenewsBeforeExpiry(t *testing.T) {
+	clk := clocktest.New()
 	dir, count := plugin(t, `{"token":"tok-$N","expirationTimestamp":"2030-01-01T00:00:00Z"}`)
 	p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1,
-		Env: []ExecEnvVar{{"COUNT_FILE", count}}})
+		Env: []ExecEnvVar{{"COUNT_FILE", count}}}, clk)
 	require.NoError(t, err)
 	expiry := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
-	p.now = func() time.Time { return expiry.Add(-time.Hour) }
+	clk.Advance(expiry.Add(-time.Hour).Sub(clk.Now()))
 	c, err := p.get(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "tok-1", c.token)
 	require.Equal(t, expiry, c.expiry.UTC())
 	c, _ = p.get(context.Background())
 	require.Equal(t, "tok-1", c.token)
-	p.now = func() time.Time { return expiry.Add(-10 * time.Second) }
+	clk.Advance(time.Hour - 10*time.Second)
 	c, err = p.get(context.Background())
 	require.NoError(t, err)
 	require.Equal(t, "tok-2", c.token, "renewed inside the refresh margin")
@@ -124,21 +127,21 @@ func TestExecPluginErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, count := plugin(t, tc.status)
 			p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1,
-				Env: []ExecEnvVar{{"COUNT_FILE", count}}})
+				Env: []ExecEnvVar{{"COUNT_FILE", count}}}, clock.Real{})
 			require.NoError(t, err)
 			_, err = p.get(context.Background())
 			require.ErrorContains(t, err, tc.want)
 			require.ErrorContains(t, err, "plugin.sh")
 		})
 	}
-	p, err := newExecPlugin(ExecConfig{Command: "zerokube-no-such-plugin", APIVersion: execV1, InstallHint: "brew install it"})
+	p, err := newExecPlugin(ExecConfig{Command: "zerokube-no-such-plugin", APIVersion: execV1, InstallHint: "brew install it"}, clock.Real{})
 	require.NoError(t, err)
 	_, err = p.get(context.Background())
 	require.ErrorContains(t, err, "brew install it")
-	p, err = newExecPlugin(ExecConfig{Command: "/bin/sh", Args: []string{"-c", "echo broken >&2; exit 2"}, APIVersion: execV1})
+	p, err = newExecPlugin(ExecConfig{Command: "/bin/sh", Args: []string{"-c", "echo broken >&2; exit 2"}, APIVersion: execV1}, clock.Real{})
 	require.NoError(t, err)
 	_, err = p.get(context.Background())
 	require.ErrorContains(t, err, `exit status 2 (stderr: "broken")`)
-	_, err = newExecPlugin(ExecConfig{Command: "x", APIVersion: "v9"})
+	_, err = newExecPlugin(ExecConfig{Command: "x", APIVersion: "v9"}, clock.Real{})
 	require.ErrorContains(t, err, "not supported")
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/internal/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -93,7 +94,7 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 		// A body that stops mid-way holds the list as surely as a reply
 		// that never starts; the callback's time counts too, so it must
 		// not block for long.
-		dog := time.AfterFunc(c.idle, func() { stall(ErrListStalled) })
+		dog := c.clock.AfterFunc(c.idle, func() { stall(ErrListStalled) })
 		defer dog.Stop()
 		body = &kickReader{r: resp.Body, dog: dog, d: c.idle}
 	}
@@ -115,7 +116,7 @@ var ErrListStalled = fmt.Errorf("apiclient: the list reply stalled: %w", context
 // kickReader restarts dog on every read that returns bytes.
 type kickReader struct {
 	r   io.Reader
-	dog *time.Timer
+	dog clock.Timer
 	d   time.Duration
 }
 

@@ -1,17 +1,15 @@
 package apiclient_test
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -28,43 +26,36 @@ type pod struct {
 
 var podsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
 
-// sleeps records the waits of the retry policy instead of sleeping.
-type sleeps struct {
-	mu sync.Mutex
-	d  []time.Duration
-}
-
-func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
-	s.mu.Lock()
-	s.d = append(s.d, d)
-	s.mu.Unlock()
-	return ctx.Err()
-}
-
-func (s *sleeps) waits() []time.Duration {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]time.Duration(nil), s.d...)
+// instantClock is a fake clock whose timers fire as they are made: the
+// client's retries and rate limit wait for nothing, and Delays records
+// their waits. Timeouts run by AfterFunc (watch open, list stall) fire
+// only when the test advances it.
+func instantClock() *clocktest.Fake {
+	c := clocktest.New()
+	c.SetInstant(true)
+	return c
 }
 
 // newServer starts an httptest server with h and a client for it that never
 // really sleeps between retries and has no rate limit.
-func newServer(t testing.TB, h http.HandlerFunc) (*apiclient.Client, *sleeps) {
+func newServer(t testing.TB, h http.HandlerFunc) (*apiclient.Client, *clocktest.Fake) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return newClient(t, &apiclient.Config{Host: srv.URL, QPS: -1})
 }
 
-func newClient(t testing.TB, cfg *apiclient.Config) (*apiclient.Client, *sleeps) {
+// newClient is a client for cfg on an instantClock, with up to 5 tries of
+// a read.
+func newClient(t testing.TB, cfg *apiclient.Config) (*apiclient.Client, *clocktest.Fake) {
 	t.Helper()
-	s := &sleeps{}
-	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{
-		Retry: apiclient.RetryOptions{MaxAttempts: 5, Sleep: s.sleep, Jitter: func() float64 { return 0.5 }},
+	clk := instantClock()
+	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Clock: clk,
+		Retry: apiclient.RetryOptions{MaxAttempts: 5, Jitter: func() float64 { return 0.5 }},
 	})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	return c, s
+	return c, clk
 }
 
 // writeStatus answers with a Status body the way kube-apiserver does.

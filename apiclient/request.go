@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+
+	"github.com/zerokube/zerokube/internal/clock"
 )
 
 // request is one API call, before it is sent.
@@ -44,7 +46,7 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 		d := c.retry.wait(attempt, err)
 		c.log.Debug("apiclient: retrying a read", "method", r.method, "path", r.path,
 			"attempt", attempt+1, "wait", d, "error", err)
-		if err := c.retry.sleep(ctx, d); err != nil {
+		if err := clock.Sleep(ctx, c.clock, d); err != nil {
 			return nil, fmt.Errorf("apiclient: %s %s: giving up while waiting to retry: %w", r.method, r.path, err)
 		}
 	}
@@ -52,10 +54,8 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 
 // send makes one try of r.
 func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
-	if c.limiter != nil {
-		if err := c.limiter.Wait(ctx); err != nil {
-			return nil, fmt.Errorf("apiclient: %s %s: rate limiter: %w", r.method, r.path, err)
-		}
+	if err := c.waitLimiter(ctx); err != nil {
+		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
 	var body io.Reader
 	if r.body != nil {

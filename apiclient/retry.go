@@ -1,7 +1,6 @@
 package apiclient
 
 import (
-	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -33,9 +32,6 @@ type RetryOptions struct {
 	// wait is drawn uniformly from [d/2, d) so that clients that failed
 	// together do not retry together.
 	Jitter func() float64
-	// Sleep waits d or until ctx is done; nil means a timer. Tests inject
-	// one that records the waits instead of sleeping.
-	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // maxRetryAfter caps a server's Retry-After hint, so a confused proxy cannot
@@ -46,11 +42,10 @@ type retryPolicy struct {
 	attempts     int
 	initial, max time.Duration
 	jitter       func() float64
-	sleep        func(ctx context.Context, d time.Duration) error
 }
 
 func (o RetryOptions) policy() retryPolicy {
-	p := retryPolicy{attempts: o.MaxAttempts, initial: o.Initial, max: o.Max, jitter: o.Jitter, sleep: o.Sleep}
+	p := retryPolicy{attempts: o.MaxAttempts, initial: o.Initial, max: o.Max, jitter: o.Jitter}
 	if p.attempts <= 0 {
 		p.attempts = 1
 	}
@@ -62,9 +57,6 @@ func (o RetryOptions) policy() retryPolicy {
 	}
 	if p.jitter == nil {
 		p.jitter = rand.Float64
-	}
-	if p.sleep == nil {
-		p.sleep = sleepCtx
 	}
 	return p
 }
@@ -79,17 +71,6 @@ func (p retryPolicy) wait(attempt int, err error) time.Duration {
 	// Drawn from [d/2, d) for d = initial·2^attempt capped at max: the
 	// project's one backoff from half of each, with all of it as jitter.
 	return clock.Backoff{Initial: p.initial / 2, Max: p.max / 2, Jitter: 1}.Delay(attempt, p.jitter())
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }
 
 // retryable reports whether a read that failed with err may be tried again:

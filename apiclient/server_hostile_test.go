@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -315,29 +316,50 @@ func TestOversizedObjectsAreRefusedWithBoundedMemory(t *testing.T) {
 
 func TestAWatchTheServerNeverAnswersTimesOutAtOpen(t *testing.T) {
 	host := silentServer(t, "")
-	for _, ws := range []bool{false, true} {
-		t.Run(fmt.Sprintf("websocket=%t", ws), func(t *testing.T) {
-			c, _ := newClient(t, &apiclient.Config{Host: host, QPS: -1})
-			start := time.Now()
-			_, err := apiclient.Watch[pod](context.Background(), c, podsRef,
-				apiclient.WatchOptions{Websocket: ws, OpenTimeout: 100 * time.Millisecond})
-			require.ErrorIs(t, err, apiclient.ErrWatchOpenTimeout)
-			require.ErrorIs(t, err, context.DeadlineExceeded)
-			require.Less(t, time.Since(start), 5*time.Second)
-		})
-	}
+	t.Run("chunked: on the client's clock", func(t *testing.T) {
+		c, clk := newClient(t, &apiclient.Config{Host: host, QPS: -1})
+		done := make(chan error, 1)
+		go func() {
+			_, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{OpenTimeout: time.Minute})
+			done <- err
+		}()
+		require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the open timeout is armed")
+		clk.Advance(time.Minute)
+		err := <-done
+		require.ErrorIs(t, err, apiclient.ErrWatchOpenTimeout)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+	})
+	t.Run("websocket: the dialer's handshake timeout, on the real clock", func(t *testing.T) {
+		c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{})
+		require.NoError(t, err)
+		t.Cleanup(c.CloseIdleConnections)
+		start := time.Now()
+		_, err = apiclient.Watch[pod](context.Background(), c, podsRef,
+			apiclient.WatchOptions{Websocket: true, OpenTimeout: 100 * time.Millisecond})
+		require.ErrorIs(t, err, apiclient.ErrWatchOpenTimeout)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		require.Less(t, time.Since(start), 5*time.Second)
+	})
 }
 
 func TestTheOpenTimeoutDoesNotLimitAnOpenWatch(t *testing.T) {
-	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+	send := make(chan struct{})
+	c, clk := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(200)
 		w.(http.Flusher).Flush()
-		time.Sleep(300 * time.Millisecond) // the first event comes well after the open timeout
+		select {
+		case <-send: // the first event comes well after the open timeout
+		case <-r.Context().Done():
+			return
+		}
 		_, _ = w.Write([]byte(`{"type":"ADDED","object":{"metadata":{"name":"late"}}}` + "\n"))
 	})
-	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{OpenTimeout: 50 * time.Millisecond})
+	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{OpenTimeout: time.Second})
 	require.NoError(t, err)
 	defer s.Stop()
+	require.Zero(t, clk.Pending(), "the answer stopped the open timeout")
+	clk.Advance(time.Hour)
+	close(send)
 	ev, err := s.Next()
 	require.NoError(t, err)
 	require.Equal(t, "late", ev.Object.Name)
@@ -347,10 +369,11 @@ func TestAReplyWhoseHeadersNeverComeIsBoundedByTheHeaderTimeout(t *testing.T) {
 	// No context deadline and no Config.Timeout: only the header timeout
 	// can end these calls, each retried read included.
 	host := silentServer(t, "")
-	s := &sleeps{}
+	s := instantClock()
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{
-		HeaderTimeout: 100 * time.Millisecond,
-		Retry:         apiclient.RetryOptions{MaxAttempts: 2, Sleep: s.sleep},
+		HeaderTimeout: 100 * time.Millisecond, // the transport's, on the real clock
+		Retry:         apiclient.RetryOptions{MaxAttempts: 2},
+		Clock:         s,
 	})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
@@ -362,41 +385,73 @@ func TestAReplyWhoseHeadersNeverComeIsBoundedByTheHeaderTimeout(t *testing.T) {
 		require.True(t, ne.Timeout(), "%s: %v", verb, err)
 		require.Less(t, time.Since(start), 5*time.Second)
 	}
-	require.Len(t, s.waits(), 2, "a read whose reply never came is retried, once per call here")
+	require.Len(t, s.Delays(), 2, "a read whose reply never came is retried, once per call here")
 }
 
 func TestAListBodyThatStallsIsBoundedByTheHeaderTimeout(t *testing.T) {
 	host := silentServer(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"+
 		"20\r\n{\"items\":[{\"metadata\":{\"name\":\r\n")
+	clk := clocktest.New()
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{
-		HeaderTimeout: 100 * time.Millisecond, Retry: apiclient.RetryOptions{MaxAttempts: 1}})
+		HeaderTimeout: time.Minute, Retry: apiclient.RetryOptions{MaxAttempts: 1}, Clock: clk})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	start := time.Now()
-	_, err = apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
-	require.ErrorIs(t, err, apiclient.ErrListStalled)
-	require.ErrorIs(t, err, context.DeadlineExceeded)
-	require.Less(t, time.Since(start), 5*time.Second)
+	done := make(chan error, 1)
+	go func() {
+		_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+		done <- err
+	}()
+	require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the stall watchdog is armed")
+	// Each read that returns bytes restarts the watchdog, and nothing says
+	// when the client has read the last of them; a minute more of silence
+	// at each try ends the list once it has.
+	var err2 error
+	require.Eventually(t, func() bool {
+		clk.Advance(time.Minute)
+		select {
+		case err2 = <-done:
+			return true
+		default:
+			return false
+		}
+	}, 5*time.Second, time.Millisecond)
+	require.ErrorIs(t, err2, apiclient.ErrListStalled)
+	require.ErrorIs(t, err2, context.DeadlineExceeded)
 }
 
 func TestASlowButSteadyListIsNotCutByTheHeaderTimeout(t *testing.T) {
+	const idle = time.Minute
+	next := make(chan struct{}, 10) // the test lets the server send each item after the first
 	host := newRawServer(t, func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"metadata":{"resourceVersion":"1"},"items":[`))
 		for i := range 10 {
 			if i > 0 {
+				select {
+				case <-next:
+				case <-r.Context().Done():
+					return
+				}
 				_, _ = w.Write([]byte(","))
 			}
 			fmt.Fprintf(w, `{"metadata":{"name":"p%d"}}`, i)
 			w.(http.Flusher).Flush()
-			time.Sleep(30 * time.Millisecond) // each gap under the timeout, the whole list well over it
 		}
 		_, _ = w.Write([]byte(`]}`))
 	})
-	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{HeaderTimeout: 100 * time.Millisecond})
+	clk := clocktest.New()
+	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{HeaderTimeout: idle, Clock: clk})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	n := 0
-	_, err = apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { n++; return nil })
+	_, err = apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error {
+		// The item's bytes were read, so the watchdog restarted: each gap
+		// stays under the timeout while the whole list runs ten times over it.
+		n++
+		clk.Advance(idle - time.Millisecond)
+		next <- struct{}{}
+		return nil
+	})
 	require.NoError(t, err)
 	require.Equal(t, 10, n)
+	require.Equal(t, clocktest.Start.Add(10*(idle-time.Millisecond)), clk.Now())
 }

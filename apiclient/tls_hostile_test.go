@@ -140,7 +140,7 @@ func TestTLSVerificationFailuresAreClearAndNotRetried(t *testing.T) {
 			}
 			require.Error(t, err)
 			require.True(t, tc.isError(err), "%T: %v", errors.Unwrap(err), err)
-			require.Empty(t, s.waits(), "a certificate that does not verify will not verify on a retry")
+			require.Empty(t, s.Delays(), "a certificate that does not verify will not verify on a retry")
 			require.Equal(t, int32(1), handshakes.Load())
 			_, err = apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: true})
 			require.True(t, tc.isError(err), "websocket watches verify the same way: %v", err)

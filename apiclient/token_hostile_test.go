@@ -72,7 +72,7 @@ func TestProjectedTokenRotationIsPickedUpAndNeverLogged(t *testing.T) {
 	var logs testutil.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: srv.URL, QPS: -1, BearerTokenFile: filepath.Join(dir, "token")},
-		apiclient.Options{Logger: logger, Retry: apiclient.RetryOptions{MaxAttempts: 5, Sleep: func(context.Context, time.Duration) error { return nil }}})
+		apiclient.Options{Logger: logger, Retry: apiclient.RetryOptions{MaxAttempts: 5}, Clock: instantClock()})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	var errs []string

@@ -115,13 +115,13 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		if err != nil {
 			return nil, err
 		}
-		return watchstream.NewWebsocket[T, P](ctx, conn, opts.Stream), nil
+		return watchstream.NewWebsocket[T, P](ctx, conn, c.streamOptions(opts.Stream)), nil
 	}
 	// The request's context must outlive the open for the body's sake, so
 	// the open timeout cancels it from a timer that a timely answer stops;
 	// closing the body releases it.
 	wctx, cancel := context.WithCancelCause(ctx)
-	timer := time.AfterFunc(opts.openTimeout(), func() { cancel(ErrWatchOpenTimeout) })
+	timer := c.clock.AfterFunc(opts.openTimeout(), func() { cancel(ErrWatchOpenTimeout) })
 	// The stream inflates gzip itself, member by member; identity keeps the
 	// request out of the client's own gzip handling.
 	enc := "identity"
@@ -138,9 +138,17 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		cancel(nil)
 		return nil, err
 	}
-	so := opts.Stream
+	so := c.streamOptions(opts.Stream)
 	so.ContentEncoding = resp.Header.Get("Content-Encoding")
 	return watchstream.New[T, P](wctx, cancelOnClose{ReadCloser: resp.Body, cancel: cancel}, so), nil
+}
+
+// streamOptions are o with the client's clock unless o names its own.
+func (c *Client) streamOptions(o watchstream.Options) watchstream.Options {
+	if o.Clock == nil {
+		o.Clock = c.clock
+	}
+	return o
 }
 
 // cancelOnClose releases the watch request's context when the stream
@@ -163,10 +171,8 @@ func (b cancelOnClose) Close() error {
 func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*websocket.Conn, error) {
 	path := ref.Path()
 	fail := func(err error) error { return fmt.Errorf("apiclient: websocket watch %s: %w", path, err) }
-	if c.limiter != nil {
-		if err := c.limiter.Wait(ctx); err != nil {
-			return nil, fail(err)
-		}
+	if err := c.waitLimiter(ctx); err != nil {
+		return nil, fail(err)
 	}
 	u := c.url(path, opts.query())
 	origin := url.URL{Scheme: u.Scheme, Host: u.Host}
@@ -205,6 +211,7 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 		// Only the handshake timeout (OpenTimeout) can have expired.
 		return nil, fail(fmt.Errorf("%w: %w", ErrWatchOpenTimeout, err))
 	}
+	// ctx's deadline is on the real clock, whatever Options.Clock is.
 	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
 		// The dialer turned ctx's deadline into the connection's, which can
 		// fire just before ctx's own timer: say it was the deadline.

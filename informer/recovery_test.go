@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -35,8 +35,10 @@ func (m *listFailures) ListCall(err error) {
 func TestReflectorSeesEveryListFailure(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", nil)
+	clk := clocktest.New()
+	clk.SetInstant(true) // a retry of the client would not wait
 	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(e.srv), apiclient.Options{
-		Retry: apiclient.RetryOptions{MaxAttempts: 5, Sleep: func(context.Context, time.Duration) error { return nil }}})
+		Retry: apiclient.RetryOptions{MaxAttempts: 5}, Clock: clk})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	e.srv.FailNext(fakeapiserver.Failure{Count: 3, Code: 503, Verb: "list"})

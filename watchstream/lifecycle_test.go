@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -140,22 +141,36 @@ func TestIdleTimeoutEndsASilentStream(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	var c watchstream.Counters
-	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: 50 * time.Millisecond, Metrics: &c})
+	clk := clocktest.New()
+	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: time.Minute, Metrics: &c, Clock: clk})
 	go func() { _, _ = pw.Write([]byte(okEvent)) }()
 	_, err := s.Next()
 	require.NoError(t, err)
-	err = waitErr(t, nextAsync(s))
+	done := nextAsync(s)
+	require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the read is waiting, the watchdog armed")
+	clk.Advance(time.Minute - time.Nanosecond)
+	select {
+	case err := <-done:
+		t.Fatalf("the stream ended before its idle timeout: %v", err)
+	default:
+	}
+	clk.Advance(time.Nanosecond)
+	err = waitErr(t, done)
 	require.ErrorIs(t, err, watchstream.ErrIdleTimeout)
-	require.ErrorContains(t, err, "no bytes for 50ms")
+	require.ErrorContains(t, err, "no bytes for 1m0s")
 	require.Zero(t, c.DecodeErrors.Load(), "a timeout is not bad input")
 }
 
 func TestIdleTimeoutIsResetByEveryRead(t *testing.T) {
 	// An event trickles in a byte at a time, each byte well within the
-	// timeout, for longer than the timeout in total.
-	const idle = 400 * time.Millisecond
+	// timeout, for many times the timeout in total. A write returns once
+	// its byte is read, possibly before that read disarms the watchdog, so
+	// one read's watchdog may see two steps of the clock: a step of a
+	// third of the timeout keeps each gap under it.
+	const idle = time.Minute
+	clk := clocktest.New()
 	pr, pw := io.Pipe()
-	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: idle})
+	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: idle, Clock: clk})
 	defer s.Stop()
 	go func() {
 		ev := []byte(okEvent)
@@ -163,9 +178,7 @@ func TestIdleTimeoutIsResetByEveryRead(t *testing.T) {
 			if _, err := pw.Write(ev[i : i+1]); err != nil {
 				return
 			}
-			if i%8 == 0 {
-				time.Sleep(idle / 8) // pacing the peer, not waiting for a condition
-			}
+			clk.Advance(idle / 3)
 		}
 		_ = pw.Close()
 	}()
@@ -174,15 +187,18 @@ func TestIdleTimeoutIsResetByEveryRead(t *testing.T) {
 	require.Equal(t, "a", ev.Object.Name)
 	_, err = s.Next()
 	require.ErrorIs(t, err, io.EOF)
+	require.Greater(t, clk.Now().Sub(clocktest.Start), 10*idle, "the event took many times the timeout")
 }
 
 func TestIdleTimeoutIgnoresASlowConsumer(t *testing.T) {
-	const idle = 30 * time.Millisecond
+	const idle = time.Minute
+	clk := clocktest.New()
 	body := io.NopCloser(strings.NewReader(strings.Repeat(okEvent, 2)))
-	s := watchstream.New[testPod](context.Background(), body, watchstream.Options{IdleTimeout: idle})
+	s := watchstream.New[testPod](context.Background(), body, watchstream.Options{IdleTimeout: idle, Clock: clk})
 	_, err := s.Next()
 	require.NoError(t, err)
-	time.Sleep(3 * idle) // the consumer is busy; the data is already there
+	require.Zero(t, clk.Pending(), "no read is waiting: the watchdog is not running")
+	clk.Advance(3 * idle) // the consumer is busy; the data is already there
 	_, err = s.Next()
 	require.NoError(t, err)
 	_, err = s.Next()

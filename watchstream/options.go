@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/zerokube/zerokube/internal/clock"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -15,7 +16,7 @@ import (
 const DefaultMaxEventSize = 16 << 20
 
 // Options configures a Stream. The zero value means: 16 MiB events, no idle
-// timeout, no compression, no metrics.
+// timeout, no compression, no metrics, the real clock.
 type Options struct {
 	// MaxEventSize caps the bytes of one event (after gunzip). A larger event
 	// ends the stream with a *DecodeError wrapping ErrEventTooLarge; the
@@ -28,6 +29,9 @@ type Options struct {
 	// timeout; servers send bookmarks about once a minute, so a few minutes
 	// is a sensible value.
 	IdleTimeout time.Duration
+	// Clock times IdleTimeout; nil means the real clock. (apiclient.Watch
+	// passes its client's clock when this is nil.)
+	Clock Clock
 	// ContentEncoding is the Content-Encoding of a chunked body: "" or
 	// "identity" for plain JSON, "gzip" for a (multi-member) gzip stream,
 	// decoded member after member as it arrives. Ignored for websockets.
@@ -37,6 +41,13 @@ type Options struct {
 	// Unmarshal holds extra options for decoding each object, such as
 	// meta.SkipManagedFields(); nil means none.
 	Unmarshal json.Options
+}
+
+func (o Options) clock() Clock {
+	if o.Clock == nil {
+		return clock.Real{}
+	}
+	return o.Clock
 }
 
 func (o Options) maxEventSize() int64 {

@@ -8,6 +8,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/zerokube/zerokube/internal/clock"
 )
 
 // errEventTooLarge is what limitReader returns once an event's budget is
@@ -106,12 +108,12 @@ func (g *gzipMembers) Read(p []byte) (int, error) {
 type watchdog struct {
 	mu   sync.Mutex // guards t against an arm after stop
 	d    time.Duration
-	t    *time.Timer
+	t    clock.Timer
 	done bool
 }
 
-func newWatchdog(d time.Duration, fire func()) *watchdog {
-	w := &watchdog{d: d, t: time.AfterFunc(d, fire)}
+func newWatchdog(c clock.Clock, d time.Duration, fire func()) *watchdog {
+	w := &watchdog{d: d, t: c.AfterFunc(d, fire)}
 	w.t.Stop()
 	return w
 }

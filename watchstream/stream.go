@@ -95,7 +95,7 @@ func NewWebsocket[T any, P meta.PtrObject[T]](ctx context.Context, conn *websock
 // start wires the watchdog, the byte counter and the context hook.
 func (s *Stream[T, P]) start(r io.Reader) {
 	if s.opts.IdleTimeout > 0 {
-		s.dog = newWatchdog(s.opts.IdleTimeout, func() { s.shut(reasonIdle) })
+		s.dog = newWatchdog(s.opts.clock(), s.opts.IdleTimeout, func() { s.shut(reasonIdle) })
 	}
 	s.wire = &wireReader{r: r, dog: s.dog, metrics: s.opts.Metrics}
 	s.lim = &limitReader{r: s.wire}

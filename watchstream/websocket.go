@@ -84,6 +84,7 @@ func (s *Stream[T, P]) websocketError(err error) error {
 // connection, which unblocks a pending read.
 func (s *Stream[T, P]) closeWebsocket() {
 	msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
+	// A connection's deadline is on the real clock, not Options.Clock.
 	_ = s.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeGrace))
 	_ = s.conn.Close()
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -130,9 +131,11 @@ func TestWebsocketStopAndIdleOnASilentPeer(t *testing.T) {
 		want error
 	}{
 		{"stop", watchstream.Options{}, true, io.EOF},
-		{"idle", watchstream.Options{IdleTimeout: 50 * time.Millisecond}, false, watchstream.ErrIdleTimeout},
+		{"idle", watchstream.Options{IdleTimeout: time.Minute}, false, watchstream.ErrIdleTimeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			clk := clocktest.New()
+			tc.opts.Clock = clk
 			conn := wsServer(t, func(c *websocket.Conn) {
 				sendAll(c, okEvent)
 				_, _, _ = c.ReadMessage() // silent until the client closes
@@ -143,6 +146,9 @@ func TestWebsocketStopAndIdleOnASilentPeer(t *testing.T) {
 			done := nextAsync(s)
 			if tc.stop {
 				s.Stop()
+			} else {
+				require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the next message is awaited, the watchdog armed")
+				clk.Advance(time.Minute)
 			}
 			require.ErrorIs(t, waitErr(t, done), tc.want)
 		})
