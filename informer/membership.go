@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/internal/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
 )
@@ -43,7 +44,9 @@ type Membership struct {
 	LeaseDuration, RenewInterval time.Duration
 	Shard                        *Shard
 	Logger                       *slog.Logger
-	Now                          func() time.Time // default time.Now
+	// Clock times the rounds and tells whether a Lease is live; nil means
+	// the real clock (the informer's Options.Clock is the same type).
+	Clock Clock
 }
 
 // GroupLabel is the label that marks a Lease as a member of a group.
@@ -98,8 +101,8 @@ func (m *Membership) defaults() error {
 	if m.Logger == nil {
 		m.Logger = slog.Default()
 	}
-	if m.Now == nil {
-		m.Now = time.Now
+	if m.Clock == nil {
+		m.Clock = clock.Real{}
 	}
 	if m.Field == "" {
 		m.Field = shard.UID
@@ -123,16 +126,16 @@ func (m *Membership) Run(ctx context.Context) error {
 			m.Logger.Warn("informer: membership: deleting the lease", "lease", name, "err", err)
 		}
 	}()
-	t := time.NewTicker(m.RenewInterval)
-	defer t.Stop()
 	for {
+		// One round per RenewInterval, counted from the start of the last
+		// one, as a ticker would; a round longer than that is followed at
+		// once by the next.
+		start := m.Clock.Now()
 		if err := m.round(ctx, ref, name); err != nil && ctx.Err() == nil {
 			m.Logger.Warn("informer: membership round failed", "lease", name, "err", err)
 		}
-		select {
-		case <-ctx.Done():
+		if clock.Sleep(ctx, m.Clock, m.RenewInterval-m.Clock.Now().Sub(start)) != nil {
 			return nil
-		case <-t.C:
 		}
 	}
 }
@@ -163,7 +166,7 @@ func (m *Membership) renew(ctx context.Context, ref apiclient.Ref, name string) 
 		TypeMeta:   meta.TypeMeta{Kind: "Lease", APIVersion: "coordination.k8s.io/v1"},
 		ObjectMeta: meta.ObjectMeta{Name: name, Namespace: m.Namespace, Labels: map[string]string{GroupLabel: m.Group}},
 		Spec: leaseSpec{HolderIdentity: &m.Identity, LeaseDurationSeconds: &secs,
-			RenewTime: &microTime{m.Now()}},
+			RenewTime: &microTime{m.Clock.Now()}},
 	}
 	cur, err := apiclient.Get[lease](ctx, m.Client, ref, name)
 	switch {
@@ -181,7 +184,7 @@ func (m *Membership) renew(ctx context.Context, ref apiclient.Ref, name string) 
 
 // members are the sorted identities of the group's live Leases.
 func (m *Membership) members(ctx context.Context, ref apiclient.Ref) ([]string, error) {
-	now := m.Now()
+	now := m.Clock.Now()
 	var live []string
 	_, err := apiclient.ListAll[lease](ctx, m.Client, ref, apiclient.ListOptions{LabelSelector: GroupLabel + "=" + m.Group}, nil,
 		func(l *lease) error {
