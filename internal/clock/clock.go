@@ -1,19 +1,3 @@
-// Package clock is zerokube's one way of reading and waiting on time, and
-// its one backoff (Backoff). The
-// informer (backoff, resync, watch timeouts, the idle watchdog, snapshots)
-// and its work queue (delays, rate limits, metrics) take a Clock in their
-// options, so that tests drive them with a fake clock instead of sleeping;
-// the zero options use Real.
-//
-// It sits beside the data path, not in it: every package that waits may
-// import it, and it imports nothing of the project.
-//
-// Invariants:
-//  1. Real is package time and nothing more: Real.NewTimer and
-//     Real.AfterFunc behave as time.NewTimer and time.AfterFunc.
-//  2. A Timer made by AfterFunc has a nil C: its function is its signal.
-//  3. Backoff.Delay is Initial·2^failures capped at Max, then jitter on
-//     the capped value; it never overflows. [TestBackoffDoublesToMaxWithJitter]
 package clock
 
 import (

@@ -1,12 +1,14 @@
 package clock_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 func TestRealTimersFireAndStop(t *testing.T) {
@@ -34,4 +36,19 @@ func Example() {
 	defer t.Stop()
 	<-t.C()
 	// Output:
+}
+
+func TestSleepEndsWithTheContextsCause(t *testing.T) {
+	c := clocktest.New()
+	ctx, cancel := context.WithCancelCause(t.Context())
+	stop := context.DeadlineExceeded
+	done := make(chan error)
+	go func() { done <- clock.Sleep(ctx, c, time.Hour) }()
+	require.NoError(t, c.AwaitTimers(t.Context(), 1))
+	cancel(stop)
+	require.ErrorIs(t, <-done, stop)
+	require.Zero(t, c.Pending(), "Sleep stops its timer")
+	require.ErrorIs(t, clock.Sleep(ctx, c, 0), stop, "a done ctx wins over a zero wait")
+	require.NoError(t, clock.Sleep(t.Context(), c, 0), "a zero wait needs no Advance")
+	require.Zero(t, c.Pending())
 }

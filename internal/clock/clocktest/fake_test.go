@@ -82,18 +82,3 @@ func TestAwaitTimersWaitsForATimerArmedElsewhere(t *testing.T) {
 	cancel(cause)
 	require.ErrorIs(t, c.AwaitTimers(ctx, 1), cause, "no timer is armed; ctx ends the wait")
 }
-
-func TestSleepEndsWithTheContextsCause(t *testing.T) {
-	c := clocktest.New()
-	ctx, cancel := context.WithCancelCause(t.Context())
-	stop := context.DeadlineExceeded
-	done := make(chan error)
-	go func() { done <- clock.Sleep(ctx, c, time.Hour) }()
-	require.NoError(t, c.AwaitTimers(t.Context(), 1))
-	cancel(stop)
-	require.ErrorIs(t, <-done, stop)
-	require.Zero(t, c.Pending(), "Sleep stops its timer")
-	require.ErrorIs(t, clock.Sleep(ctx, c, 0), stop, "a done ctx wins over a zero wait")
-	require.NoError(t, clock.Sleep(t.Context(), c, 0), "a zero wait needs no Advance")
-	require.Zero(t, c.Pending())
-}
