@@ -115,7 +115,7 @@ func TestRelistIsAtomicForReaders(t *testing.T) {
 				lw.watches = append(lw.watches, &fakeWatch{openErr: statusErr(410, meta.ReasonGone)})
 			}
 			clk := newFakeClock()
-			clk.instant = true
+			clk.SetInstant(true)
 			var swaps atomic.Int64
 			inf := New[pod](lw, Options[*pod]{Queue: kind, Logger: quiet(), Clock: clk,
 				Rand: func() float64 { return 0 }, Trace: func(e TraceEvent) {
