@@ -29,7 +29,9 @@ var podsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Name
 // instantClock is a fake clock whose timers fire as they are made: the
 // client's retries and rate limit wait for nothing, and Delays records
 // their waits. Timeouts run by AfterFunc (watch open, list stall) fire
-// only when the test advances it.
+// only when the test advances it. Its time never moves by itself, so the
+// rate limiter's tokens do not refill: a test that sends more than a burst
+// under a context deadline turns the limit off (QPS -1).
 func instantClock() *clocktest.Fake {
 	c := clocktest.New()
 	c.SetInstant(true)

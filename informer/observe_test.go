@@ -11,6 +11,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -124,14 +125,19 @@ func TestMetricsCountCallsEventsRelistsAndHandlers(t *testing.T) {
 func TestStalledWatchIsEndedByTheIdleWatchdog(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{BookmarkInterval: time.Hour})
 	e.put(t, "a", "0", nil)
+	clk := clocktest.New()
 	opts := fastOpts()
-	opts.WatchIdleTimeout = 100 * time.Millisecond
+	opts.Clock, opts.WatchIdleTimeout = clk, time.Minute
 	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+	require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the watchdog is armed")
 	e.srv.StallWatches()
 	e.put(t, "b", "0", nil) // held by the stalled stream
+	// Every reset of the watchdog so far happened at the clock's start, so
+	// a minute later it is due, however the events and the stall raced.
+	clk.Advance(time.Minute)
 	converges(t, e, inf)
 }
 
