@@ -19,6 +19,11 @@
 // the binaries the suite still runs against the fake and says, in one line,
 // how to build them.
 //
+// Scenarios look at wire details a client can trip on, not only at
+// objects: the object a BOOKMARK carries for every built-in kind
+// (watch/bookmark-shells), and which replies come gzipped
+// (watch/gzip: lists and gets over 128 KiB, watch lists, not other watches).
+//
 // A difference the fake does not (yet) remove is listed, with its reason, in
 // knownDifferences; such a scenario is skipped on the fake only, and an entry
 // for a scenario that passes fails the suite, so the list cannot go stale.

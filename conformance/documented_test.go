@@ -145,8 +145,11 @@ var documented = map[string][]string{
 	},
 	"watch/gzip": {
 		`small list: Content-Encoding=""`,
-		`160 KB list: 200 Content-Encoding="gzip"`,
+		`160 KB list: 200 Content-Encoding="gzip" Vary=["Accept-Encoding"] items=20`,
+		`160 KB list, Accept-Encoding gzip;q=1.0: Content-Encoding=""`,
+		`GET of a 140 KiB object: 200 Content-Encoding="gzip"`,
 		`watch from 0: Content-Encoding=""`,
+		`streaming list: Content-Encoding="gzip" Vary=["Accept-Encoding"]`,
 	},
 	"watch/websocket": {
 		`without Origin: 403`,

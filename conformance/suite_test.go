@@ -23,9 +23,7 @@ type scenario struct {
 // knownDifferences are scenarios the fake does not pass yet, each with its
 // reason; they are skipped on the fake only. An entry whose scenario passes
 // fails the suite: remove it when the fix lands.
-var knownDifferences = map[string]string{
-	"watch/gzip": "the fake never compresses a list; kube-apiserver gzips answers over 128 KiB when asked",
-}
+var knownDifferences = map[string]string{}
 
 // scenarios gathers every table of scenarios.
 func scenarios() []scenario {

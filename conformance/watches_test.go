@@ -1,9 +1,15 @@
 package conformance
 
 import (
+	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/stretchr/testify/require"
 )
 
 // watchScenarios: the event sequences a watcher sees.
@@ -123,10 +129,36 @@ var watchScenarios = []scenario{
 			tg.must(t, 201, "POST", p, fmt.Sprintf(`{"metadata":{"name":"big%d"},"data":{"k":%q}}`, i, big))
 		}
 		large := tg.do(t, "GET", p, "", gz...)
-		o.add("160 KB list: %d Content-Encoding=%q", large.code, large.header.Get("Content-Encoding"))
+		o.add("160 KB list: %d Content-Encoding=%q Vary=%q items=%d", large.code,
+			large.header.Get("Content-Encoding"), large.header.Values("Vary"), len(inflatedItems(t, large)))
+		qualified := tg.do(t, "GET", p, "", "Accept-Encoding", "gzip;q=1.0")
+		o.add("160 KB list, Accept-Encoding gzip;q=1.0: Content-Encoding=%q", qualified.header.Get("Content-Encoding"))
+		tg.must(t, 201, "POST", p, fmt.Sprintf(`{"metadata":{"name":"huge"},"data":{"k":%q}}`, strings.Repeat("y", 140<<10)))
+		one := tg.do(t, "GET", p+"/huge", "", gz...)
+		o.add("GET of a 140 KiB object: %d Content-Encoding=%q", one.code, one.header.Get("Content-Encoding"))
 		w := tg.watch(t, p+"?watch=1&resourceVersion=0&timeoutSeconds=1", gz...)
 		o.add("watch from 0: Content-Encoding=%q", w.header.Get("Content-Encoding"))
+		sl := tg.watch(t, p+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", gz...)
+		o.add("streaming list: Content-Encoding=%q Vary=%q", sl.header.Get("Content-Encoding"), sl.header.Values("Vary"))
 	}},
+}
+
+// inflatedItems decodes a list reply, inflating it when it came gzipped,
+// and returns its items.
+func inflatedItems(t *testing.T, r reply) []any {
+	t.Helper()
+	raw := r.raw
+	if r.header.Get("Content-Encoding") == "gzip" {
+		zr, err := gzip.NewReader(bytes.NewReader(raw))
+		require.NoError(t, err)
+		raw, err = io.ReadAll(zr)
+		require.NoError(t, err)
+	}
+	var l struct {
+		Items []any `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal(raw, &l))
+	return l.Items
 }
 
 // bookmark renders the event that ends the initial events.

@@ -46,20 +46,27 @@ func loadedForList(b *testing.B) *fakeapiserver.Server {
 // op is the whole list; us/page and allocs/page (server and client in this
 // process) show whether a page costs O(page) or O(table): with 50-item
 // pages a per-page copy and sort of the table shows 10× more than with 500.
+// The pages go uncompressed, except in gzip=on, where the client asks for
+// gzip as client-go does and every page (over 128 KiB) is compressed and
+// inflated, as with a real kube-apiserver.
 func BenchmarkListPages(b *testing.B) {
 	srv := loadedForList(b)
-	client := &http.Client{Transport: &http.Transport{}}
-	defer client.CloseIdleConnections()
 	for _, tc := range []struct {
 		limit int
 		// newRV writes (a ConfigMap) before each list, so every list is
 		// at a new resourceVersion and builds its snapshot afresh.
 		newRV bool
-	}{{500, false}, {50, false}, {500, true}} {
+		gzip  bool
+	}{{500, false, false}, {50, false, false}, {500, true, false}, {500, false, true}} {
 		name := fmt.Sprintf("limit=%d", tc.limit)
 		if tc.newRV {
 			name += "/new-rv"
 		}
+		if tc.gzip {
+			name += "/gzip=on"
+		}
+		client := &http.Client{Transport: &http.Transport{DisableCompression: !tc.gzip}}
+		defer client.CloseIdleConnections()
 		b.Run(name, func(b *testing.B) {
 			var body bytes.Buffer
 			pages := 0
@@ -120,17 +127,22 @@ func readAllPages(b *testing.B, client *http.Client, base string, limit int, bod
 // BenchmarkStreamingList is the streaming list of the same 5,000 pods: a
 // watch with sendInitialEvents read until the bookmark that ends the initial
 // events. Frames are counted, not decoded; us/obj is the server's cost per
-// object plus the client's line scan.
+// object plus the client's line scan (and, with gzip=on, the compression of
+// the stream and its inflating by net/http).
 func BenchmarkStreamingList(b *testing.B) {
 	srv := loadedForList(b)
-	client := &http.Client{Transport: &http.Transport{}}
-	defer client.CloseIdleConnections()
 	u := srv.URL() + "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
-	objects := 0
-	for b.Loop() {
-		objects += readInitialEvents(b, client, u)
+	for _, gz := range []bool{false, true} {
+		client := &http.Client{Transport: &http.Transport{DisableCompression: !gz}}
+		defer client.CloseIdleConnections()
+		b.Run(fmt.Sprintf("gzip=%s", map[bool]string{false: "off", true: "on"}[gz]), func(b *testing.B) {
+			objects := 0
+			for b.Loop() {
+				objects += readInitialEvents(b, client, u)
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(objects), "us/obj")
+		})
 	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(objects), "us/obj")
 }
 
 // readInitialEvents opens the watch, counts ADDED frames up to the

@@ -148,8 +148,7 @@
 //     (internal/storage/bookmark.go).
 //  5. Replies are copied from the stored bytes, never re-encoded: list pages
 //     through a pooled buffer with the length known up front, initial watch
-//     events in batches of about 64 KiB per write and flush (one gzip member
-//     per event when the stream is gzipped).
+//     events in batches of about 64 KiB per write and flush.
 //  6. The server logs only to Options.Logger.
 //  7. A namespace's deletion ends with nothing left in it: every object is
 //     deleted with its own events before the namespace's DELETED, and none
@@ -159,4 +158,11 @@
 //  8. An apply never changes a field another manager owns unless forced;
 //     the 409 names every such field and its manager
 //     [TestApplyConflictsNameEachFieldAndManager].
+//  9. Compression is kube-apiserver's (gzip.go): for a client whose
+//     Accept-Encoding has the token "gzip", a reply (list, get, write,
+//     Table) over 128 KiB is gzipped at level 1 with Vary: Accept-Encoding,
+//     and a watch list (sendInitialEvents) is gzipped one member per flush,
+//     each member's data sync-flushed so a plain gzip.Reader hands it over
+//     at once [TestWatchListIsGzippedOneMemberPerFlush]; other watches and
+//     smaller replies never are. Gzip writers are pooled.
 package fakeapiserver

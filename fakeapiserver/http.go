@@ -76,6 +76,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
+	if req.verb != "watch" && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		gw := &gzipReply{ResponseWriter: w, pool: &s.gzips}
+		defer gw.close()
+		w = gw
+	}
 	if tw, tr := s.asTable(w, r, req.verb); tw != nil { // kubectl get (table.go)
 		s.dispatch(tw, tr, req)
 		tw.finish()

@@ -34,13 +34,13 @@ type Options struct {
 	// TooLargeWait is how long a read at a future resourceVersion waits for
 	// the server to reach it before a 504 ResourceVersionTooLarge. Default 3 s.
 	TooLargeWait time.Duration
-	// GzipWatchList compresses watch-list streams (sendInitialEvents=true)
-	// for clients that send Accept-Encoding: gzip, one gzip member per event
-	// as newer kube-apiservers do. Off by default: Go's gzip.Reader (used by
-	// net/http's transparent decompression, hence kubectl and client-go)
-	// returns a member's last bytes only once the next member's header has
-	// arrived, so the latest event would wait for the next one.
-	GzipWatchList bool
+	// DisableWatchListCompression stops gzipping watch-list streams
+	// (sendInitialEvents=true), which by default are compressed for
+	// clients that send Accept-Encoding: gzip, one gzip member per flush,
+	// as kube-apiserver v1.37 does (its WatchListCompression gate is on by
+	// default). Lists and gets over 128 KiB are gzipped regardless, as
+	// there, and other watches never are.
+	DisableWatchListCompression bool
 	// ShardedListAndWatch serves the shardSelector parameter of LIST and
 	// WATCH (KEP-5866), as kube-apiserver does with that feature gate on;
 	// off by default, as on a real server, the parameter is ignored. See

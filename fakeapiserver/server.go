@@ -29,7 +29,8 @@ type Server struct {
 
 	nsRes *Resource // the namespaces resource
 
-	bufs bufferPool // reply buffers of lists and initial watch events
+	bufs  bufferPool // reply buffers of lists and initial watch events
+	gzips gzipPool   // compressors of replies over gzipThreshold (gzip.go)
 
 	faults faultState
 	stats  counters

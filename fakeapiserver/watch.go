@@ -29,15 +29,21 @@ type sink interface {
 
 type chunkedSink struct {
 	enc *watchstream.Encoder
-	// gzip: every write is one gzip member, and the options promise a
-	// member per event, so initial events are not batched.
-	gzip bool
+	// zip, when set, compresses the stream one gzip member per write, as
+	// kube-apiserver compresses a watch list one member per flush
+	// (endpoints/handlers/watch.go: perFlushGzipWriter).
+	zip *perFlushGzip
 }
 
-func (c chunkedSink) write(frame []byte) error { return c.enc.WriteFrame(frame) }
-func (c chunkedSink) end()                     { _ = c.enc.Close() }
+func (c chunkedSink) write(frame []byte) error {
+	if c.zip != nil {
+		return c.zip.write(frame)
+	}
+	return c.enc.WriteFrame(frame)
+}
+func (c chunkedSink) end() { _ = c.enc.Close() }
 func (c chunkedSink) cut(frame []byte) {
-	_ = c.enc.WriteFrame(frame[:len(frame)/2])
+	_ = c.write(frame[:len(frame)/2])
 	// net/http drops the connection without the final chunk.
 	panic(http.ErrAbortHandler)
 }
@@ -130,16 +136,25 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	s.serveStream(ctx, st, sk, o.timeout)
 }
 
+// chunked starts a chunked watch reply. A watch list (sendInitialEvents)
+// is gzipped for a client that accepts it, as kube-apiserver v1.37 does
+// with its WatchListCompression gate (beta, on by default; watch.go:
+// watchResponseWriter.BeginStream); other watches never are.
 func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool) sink {
-	gz := watchList && s.opts.GzipWatchList && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip")
+	gz := watchList && !s.opts.DisableWatchListCompression && acceptsGzip(r.Header.Get("Accept-Encoding"))
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-cache, private")
 	if gz {
 		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Add("Vary", "Accept-Encoding")
 	}
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
-	return chunkedSink{enc: watchstream.NewEncoder(w, watchstream.EncoderOptions{Gzip: gz}), gzip: gz}
+	sk := chunkedSink{enc: watchstream.NewEncoder(w, watchstream.EncoderOptions{})}
+	if gz {
+		sk.zip = &perFlushGzip{w: w, pool: &s.gzips}
+	}
+	return sk
 }
 
 // upgrade switches to websocket. It returns a context that ends when the
@@ -202,7 +217,9 @@ func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, se *met
 		sk.end()
 		return
 	}
-	sk := s.chunked(w, r, false)
+	// Compressed like any other event of a watch list: the stream had
+	// begun before the error was known.
+	sk := s.chunked(w, r, isTrue(r.URL.Query().Get("sendInitialEvents")))
 	_ = sk.write(statusFrame(se))
 }
 
@@ -325,14 +342,14 @@ func (s *Server) coalesce(w *storage.Watcher, sk sink, frame, buf []byte) (frame
 const initialFlushAt = 64 << 10
 
 // sendInitial writes the initial ADDED events. Over chunked HTTP they go
-// out in batches of about initialFlushAt bytes, built in a pooled buffer
-// straight from the stored bytes; a websocket gets one message per event,
-// and a stream armed to be cut gets single frames so the cut lands mid-event.
+// out in batches of about initialFlushAt bytes (one gzip member each when
+// compressed), built in a pooled buffer straight from the stored bytes; a
+// websocket gets one message per event, and a stream armed to be cut gets
+// single frames so the cut lands mid-event.
 func (s *Server) sendInitial(w *storage.Watcher, sk sink, initial []*storage.Object) error {
 	bp := s.bufs.get()
 	defer s.bufs.put(bp)
-	cs, batch := sk.(chunkedSink)
-	batch = batch && !cs.gzip
+	_, batch := sk.(chunkedSink)
 	b, n := (*bp)[:0], 0
 	for _, o := range initial {
 		b = watchstream.AppendFrame(b, meta.Added, o.Full())

@@ -2,6 +2,7 @@ package fakeapiserver_test
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
@@ -103,34 +105,72 @@ func TestWatchListSendsInitialEventsThenAnnotatedBookmark(t *testing.T) {
 	}
 }
 
-func TestWatchListIsGzippedPerEventWhenAsked(t *testing.T) {
-	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), GzipWatchList: true})
+// A watch list is gzipped by default for a client that accepts it, one
+// member per flush (the initial events together, then the bookmark), and
+// each member's data arrives whole before the next member exists: a
+// multistream gzip.Reader, as net/http uses, returns the bookmark while
+// the server is still holding the watch open.
+func TestWatchListIsGzippedOneMemberPerFlush(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	createPods(t, srv, 2)
-	req, err := http.NewRequest("GET", srv.URL()+"/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept-Encoding", "gzip") // set by hand: no transparent gunzip
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	u := srv.URL() + "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true"
+	resp := gzipWatch(t, u)
 	defer resp.Body.Close()
 	require.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
-	// Member by member: a multistream gzip.Reader would hold the last
-	// event back until the next member's header arrives.
+	require.Equal(t, []string{"Accept-Encoding"}, resp.Header.Values("Vary"))
 	body := bufio.NewReader(resp.Body)
 	zr, err := gzip.NewReader(body)
 	require.NoError(t, err)
-	types := []string{}
-	for i := range 3 {
-		if i > 0 {
-			require.NoError(t, zr.Reset(body))
-		}
-		zr.Multistream(false)
-		frame, err := io.ReadAll(zr)
-		require.NoError(t, err)
+	zr.Multistream(false)
+	frames, err := io.ReadAll(zr)
+	require.NoError(t, err)
+	require.Equal(t, []string{"ADDED", "ADDED"}, eventTypes(t, frames), "the initial events are one member")
+
+	// The bookmark is the last thing sent until something changes: a
+	// multistream reader must hand it over without the next member.
+	require.NoError(t, zr.Reset(body))
+	var e wireEvent
+	require.NoError(t, json.UnmarshalDecode(jsontext.NewDecoder(zr), &e))
+	require.Equal(t, "BOOKMARK", e.Type)
+	require.NoError(t, resp.Request.Context().Err(), "the bookmark came only when the request gave up")
+}
+
+func TestWatchListIsPlainWhenCompressionIsOffOrNotAsked(t *testing.T) {
+	u := "/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1"
+	off := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), DisableWatchListCompression: true})
+	resp := gzipWatch(t, off.URL()+u)
+	defer resp.Body.Close()
+	require.Empty(t, resp.Header.Get("Content-Encoding"))
+	on := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	plainWatch := gzipWatch(t, on.URL()+"/api/v1/pods?watch=1&timeoutSeconds=1")
+	defer plainWatch.Body.Close()
+	require.Empty(t, plainWatch.Header.Get("Content-Encoding"), "a watch that is not a watch list is never compressed")
+}
+
+// gzipWatch opens u asking for gzip by hand, so that net/http does not
+// inflate the body itself. Reading it fails after shortWait.
+func gzipWatch(t *testing.T, u string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
+	t.Cleanup(cancel)
+	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	return resp
+}
+
+// eventTypes lists the types of the newline-separated events in frames.
+func eventTypes(t *testing.T, frames []byte) []string {
+	t.Helper()
+	var types []string
+	for line := range bytes.Lines(frames) {
 		var e wireEvent
-		require.NoError(t, json.Unmarshal(frame, &e), "one event per member: %q", frame)
+		require.NoError(t, json.Unmarshal(line, &e), "%q", line)
 		types = append(types, e.Type)
 	}
-	require.Equal(t, []string{"ADDED", "ADDED", "BOOKMARK"}, types)
+	return types
 }
 
 func TestWatchSelectorTransitions(t *testing.T) {
