@@ -21,7 +21,9 @@
 //
 // Scenarios look at wire details a client can trip on, not only at
 // objects: the object a BOOKMARK carries for every built-in kind
-// (watch/bookmark-shells), and which replies come gzipped
+// (watch/bookmark-shells) and for a custom resource
+// (watch/bookmark-custom-resource, which creates a CRD on the real server
+// and registers the kind on the fake), and which replies come gzipped
 // (watch/gzip: lists and gets over 128 KiB, watch lists, not other watches).
 //
 // A difference the fake does not (yet) remove is listed, with its reason, in

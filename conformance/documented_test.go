@@ -127,6 +127,11 @@ var documented = map[string][]string{
 		`BOOKMARK Node metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Node","spec":{},"status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":{"architecture":"","bootID":"","containerRuntimeVersion":"","kernelVersion":"","kubeProxyVersion":"","kubeletVersion":"","machineID":"","operatingSystem":"","osImage":"","systemUUID":""}}}`,
 		`BOOKMARK Namespace metadata keys=annotations,resourceVersion: {"apiVersion":"v1","kind":"Namespace","spec":{},"status":{}}`,
 	},
+	"watch/bookmark-custom-resource": {
+		`initial ADDED: a`,
+		`then BOOKMARK Widget metadata keys=annotations,resourceVersion initial-events-end=true rv >= items=true`,
+		`bookmark object without metadata: {"apiVersion":"conformance.zerokube.dev/v1","kind":"Widget"}`,
+	},
 	"watch/selector-transitions": {
 		`app=other rv1`,
 		`app=still-other rv2`,

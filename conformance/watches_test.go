@@ -7,9 +7,13 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // watchScenarios: the event sequences a watcher sees.
@@ -79,6 +83,18 @@ var watchScenarios = []scenario{
 			w.close()
 		}
 	}},
+	{name: "watch/bookmark-custom-resource", run: func(t *testing.T, tg *target, o *obs) {
+		// A custom resource's bookmark: the cacher's empty object is
+		// unstructured, so kind, apiVersion and metadata are all it has.
+		ns := tg.namespace(t)
+		p := "/apis/conformance.zerokube.dev/v1/namespaces/" + ns + "/widgets"
+		tg.customResource(t, p)
+		tg.must(t, 201, "POST", p, `{"apiVersion":"conformance.zerokube.dev/v1","kind":"Widget","metadata":{"name":"a"},"spec":{"x":1}}`)
+		w := tg.watch(t, p+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")
+		names, maxRV, after := initial(t, w)
+		o.add("initial ADDED: %s", names)
+		bookmark(o, after, maxRV)
+	}},
 	{name: "watch/selector-transitions", run: func(t *testing.T, tg *target, o *obs) {
 		ns := tg.namespace(t)
 		p := "/api/v1/namespaces/" + ns + "/configmaps"
@@ -141,6 +157,35 @@ var watchScenarios = []scenario{
 		sl := tg.watch(t, p+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true", gz...)
 		o.add("streaming list: Content-Encoding=%q Vary=%q", sl.header.Get("Content-Encoding"), sl.header.Values("Vary"))
 	}},
+}
+
+// customResource makes the namespaced kind Widget of
+// conformance.zerokube.dev/v1 (resource widgets) served, and waits until
+// listPath (a list of widgets) answers: the fake registers it, the real
+// server gets a CustomResourceDefinition, made once per server and kept
+// for the scenarios that run after.
+func (tg *target) customResource(t *testing.T, listPath string) {
+	t.Helper()
+	if tg.fake != nil {
+		require.NoError(t, tg.fake.Register(fakeapiserver.Resource{
+			GVR:  meta.GVR{Group: "conformance.zerokube.dev", Version: "v1", Resource: "widgets"},
+			Kind: "Widget", Namespaced: true}))
+		return
+	}
+	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",` +
+		`"metadata":{"name":"widgets.conformance.zerokube.dev"},"spec":{"group":"conformance.zerokube.dev",` +
+		`"names":{"plural":"widgets","singular":"widget","kind":"Widget"},"scope":"Namespaced",` +
+		`"versions":[{"name":"v1","served":true,"storage":true,"schema":{"openAPIV3Schema":{"type":"object",` +
+		`"x-kubernetes-preserve-unknown-fields":true}}}]}}`
+	r := tg.do(t, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+	require.Contains(t, []int{201, 409}, r.code, "creating the CRD: %s", r.raw)
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	for tg.do(t, "GET", listPath, "").code != 200 {
+		require.True(t, time.Now().Before(deadline), "kube-apiserver: %s not served 30 s after its CRD", listPath)
+		<-tick.C
+	}
 }
 
 // inflatedItems decodes a list reply, inflating it when it came gzipped,
