@@ -10,7 +10,8 @@ import (
 // lifecycleScenarios: a namespace's deletion up to what kube-apiserver shows
 // without kube-controller-manager (the namespace stays Terminating there;
 // the fake, which plays the controller, goes on to empty and remove it, as
-// its unit tests check), and server-side apply conflicts.
+// its unit tests check), and server-side apply: conflicts, force, and the
+// fields an applier stops applying.
 var lifecycleScenarios = []scenario{
 	{name: "lifecycle/namespace-delete", run: func(t *testing.T, tg *target, o *obs) {
 		ns := tg.namespace(t)
@@ -84,6 +85,44 @@ var lifecycleScenarios = []scenario{
 		r = tg.do(t, "PATCH", p+"?fieldManager=a", pod("nginx:1"), yaml...)
 		o.add("a applies its image again: %s", conflictStatus(r))
 		o.add("message: %s", str(at(r.body, "message")))
+	}},
+	{name: "lifecycle/apply-prune", run: func(t *testing.T, tg *target, o *obs) {
+		p := "/api/v1/namespaces/" + tg.namespace(t) + "/configmaps/a"
+		apply := func(manager, labels, data string) {
+			r := tg.do(t, "PATCH", p+"?fieldManager="+manager, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n"+
+				labels+"data:\n"+data, "Content-Type", "application/apply-patch+yaml")
+			o.add("%s applies: %d labels=%s data=%s %s", manager, r.code, str(at(r.body, "metadata.labels")), str(at(r.body, "data")), str(at(r.body, "message")))
+		}
+		apply("a", "  labels:\n    x: z\n", "  k1: v\n  k2: v\n")
+		apply("b", "", "  k2: v\n")
+		apply("a", "", "  k1: v\n")
+		apply("a", "", "  k3: v\n")
+		r := tg.do(t, "PATCH", p+"?fieldManager=c", `{"data":{"k4":"v"}}`, "Content-Type", "application/merge-patch+json")
+		o.add("c adds k4: %d", r.code)
+		apply("a", "", "  k3: v\n  k4: v\n")
+		apply("a", "", "  k5: v\n")
+		managed(o, "finally", tg.must(t, 200, "GET", p, ""))
+	}},
+	{name: "lifecycle/apply-prune-list", run: func(t *testing.T, tg *target, o *obs) {
+		p := "/apis/apps/v1/namespaces/" + tg.namespace(t) + "/deployments/d"
+		apply := func(containers ...string) {
+			cs := ""
+			for _, c := range containers {
+				cs += "      - name: " + c + "\n        image: nginx\n"
+			}
+			r := tg.do(t, "PATCH", p+"?fieldManager=a", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n"+
+				"spec:\n  selector:\n    matchLabels:\n      app: d\n  template:\n    metadata:\n      labels:\n        app: d\n"+
+				"    spec:\n      containers:\n"+cs, "Content-Type", "application/apply-patch+yaml")
+			var names []string
+			list, _ := at(r.body, "spec.template.spec.containers").([]any)
+			for _, c := range list {
+				names = append(names, str(at(c, "name")))
+			}
+			o.add("apply %v: %d containers %v", containers, r.code, names)
+		}
+		apply("c1", "c2", "c3")
+		apply("c1", "c3")
+		apply("c3")
 	}},
 }
 
@@ -161,5 +200,23 @@ var documentedLifecycle = map[string][]string{
 		"release held content: 200",
 		"delete default: 403 Status/Forbidden details{name=default group=<none> kind=namespaces}",
 		"message: namespaces \"default\" is forbidden: this namespace may not be deleted",
+	},
+	"lifecycle/apply-prune": {
+		"a applies: 201 labels={\"x\":\"z\"} data={\"k1\":\"v\",\"k2\":\"v\"} <none>",
+		"b applies: 200 labels={\"x\":\"z\"} data={\"k1\":\"v\",\"k2\":\"v\"} <none>",
+		"a applies: 200 labels=<none> data={\"k1\":\"v\",\"k2\":\"v\"} <none>",
+		"a applies: 200 labels=<none> data={\"k2\":\"v\",\"k3\":\"v\"} <none>",
+		"c adds k4: 200",
+		"a applies: 200 labels=<none> data={\"k2\":\"v\",\"k3\":\"v\",\"k4\":\"v\"} <none>",
+		"a applies: 200 labels=<none> data={\"k2\":\"v\",\"k4\":\"v\",\"k5\":\"v\"} <none>",
+		"finally: 3 entries",
+		"  manager=b operation=Apply apiVersion=v1 fieldsType=FieldsV1 time=false fieldsV1={\"f:data\":{\"f:k2\":{}}}",
+		"  manager=a operation=Apply apiVersion=v1 fieldsType=FieldsV1 time=true fieldsV1={\"f:data\":{\"f:k5\":{}}}",
+		"  manager=c operation=Update apiVersion=v1 fieldsType=FieldsV1 time=true fieldsV1={\"f:data\":{\"f:k4\":{}}}",
+	},
+	"lifecycle/apply-prune-list": {
+		"apply [c1 c2 c3]: 201 containers [c1 c2 c3]",
+		"apply [c1 c3]: 200 containers [c1 c3]",
+		"apply [c3]: 200 containers [c3]",
 	},
 }

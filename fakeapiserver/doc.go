@@ -67,7 +67,9 @@
 // the kubernetes finalizer, which deletes the namespace. default,
 // kube-system and kube-public may not be deleted. Server-side apply refuses
 // to change a field another manager owns (409, one FieldManagerConflict
-// cause per field, conflicts.go) unless force=true.
+// cause per field, conflicts.go) unless force=true, and removes the fields
+// its manager applied before, no longer applies and nobody else owns
+// (prune.go).
 //
 // # What still differs from a real cluster
 //
@@ -108,9 +110,10 @@
 //   - No schemas. Defaults are those of pods and namespaces only; strategic
 //     merge patches merge lists of objects by "name" only and refuse $patch;
 //     server-side apply merges the applied configuration as a strategic
-//     merge patch, so a field its manager no longer applies is kept (a real
-//     server removes it), and which fields are maps (owning themselves in
-//     managedFields) is guessed from their names.
+//     merge patch (list items are matched by the first of name, type, ip,
+//     key or containerPort, not by the schema's keys), and which fields are
+//     maps (owning themselves in managedFields) is guessed from their
+//     names.
 //   - Built-in resources are the core/v1 namespaces, pods, configmaps,
 //     secrets, services, nodes and events, apps/v1 deployments and
 //     replicasets, and coordination.k8s.io/v1 leases; others are added with

@@ -18,9 +18,10 @@ import (
 // Server-side apply refuses to change a field another manager owns (409
 // Conflict, one FieldManagerConflict cause per field, conflicts.go) unless
 // forced, when the applier takes the fields over; applying a value a field
-// already has shares its ownership. Entries a client sends are kept as they
-// are on create (the benchmark workload's realistic entries stay as
-// generated).
+// already has shares its ownership; a field the applier applied before and
+// no longer applies is removed unless another manager owns it (prune.go).
+// Entries a client sends are kept as they are on create (the benchmark
+// workload's realistic entries stay as generated).
 
 // mapFields are the fields of the built-in kinds whose type is a map
 // (which own themselves in a set, "."), not a struct. The fake has no

@@ -335,10 +335,11 @@ func isApply(pt meta.PatchType) bool {
 	return meta.PatchType(mt) == meta.ApplyPatch
 }
 
-// apply is a simplified server-side apply: the applied configuration
+// apply is server-side apply without schemas: the applied configuration
 // creates the object when it is missing, and is otherwise merged into it as
-// a strategic merge patch. Field ownership is recorded (the manager's entry
-// in managedFields) but not enforced, so there are no apply conflicts. It
+// a strategic merge patch, less the fields the manager applied last time,
+// no longer applies and nobody else owns (prune.go). Changing a field
+// another manager owns is a conflict unless forced (managed.go). It
 // reports whether it created.
 func (s *Server) apply(res *Resource, ns, name string, wm writeMeta, body []byte) (*storage.Object, bool, error) {
 	var m map[string]any
@@ -357,7 +358,9 @@ func (s *Server) apply(res *Resource, ns, name string, wm writeMeta, body []byte
 			if err != nil {
 				return nil, err
 			}
-			return merged.(map[string]any), nil
+			// merged is cur, merged into in place: its managedFields are cur's.
+			mm := merged.(map[string]any)
+			return pruneUnapplied(res, wm, mm, mm), nil
 		})
 		var se *meta.StatusError
 		if !errors.As(err, &se) || se.Status.Code != 404 || se.Status.Details == nil || se.Status.Details.Name != name {

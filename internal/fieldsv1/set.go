@@ -317,3 +317,49 @@ func (s *Set) appendPaths(prefix []string, out *[][]string) {
 		s.members[n].appendPaths(append(slices.Clone(prefix), n), out)
 	}
 }
+
+// Difference returns the paths a owns and b does not.
+func Difference(a, b *Set) *Set {
+	out := &Set{}
+	if a == nil {
+		return out
+	}
+	out.self = a.self && (b == nil || !b.self)
+	for name, am := range a.members {
+		var bm *Set
+		if b != nil {
+			bm = b.members[name]
+		}
+		if c := Difference(am, bm); !c.Empty() {
+			out.member(name).Union(c)
+		}
+	}
+	return out
+}
+
+// Under reports whether s owns path (member names from the root) or
+// anything below it.
+func (s *Set) Under(path []string) bool {
+	n := s
+	for _, name := range path {
+		if n = n.members[name]; n == nil {
+			return false
+		}
+	}
+	return !n.Empty()
+}
+
+// NodesOwned returns a copy of s in which every node below the root owns
+// itself: structured-merge-diff's EnsureNamedFieldsAreMembers, which makes
+// a struct's fields members of a set so that pruning can remove them
+// whole (without schemas every object is taken for a struct; a map's
+// entries are leaves already).
+func (s *Set) NodesOwned() *Set {
+	out := &Set{}
+	for name, m := range s.members {
+		c := m.NodesOwned()
+		c.self = true
+		out.member(name).Union(c)
+	}
+	return out
+}

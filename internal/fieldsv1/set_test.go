@@ -75,3 +75,13 @@ func TestPathsVisitOwnMembersBeforeDeeperOnes(t *testing.T) {
 	}
 	require.Equal(t, []string{"[f:b]", "[f:data]", "[f:data f:a]", "[f:spec f:replicas]", "[f:spec f:template f:x]"}, got)
 }
+
+func TestDifferenceUnderAndNodesOwned(t *testing.T) {
+	a := FromMap(obj(t, `{"f:data":{"f:k1":{},"f:k2":{}},"f:c":{"k:{\"name\":\"x\"}":{".":{},"f:name":{}}}}`))
+	b := FromMap(obj(t, `{"f:data":{"f:k2":{}}}`))
+	require.Equal(t, `{"f:c":{"k:{\"name\":\"x\"}":{".":{},"f:name":{}}},"f:data":{"f:k1":{}}}`, enc(Difference(a, b)))
+	require.True(t, b.Under([]string{"f:data"}))
+	require.False(t, b.Under([]string{"f:c"}))
+	require.Equal(t, `{"f:c":{".":{},"k:{\"name\":\"x\"}":{".":{},"f:name":{}}},"f:data":{".":{},"f:k1":{},"f:k2":{}}}`,
+		enc(a.NodesOwned()))
+}
