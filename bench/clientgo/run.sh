@@ -10,7 +10,8 @@
 #   -servers LIST   which servers (default: kube when its binaries exist, and fake)
 #   -report-only    rewrite the section from RESULTS.jsonl without running
 #   -append         add to RESULTS.jsonl instead of starting it afresh (one server at a time)
-#   compare flags   passed on: -sizes, -big, -reps, -events, -rate, -variants, -profile DIR
+#   compare flags   passed on: -sizes, -big, -reps, -events, -rate (a list runs each),
+#                   -idle (a window without writes before the watch), -variants, -profile DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -23,7 +24,7 @@ while [ $# -gt 0 ]; do
 	-servers) servers=$2; shift 2 ;;
 	-report-only) report_only=1; shift ;;
 	-append) append=1; shift ;;
-	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done

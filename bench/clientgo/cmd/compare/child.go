@@ -18,7 +18,7 @@ import (
 // runChild runs variant v ("name" or "name:opts") against srv with n pods:
 // it waits for the child's "synced" line, writes c.events updates, and
 // reads the child's Result.
-func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int) (probe.Result, error) {
+func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64) (probe.Result, error) {
 	name, opts, _ := strings.Cut(v, ":")
 	bin := "zkchild"
 	if strings.HasPrefix(name, "cg-") {
@@ -28,7 +28,8 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, bin),
 		"-variant", name, "-opts", opts, "-kubeconfig", srv.kubeconfig,
-		"-n", strconv.Itoa(n), "-events", strconv.Itoa(c.events), "-cpuprofile", profilePath(c, v, n, rep), "-watch-cpuprofile", watchProfilePath(c, v, n, rep))
+		"-n", strconv.Itoa(n), "-events", strconv.Itoa(c.events), "-cpuprofile", profilePath(c, v, n, rep, rate), "-watch-cpuprofile", watchProfilePath(c, v, n, rep, rate),
+		"-idle", c.idle.String())
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -43,7 +44,7 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 		cancel()
 		return probe.Result{}, fmt.Errorf("compare: %s n=%d did not sync (%q)", v, n, sc.Text())
 	}
-	if err := writeUpdates(ctx, srv, ld, c.events, c.rate, rep); err != nil {
+	if err := writeUpdates(ctx, srv, ld, c.events, rate, rep); err != nil {
 		cancel()
 		return probe.Result{}, err
 	}

@@ -36,7 +36,8 @@ type config struct {
 	bigVars    []string
 	reps       int
 	events     int
-	rate       float64
+	rates      []float64 // the watch phase is run at each
+	idle       time.Duration
 	out        string
 	profileDir string
 	watchProf  bool
@@ -46,7 +47,7 @@ type config struct {
 
 func parseFlags() config {
 	var c config
-	var sizes, big, vars, bigVars string
+	var sizes, big, vars, bigVars, rates string
 	flag.StringVar(&c.server, "server", "fake", "fake (cmd/fakeapiserver) or kube (kube-apiserver + etcd)")
 	flag.StringVar(&c.bin, "bin", "", "directory holding zkchild, cgchild and fakeapiserver")
 	flag.StringVar(&sizes, "sizes", "2000,10000,50000", "pod counts, ascending")
@@ -55,7 +56,8 @@ func parseFlags() config {
 	flag.StringVar(&bigVars, "big-variants", "zk-slim", "variants run at the -big sizes")
 	flag.IntVar(&c.reps, "reps", 3, "runs of each variant at each size")
 	flag.IntVar(&c.events, "events", 1000, "updates written in each child's watch phase")
-	flag.Float64Var(&c.rate, "rate", 250, "updates per second in the watch phase")
+	flag.StringVar(&rates, "rate", "250", "updates per second in the watch phase; a comma-separated list runs each variant at each rate")
+	flag.DurationVar(&c.idle, "idle", 0, "before each watch phase, measure each child's CPU over this long a window without writes")
 	flag.StringVar(&c.out, "out", "results.jsonl", "append results here")
 	flag.StringVar(&c.profileDir, "profile", "", "write each child's CPU profile into this directory")
 	flag.BoolVar(&c.watchProf, "profile-watch", false, "with -profile: profile each child's watch phase apart from its sync")
@@ -64,6 +66,13 @@ func parseFlags() config {
 	flag.Parse()
 	c.sizes, c.bigSizes = ints(sizes), ints(big)
 	c.variants, c.bigVars = words(vars), words(bigVars)
+	for _, w := range words(rates) {
+		r, err := strconv.ParseFloat(w, 64)
+		if err != nil || r <= 0 {
+			log.Fatalf("compare: -rate %q is not a positive number", w)
+		}
+		c.rates = append(c.rates, r)
+	}
 	return c
 }
 
@@ -111,7 +120,8 @@ type record struct {
 	Date   time.Time `json:"date"`
 	probe.Result
 	Opts    string  `json:"opts,omitempty"`
-	ObjSize float64 `json:"obj_bytes"` // mean JSON size of a listed pod
+	Rate    float64 `json:"rate,omitempty"` // updates per second written in the watch phase
+	ObjSize float64 `json:"obj_bytes"`      // mean JSON size of a listed pod
 }
 
 func drive(ctx context.Context, c config) error {
@@ -151,26 +161,41 @@ func drive(ctx context.Context, c config) error {
 		}
 		log.Printf("%s: %d pods loaded (%.1f KB each as listed) in %s", c.server, st.n, size/1000, time.Since(t).Round(time.Second))
 		vars := runnable(st.vars, c.server)
-		for rep := range c.reps {
-			for k := range vars {
-				v := vars[(k+rep)%len(vars)] // rotate the order between reps
-				res, err := runChild(ctx, c, srv, ld, v, st.n, rep)
-				if err != nil {
-					return err
+		for _, rate := range c.rates {
+			for rep := range c.reps {
+				for k := range vars {
+					v := vars[(k+rep)%len(vars)] // rotate the order between reps
+					if err := runOne(ctx, c, srv, ld, out, v, st.n, rep, rate, size); err != nil {
+						return err
+					}
 				}
-				name, opts, _ := strings.Cut(v, ":")
-				res.Variant = name
-				rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, ObjSize: size}
-				line, _ := json.Marshal(rec)
-				if _, err := out.Write(append(line, '\n')); err != nil {
-					return err
-				}
-				log.Printf("%s n=%d %s: sync %.2fs cpu %.2fs retained %.0f B/obj rss %d MB watch %.0f µs/event p50 %.2f ms p99 %.2f ms %s",
-					c.server, st.n, v, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
-					1e6*res.WatchCPU/float64(max(res.Events, 1)), res.P50, res.P99, res.Note)
 			}
 		}
 	}
+	return nil
+}
+
+// runOne runs one child and appends its record to out.
+func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File, v string, n, rep int, rate, size float64) error {
+	res, err := runChild(ctx, c, srv, ld, v, n, rep, rate)
+	if err != nil {
+		return err
+	}
+	name, opts, _ := strings.Cut(v, ":")
+	res.Variant = name
+	rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, Rate: rate, ObjSize: size}
+	line, _ := json.Marshal(rec)
+	if _, err := out.Write(append(line, '\n')); err != nil {
+		return err
+	}
+	var idle string
+	if res.IdleSeconds > 0 {
+		idle = fmt.Sprintf(" idle %.1f ms/s", 1e3*res.IdleCPU/res.IdleSeconds)
+	}
+	ev := float64(max(res.Events, 1))
+	log.Printf("%s n=%d %s @%g/s: sync %.2fs cpu %.2fs retained %.0f B/obj rss %d MB watch %.0f µs/event (%.2fs, %.1f faults and %.1f switches/event)%s p50 %.2f ms p99 %.2f ms %s",
+		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
+		1e6*res.WatchCPU/ev, res.WatchSeconds, float64(res.WatchFaults)/ev, float64(res.WatchSwitches)/ev, idle, res.P50, res.P99, res.Note)
 	return nil
 }
 
@@ -183,16 +208,25 @@ func runnable(vars []string, server string) []string {
 	return slices.DeleteFunc(slices.Clone(vars), func(v string) bool { return strings.HasPrefix(v, "cg-proto") })
 }
 
-func profilePath(c config, v string, n, rep int) string {
+func profilePath(c config, v string, n, rep int, rate float64) string {
 	if c.profileDir == "" {
 		return ""
 	}
-	return filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-%d-%d.pprof", c.server, strings.ReplaceAll(v, ":", "_"), n, rep))
+	return filepath.Join(c.profileDir, profileName(c, v, n, rep, rate)+".pprof")
 }
 
-func watchProfilePath(c config, v string, n, rep int) string {
+func watchProfilePath(c config, v string, n, rep int, rate float64) string {
 	if c.profileDir == "" || !c.watchProf {
 		return ""
 	}
-	return filepath.Join(c.profileDir, fmt.Sprintf("%s-%s-%d-%d.watch.pprof", c.server, strings.ReplaceAll(v, ":", "_"), n, rep))
+	return filepath.Join(c.profileDir, profileName(c, v, n, rep, rate)+".watch.pprof")
+}
+
+// profileName names a child's profiles; the rate only when there are several.
+func profileName(c config, v string, n, rep int, rate float64) string {
+	name := fmt.Sprintf("%s-%s-%d-%d", c.server, strings.ReplaceAll(v, ":", "_"), n, rep)
+	if len(c.rates) > 1 {
+		name += fmt.Sprintf("-r%g", rate)
+	}
+	return name
 }

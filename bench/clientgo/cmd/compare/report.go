@@ -75,23 +75,32 @@ func readRecords(files []string) ([]record, error) {
 	return out, nil
 }
 
-func key(r record) string {
+func key(r record, rated bool) string {
 	v := r.Variant
 	if r.Opts != "" {
 		v += ":" + r.Opts
 	}
+	if rated {
+		v += fmt.Sprintf(" @%g/s", r.Rate)
+	}
 	return v
 }
 
-// groups collects records by server, size and variant, in first-seen order.
+// groups collects records by server, size and variant (and write rate,
+// when the records hold several), in first-seen order.
 func groups(recs []record) []*group {
+	rates := map[float64]bool{}
+	for _, r := range recs {
+		rates[r.Rate] = true
+	}
+	rated := len(rates) > 1
 	var out []*group
 	idx := map[string]*group{}
 	for _, r := range recs {
-		k := fmt.Sprintf("%s/%d/%s", r.Server, r.N, key(r))
+		k := fmt.Sprintf("%s/%d/%s", r.Server, r.N, key(r, rated))
 		g := idx[k]
 		if g == nil {
-			g = &group{server: r.Server, variant: key(r), n: r.N}
+			g = &group{server: r.Server, variant: key(r, rated), n: r.N}
 			idx[k] = g
 			out = append(out, g)
 		}

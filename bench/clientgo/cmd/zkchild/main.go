@@ -6,12 +6,16 @@
 //	stream   sync with a streaming list (sendInitialEvents)
 //	keepmf   keep managedFields (Options.KeepManagedFields)
 //	nogzip   do not ask for gzip (apiclient.Config.DisableCompression)
+//	h1       HTTP/1.1 instead of HTTP/2 (GODEBUG=http2client=0): no
+//	         readLoop goroutine between the socket and the watch decoder,
+//	         no WINDOW_UPDATE written per event
 package main
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
@@ -28,6 +32,13 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 		return nil, err
 	}
 	cfg.QPS = -1
+	if probe.Has(f.Opts, "h1") {
+		// net/http reads GODEBUG again when it changes, and decides on
+		// HTTP/2 at the first request.
+		if err := os.Setenv("GODEBUG", "http2client=0"); err != nil {
+			return nil, err
+		}
+	}
 	cfg.DisableCompression = probe.Has(f.Opts, "nogzip")
 	c, err := apiclient.New(cfg)
 	if err != nil {
