@@ -4,7 +4,7 @@
 // over a typed clientset with client-go's defaults, except the rate limit,
 // which is off as it is for zerokube's children.
 //
-//	cg-json        typed pods, JSON
+//	cg-json        typed pods, JSON (asked for: client-go's default is protobuf)
 //	cg-proto       typed pods, protobuf (a real kube-apiserver only)
 //	cg-json-strip  typed pods, JSON, a transform that drops managedFields
 package main
@@ -35,18 +35,29 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	}
 	cfg.QPS = -1 // client-go: a QPS below zero turns the limiter off
 	var opts []informers.SharedInformerOption
+	// JSON must be asked for: with ContentType unset, v0.37's typed
+	// clients of built-in kinds ask for protobuf (gentype.PrefersProtobuf on
+	// the pod client, Request.UseProtobufAsDefault in client-go's rest), so
+	// the JSON rows were protobuf against kube-apiserver and JSON only
+	// against fakeapiserver, which speaks nothing else.
+	json := func() {
+		cfg.ContentType = "application/json"
+		cfg.AcceptContentTypes = "application/json"
+	}
 	switch f.Variant {
 	case "cg-json":
+		json()
 	case "cg-proto":
 		cfg.ContentType = "application/vnd.kubernetes.protobuf"
 		cfg.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
 	case "cg-json-strip":
+		json()
 		opts = append(opts, informers.WithTransform(stripManagedFields))
 	default:
 		return nil, fmt.Errorf("cgchild: unknown variant %q", f.Variant)
 	}
-	var streamed atomic.Bool
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return sniff{rt, &streamed} })
+	var streamed, proto atomic.Bool
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return sniff{rt, &streamed, &proto} })
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -70,9 +81,14 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	if err := probe.Await(ctx, func() bool { return inf.HasSynced() && adds.Load() >= f.N }); err != nil {
 		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
 	}
+	var notes []string
 	if streamed.Load() {
-		probe.SetNote("watch-list")
+		notes = append(notes, "watch-list")
 	}
+	if proto.Load() {
+		notes = append(notes, "protobuf")
+	}
+	probe.SetNote(strings.Join(notes, ", "))
 	return factory, nil
 }
 
@@ -86,15 +102,20 @@ func stripManagedFields(obj any) (any, error) {
 }
 
 // sniff notes whether the informer synced with a streaming list
-// (sendInitialEvents), client-go's WatchListClient default since v0.35.
+// (sendInitialEvents), client-go's WatchListClient default since v0.35,
+// and whether any reply came as protobuf.
 type sniff struct {
-	rt       http.RoundTripper
-	streamed *atomic.Bool
+	rt              http.RoundTripper
+	streamed, proto *atomic.Bool
 }
 
 func (s sniff) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.Contains(r.URL.RawQuery, "sendInitialEvents=true") {
 		s.streamed.Store(true)
 	}
-	return s.rt.RoundTrip(r)
+	resp, err := s.rt.RoundTrip(r)
+	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/vnd.kubernetes.protobuf") {
+		s.proto.Store(true)
+	}
+	return resp, err
 }

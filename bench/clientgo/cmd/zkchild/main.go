@@ -6,6 +6,8 @@
 //	stream   sync with a streaming list (sendInitialEvents)
 //	keepmf   keep managedFields (Options.KeepManagedFields)
 //	nogzip   do not ask for gzip (apiclient.Config.DisableCompression)
+//	ws       watch over a websocket (informer.Transport.Websocket): a
+//	         connection of its own, read by the reflector's goroutine
 //	h1       HTTP/1.1 instead of HTTP/2 (GODEBUG=http2client=0): no
 //	         readLoop goroutine between the socket and the watch decoder,
 //	         no WINDOW_UPDATE written per event
@@ -60,6 +62,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		Logger:            slog.New(slog.DiscardHandler),
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
+		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws")},
 	}
 	inf := informer.NewForResource[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
 	h := informer.HandlerFuncs[P]{
