@@ -124,6 +124,22 @@ var lifecycleScenarios = []scenario{
 		apply("c1", "c3")
 		apply("c3")
 	}},
+	{name: "lifecycle/apply-conflict-status", run: func(t *testing.T, tg *target, o *obs) {
+		p := "/apis/apps/v1/namespaces/" + tg.namespace(t) + "/deployments"
+		tg.must(t, 201, "POST", p, deploymentJSON("d"))
+		r := tg.do(t, "PATCH", p+"/d/status?fieldManager=s", `{"status":{"replicas":1}}`, "Content-Type", "application/merge-patch+json")
+		o.add("s writes status: %d", r.code)
+		for _, e := range at(r.body, "metadata.managedFields").([]any) {
+			if at(e, "manager") == "s" { // the creator's entry holds apps/v1 defaults the fake does not set
+				o.add("  manager=s operation=%s subresource=%s fieldsV1=%s", str(at(e, "operation")),
+					str(at(e, "subresource")), str(at(e, "fieldsV1")))
+			}
+		}
+		r = tg.do(t, "PATCH", p+"/d/status?fieldManager=b", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\n"+
+			"status:\n  replicas: 2\n", "Content-Type", "application/apply-patch+yaml")
+		o.add("b applies status: %s", conflictStatus(r))
+		o.add("message: %s", str(at(r.body, "message")))
+	}},
 }
 
 // namespaceState renders what a namespace's deletion changes.
@@ -218,5 +234,11 @@ var documentedLifecycle = map[string][]string{
 		"apply [c1 c2 c3]: 201 containers [c1 c2 c3]",
 		"apply [c1 c3]: 200 containers [c1 c3]",
 		"apply [c3]: 200 containers [c3]",
+	},
+	"lifecycle/apply-conflict-status": {
+		"s writes status: 200",
+		"  manager=s operation=Update subresource=status fieldsV1={\"f:status\":{\"f:replicas\":{}}}",
+		"b applies status: 409 Status/Conflict details{name=<none> group=<none> kind=<none> cause{FieldManagerConflict .status.replicas \"conflict with \\\"s\\\" with subresource \\\"status\\\" using apps/v1\"}}",
+		"message: Apply failed with 1 conflict: conflict with \"s\" with subresource \"status\" using apps/v1: .status.replicas",
 	},
 }
