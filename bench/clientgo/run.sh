@@ -86,6 +86,9 @@ section=$bin/section.md
 	echo "to the child's handler. client-go's rows use a SharedInformerFactory with its"
 	echo "defaults (v0.37: a streaming list when the server offers it, \"watch-list\" in the"
 	echo "note); zerokube's use the informer's defaults (paginated LIST, managedFields dropped)."
+	echo "cg-json asks for JSON and cg-proto for protobuf; cg-default rows left the content type"
+	echo "unset, and client-go's typed pod client then asks for protobuf (they were published as"
+	echo "cg-json, and cg-default-strip as cg-json-strip, before commit 5467085)."
 	echo
 	"$bin/compare" -report "$out" -report-out -
 	echo "<!-- clientgo:end -->"

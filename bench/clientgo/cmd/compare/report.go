@@ -152,12 +152,18 @@ var serverTitle = map[string]string{
 
 func writeServer(w io.Writer, server string, gs []*group) {
 	fmt.Fprintf(w, "### Server: %s\n\n", serverTitle[server])
-	runs, size := 0, 0.0
+	lo, hi, size := len(gs[0].runs), 0, 0.0
 	for _, g := range gs {
-		runs = max(runs, len(g.runs))
+		lo, hi = min(lo, len(g.runs)), max(hi, len(g.runs))
 		size = g.runs[0].ObjSize
 	}
-	fmt.Fprintf(w, "Pods of %.1f KB as listed. Medians of %d runs, (min–max) beside them; every run is a fresh child process.\n\n", size/1000, runs)
+	// Runs appended at different times (run.sh -append) leave some rows
+	// with more runs than others.
+	runs := fmt.Sprint(hi)
+	if lo != hi {
+		runs = fmt.Sprintf("%d to %d", lo, hi)
+	}
+	fmt.Fprintf(w, "Pods of %.1f KB as listed. Medians of %s runs, (min–max) beside them; every run is a fresh child process.\n\n", size/1000, runs)
 	fmt.Fprint(w, "| pods | informer |")
 	for _, m := range metrics {
 		fmt.Fprintf(w, " %s (%s) |", m.name, m.unit)
