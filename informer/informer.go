@@ -34,7 +34,7 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 	fatal    chan struct{}             // closed when fail-fast stopped Run
 	fatalErr error                     // set before fatal is closed
 	done     chan struct{}             // closed when Run returns
-	typeErr  error                     // CheckType's verdict on T: Run refuses to start with it
+	setupErr error                     // CheckType's verdict on T, or invalid options: Run refuses to start with it
 	started  atomic.Bool
 }
 
@@ -68,8 +68,13 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 	}
 	i.refl = newReflector(lw, q, cfg)
 	i.disp.lastRV = i.refl.lastSyncResourceVersion
-	if i.typeErr = CheckType[T, P](); i.typeErr != nil {
-		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.typeErr)
+	if i.setupErr = CheckType[T, P](); i.setupErr != nil {
+		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.setupErr)
+	} else if opts.Queue > QueueDeltaFIFO {
+		// Caught here, not papered over with the default queue: a typo'd
+		// QueueKind would otherwise run with a queue the user did not pick.
+		i.setupErr = fmt.Errorf("informer %q: Options.Queue is %d, not a QueueKind (QueueInOrder or QueueDeltaFIFO)", opts.Name, opts.Queue)
+		opts.Logger.Error("informer: invalid options", "informer", opts.Name, "err", i.setupErr)
 	}
 	return i
 }
@@ -82,10 +87,10 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 		return ErrAlreadyStarted
 	}
 	defer close(i.done)
-	if i.typeErr != nil {
-		i.fatalErr = i.typeErr
+	if i.setupErr != nil {
+		i.fatalErr = i.setupErr
 		close(i.fatal)
-		return i.typeErr
+		return i.setupErr
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

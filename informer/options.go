@@ -45,7 +45,8 @@ const (
 type Options[P meta.Object] struct {
 	// Name appears in logs, traces and errors; default "informer".
 	Name string
-	// Queue picks the delta queue; default QueueInOrder.
+	// Queue picks the delta queue; default QueueInOrder. Any value other
+	// than the two QueueKinds makes Run fail at once, saying so.
 	Queue QueueKind
 	// PageSize is the LIST page size for lists at "" and "0"; default 500.
 	// Negative: unpaginated.

@@ -72,6 +72,13 @@ func TestTypeWithoutMetadataTagIsRefused(t *testing.T) {
 	require.ErrorContains(t, inf.WaitForSync(t.Context()), "untaggedSlim does not decode")
 }
 
+func TestAnUnknownQueueKindIsRefused(t *testing.T) {
+	e := newEnv(t)
+	inf := informer.NewForResource[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Logger: quiet(), Queue: informer.QueueDeltaFIFO + 1})
+	require.ErrorContains(t, inf.Run(t.Context()), "Options.Queue is 2, not a QueueKind")
+	require.ErrorContains(t, inf.WaitForSync(t.Context()), "not a QueueKind")
+}
+
 func TestAddIndexersBeforeAndAfterRun(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "x", map[string]string{"team": "red"})
