@@ -106,9 +106,14 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 			verbs = slices.DeleteFunc(slices.Clone(verbs), func(v string) bool { return v == "deletecollection" })
 		}
 		list = append(list, apiResource{Name: res.GVR.Resource, SingularName: res.Singular(), Namespaced: res.Namespaced,
-			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories},
-			apiResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
+			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories})
+		// Only kinds with a status subresource list one, as on kube-apiserver
+		// (a ConfigMap has none): a client that reads discovery to decide
+		// where to write status must not be told of an endpoint that 404s.
+		if res.StatusSubresource {
+			list = append(list, apiResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
 				Verbs: []string{"get", "patch", "update"}})
+		}
 	}
 	doc := map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": list}
 	if group != "" {
