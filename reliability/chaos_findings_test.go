@@ -30,8 +30,9 @@ func TestChaosEveryWatchGoneWhileListsSucceed(t *testing.T) {
 	r := newRig(t, rigOptions{objects: 3})
 	r.converges(t, recoverWithin, "initial sync")
 	mark, lists0 := time.Now(), r.lists.Load()
+	r.awaitWatch(t)
 	r.srv.FailNext(fakeapiserver.Failure{Count: fakeapiserver.Forever, Code: 410, Verb: "watch", AsEvent: true, Match: plainWatch})
-	r.srv.DropWatches()
+	r.dropWatches(t)
 	// Ten list-and-watch cycles take about 3 s at the rig's backoff; the
 	// bound is generous because only a stop, not slowness, is the failure.
 	require.True(t, r.await(func() bool { return r.srv.Stats().Faults[fakeapiserver.FaultFail] >= 10 }, 3*recoverWithin),
@@ -57,11 +58,12 @@ func TestChaosStreamingListAtAFutureResourceVersion(t *testing.T) {
 			require.True(t, r.await(func() bool { return r.rv.Load() > x }, recoverWithin), "no bookmark past %d", x)
 			y := strconv.FormatInt(r.rv.Load(), 10)
 			// The next watch gets 410, so the informer relists from y.
+			r.awaitWatch(t)
 			r.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: "watch", AsEvent: true, Match: plainWatch})
 			if how == "HTTP 504" {
 				r.srv.FailNext(fakeapiserver.Failure{Count: fakeapiserver.Forever, Code: 504, Verb: "watch",
 					QueryContains: "resourceVersion=" + y + "&resourceVersionMatch=NotOlderThan"})
-				r.srv.DropWatches()
+				r.dropWatches(t)
 			} else {
 				r.srv.Restore(x)
 			}
@@ -131,8 +133,9 @@ func TestChaosStreamingListCutBeforeItsBookmark(t *testing.T) {
 	r.converges(t, recoverWithin, "after the cut")
 	streams := r.streams.Load()
 	// Make the informer list again: a 410 on its next watch.
+	r.awaitWatch(t)
 	r.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: "watch", AsEvent: true, Match: plainWatch})
-	r.srv.DropWatches()
+	r.dropWatches(t)
 	r.put(t, "cm-0", "after")
 	r.converges(t, recoverWithin, "after the relist")
 	require.Greater(t, r.streams.Load(), streams, "the relist streams again")
@@ -155,8 +158,9 @@ func TestChaosGoneWithAnUnknownReasonRelists(t *testing.T) {
 	// under load could end this test's wait before the 410 came.
 	r.put(t, "cm-1", "before")
 	r.converges(t, recoverWithin, "an event on the watch")
+	r.awaitWatch(t)
 	r.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: "watch", AsEvent: true, Reason: "SomethingNew", Match: plainWatch})
-	r.srv.DropWatches()
+	r.dropWatches(t)
 	require.True(t, r.await(func() bool { return r.relists(informer.CauseWatchGone) > 0 }, recoverWithin),
 		"a 410 makes the informer relist whatever its reason")
 	r.put(t, "cm-0", "after")

@@ -137,6 +137,23 @@ func (r *rig) put(t *testing.T, name, v string) {
 	require.NoError(t, err)
 }
 
+// awaitWatch waits until the server has registered the informer's watch.
+// Call it before arming a fault for new watches and dropping the open one:
+// a watch still being opened when DropWatches runs is not ended, and one
+// that passed the fault check before the fault was armed lives on with
+// nothing but bookmarks (CI caught exactly that).
+func (r *rig) awaitWatch(t *testing.T) {
+	t.Helper()
+	require.True(t, r.await(func() bool { return r.srv.Stats().ActiveWatchers > 0 }, recoverWithin),
+		"no open watch: %s", r.report())
+}
+
+// dropWatches ends the watch awaitWatch saw open.
+func (r *rig) dropWatches(t *testing.T) {
+	t.Helper()
+	require.Positive(t, r.srv.DropWatches(), "no watch dropped: %s", r.report())
+}
+
 // report says what the informer did last, for a failed expectation: the
 // request counts and the last trace lines.
 func (r *rig) report() string {
