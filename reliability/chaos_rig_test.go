@@ -144,8 +144,9 @@ func (r *rig) put(t *testing.T, name, v string) {
 // nothing but bookmarks (CI caught exactly that).
 func (r *rig) awaitWatch(t *testing.T) {
 	t.Helper()
-	require.True(t, r.await(func() bool { return r.srv.Stats().ActiveWatchers > 0 }, recoverWithin),
-		"no open watch: %s", r.report())
+	ctx, cancel := context.WithTimeout(t.Context(), recoverWithin)
+	defer cancel()
+	require.NoError(t, r.srv.AwaitWatchers(ctx, 1), "no open watch: %s", r.report())
 }
 
 // dropWatches ends the watch awaitWatch saw open.
