@@ -2,12 +2,13 @@ package watchstream
 
 import (
 	"bufio"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 	"time"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/zerokube/zerokube/internal/clock"
 )
@@ -68,6 +69,13 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // standard multistream mode reads the next header in the same Read that
 // returns the previous member's tail, so with one member per event the end
 // of each event would wait for the next one.
+//
+// The inflater is klauspost/compress's, as apiclient's for LIST replies:
+// compress/flate allocates its Huffman tables again for every block, five
+// allocations per one-member event, and inflates at about two thirds of
+// the speed (watchstream's BenchmarkDecodeGzip: 17.3 allocations per 5 KB
+// event against 11.3 for the same events uncompressed, which is what this
+// inflater leaves; 34 against 24 µs of CPU per event).
 type gzipMembers struct {
 	br     *bufio.Reader // a ByteReader, so gzip reads no further than a member
 	zr     gzip.Reader
