@@ -54,6 +54,12 @@ var (
 // informer that drops managedFields anyway then never allocates them.
 func SkipManagedFields() json.Options { return skipManagedFields }
 
+// SkipManagedFieldsUnmarshalers returns the unmarshalers behind
+// [SkipManagedFields], to join with others (json.JoinUnmarshalers, as an
+// informer joins them with a [Sharer]'s): decode options holding them, alone
+// or joined, skip managedFields, and a [Raw] decoded under them drops them.
+func SkipManagedFieldsUnmarshalers() *json.Unmarshalers { return skipUnmarshalers }
+
 // Ignored is a field type that reads past a JSON value and keeps nothing.
 //
 // An unknown member costs more to skip than a known one: the decoder walks

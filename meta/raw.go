@@ -41,7 +41,7 @@ func NewRaw(b []byte) (*Raw, error) {
 		return nil, fmt.Errorf("meta: raw object: %w", json.Unmarshal(b, new(jsontext.Value)))
 	}
 	r := new(Raw)
-	if err := r.set(bytes.Clone(b), false); err != nil {
+	if err := r.set(bytes.Clone(b), false, nil); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -54,10 +54,11 @@ func (r *Raw) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
 	if err != nil {
 		return err
 	}
-	if dropsManagedFields(dec.Options()) {
-		return r.set(v, true)
+	opts := dec.Options()
+	if dropsManagedFields(opts) {
+		return r.set(v, true, opts)
 	}
-	return r.set(bytes.Clone(v), false)
+	return r.set(bytes.Clone(v), false, opts)
 }
 
 // dropsManagedFields reports whether opts hold SkipManagedFields' decoder
@@ -76,13 +77,15 @@ func dropsManagedFields(opts json.Options) bool {
 	return json.Unmarshal([]byte("[]"), &m, json.WithUnmarshalers(u)) == nil && m == nil
 }
 
-// set decodes the metadata of b, which must be valid JSON, into r and keeps
+// set decodes the metadata of b, which must be valid JSON, into r, with the
+// caller's decode options opts (nil: none; a [Sharer]'s unmarshalers among
+// them then share r's labels and annotations), and keeps
 // b (which r now owns), or, with drop, a copy of b without
 // metadata.managedFields (b is then not kept). It decodes only the kind,
 // apiVersion and metadata members and stops scanning once it has all three:
 // the rest of the object was already validated, and parsing it again only
 // to skip it doubled the cost of a Raw decode.
-func (r *Raw) set(b []byte, drop bool) error {
+func (r *Raw) set(b []byte, drop bool, opts json.Options) error {
 	if k := jsontext.Value(b).Kind(); k != '{' {
 		return fmt.Errorf("meta: raw object: want a JSON object, got %v", k)
 	}
@@ -103,7 +106,7 @@ func (r *Raw) set(b []byte, drop bool) error {
 			end, err = unmarshalMember(b, at, &r.APIVersion)
 		case `"metadata"`:
 			seen |= 4
-			end, err = r.setMeta(b, at, buf)
+			end, err = r.setMeta(b, at, buf, opts)
 			metaAt, metaEnd = at, end
 		default:
 			end, _ = skipMember(b, at)
@@ -140,16 +143,19 @@ var metaScratch = sync.Pool{New: func() any { return new([]byte) }}
 // on a pod) costs less than letting the decoder tokenize managedFields only
 // to skip them (several kilobytes); the copy is made by the same scan that
 // finds where the metadata ends.
-func (r *Raw) setMeta(b []byte, at int, buf *[]byte) (int, error) {
+func (r *Raw) setMeta(b []byte, at int, buf *[]byte, opts json.Options) (int, error) {
 	if b[at] != '{' { // null, or a type error to report
 		return unmarshalMember(b, at, &r.ObjectMeta)
+	}
+	if opts == nil {
+		opts = lenient
 	}
 	stripped, end, err := appendWithout((*buf)[:0], b, at, `"managedFields"`)
 	*buf = stripped
 	if err != nil {
 		return -1, err
 	}
-	return end, json.Unmarshal(stripped, &r.ObjectMeta, lenient)
+	return end, json.Unmarshal(stripped, &r.ObjectMeta, opts, lenient)
 }
 
 // unmarshalMember decodes the value at b[at] into v and returns the index
