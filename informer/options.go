@@ -95,6 +95,18 @@ type Options[P meta.Object] struct {
 	// Raw objects keep them in their bytes either way; types without a
 	// whole ObjectMeta (meta.SlimMeta) never keep them.
 	KeepManagedFields bool
+	// Sharer decodes the label and annotation maps (every map[string]string
+	// of the type) of the objects NewForResource lists and watches, so that
+	// objects share what they have in common (see meta.Sharer): the pods of
+	// a ReplicaSet then hold one labels map, and often one annotations map,
+	// where each held a copy of about 340 bytes before its strings. Nil: a
+	// Sharer of the informer's own sharing equal maps (meta.ShareMaps), or
+	// none when Transform is set (a transform may modify its argument, and
+	// a shared map would change under other objects). meta.NewSharer(0)
+	// shares nothing: every object has maps of its own, as client-go's
+	// have. Shared maps must not be modified, as no cached object may be.
+	// Informers may share one Sharer.
+	Sharer *meta.Sharer
 	// ExpectedKind and ExpectedAPIVersion, when set, make the reflector drop
 	// (and report) objects that carry another kind or apiVersion.
 	ExpectedKind, ExpectedAPIVersion string

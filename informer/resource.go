@@ -28,12 +28,38 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 		opts.Snapshot.Identity = SnapshotIdentity(c, ref, opts.Selectors)
 	}
 	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport}
+	lw.unmarshal = decodeOptions(opts)
+	return New[T](lw, opts)
+}
+
+// decodeOptions are the extra options NewForResource's list and watch
+// decoders take for objects (nil: none).
+func decodeOptions[P meta.Object](opts Options[P]) json.Options {
+	var us []*json.Unmarshalers
 	if !opts.KeepManagedFields {
 		// The reflector would drop them anyway; skipping them while decoding
 		// saves copying kilobytes per object that become garbage at once.
-		lw.unmarshal = meta.SkipManagedFields()
+		us = append(us, meta.SkipManagedFieldsUnmarshalers())
 	}
-	return New[T](lw, opts)
+	switch sh := opts.Sharer; {
+	case sh != nil:
+		if sh.Shares() != 0 {
+			us = append(us, sh.Unmarshalers())
+		}
+	case opts.Transform == nil:
+		// A transform may modify the maps of its argument: shared, they
+		// would change under other objects.
+		us = append(us, meta.NewSharer(meta.ShareMaps).Unmarshalers())
+	}
+	switch len(us) {
+	case 0:
+		return nil
+	case 1:
+		if us[0] == meta.SkipManagedFieldsUnmarshalers() {
+			return meta.SkipManagedFields()
+		}
+	}
+	return json.WithUnmarshalers(json.JoinUnmarshalers(us...))
 }
 
 // SnapshotIdentity is what a snapshot of ref over c with sel is of: the

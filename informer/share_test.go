@@ -1,0 +1,72 @@
+package informer_test
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// labelMaps returns the distinct label maps (by identity, not content) of
+// the cached objects whose "parity" label is parity.
+func labelMaps(inf *informer.Informer[configMap, *configMap], parity string) map[uintptr]bool {
+	out := map[uintptr]bool{}
+	for _, cm := range inf.Store().List() {
+		if cm.Labels["parity"] == parity {
+			out[uintptr(reflect.ValueOf(cm.Labels).UnsafePointer())] = true
+		}
+	}
+	return out
+}
+
+// TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot: by default the
+// objects an informer decodes share equal label maps (meta.Sharer); with a
+// Transform, which may modify its argument, or with a Sharer that shares
+// nothing, each object has a map of its own. Objects decoded from the watch
+// share too.
+func TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   informer.Options[*configMap]
+		shared bool
+	}{
+		{"default", informer.Options[*configMap]{}, true},
+		{"transform", informer.Options[*configMap]{Transform: func(c *configMap) (*configMap, error) { return c, nil }}, false},
+		{"sharer=none", informer.Options[*configMap]{Sharer: meta.NewSharer(0)}, false},
+		{"sharer=strings", informer.Options[*configMap]{Sharer: meta.NewSharer(meta.ShareStrings)}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			for i := range 10 {
+				e.put(t, fmt.Sprintf("cm-%02d", i), "0", map[string]string{"parity": fmt.Sprint(i % 2)})
+			}
+			tc.opts.Logger = quiet()
+			inf := informer.NewForResource[configMap](e.client, cmRef, tc.opts)
+			run(t, inf)
+			synced(t, inf)
+			want := 5
+			if tc.shared {
+				want = 1
+			}
+			require.Len(t, labelMaps(inf, "1"), want, "the five odd objects' label maps")
+			require.Len(t, labelMaps(inf, "0"), want, "the five even objects' label maps")
+
+			// An object created later arrives by the watch.
+			e.put(t, "cm-10", "0", map[string]string{"parity": "1"})
+			require.Eventually(t, func() bool {
+				_, ok := inf.Lister().Namespace("default").Get("cm-10")
+				return ok
+			}, wait, 5*time.Millisecond)
+			if tc.shared {
+				require.Len(t, labelMaps(inf, "1"), 1, "the watched object shares the listed ones' map")
+			} else {
+				require.Len(t, labelMaps(inf, "1"), 6)
+			}
+		})
+	}
+}
