@@ -27,8 +27,9 @@ func labelMaps(inf *informer.Informer[configMap, *configMap], parity string) map
 // TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot: by default the
 // objects an informer decodes share equal label maps (meta.Sharer); with a
 // Transform, which may modify its argument, or with a Sharer that shares
-// nothing, each object has a map of its own. Objects decoded from the watch
-// share too.
+// nothing, each object has a map of its own; a Sharer given with a
+// Transform is the caller's choice. Objects decoded from the watch share
+// too.
 func TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -38,7 +39,8 @@ func TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot(t *testing.T) {
 		{"default", informer.Options[*configMap]{}, true},
 		{"transform", informer.Options[*configMap]{Transform: func(c *configMap) (*configMap, error) { return c, nil }}, false},
 		{"sharer=none", informer.Options[*configMap]{Sharer: meta.NewSharer(0)}, false},
-		{"sharer=strings", informer.Options[*configMap]{Sharer: meta.NewSharer(meta.ShareStrings)}, false},
+		{"sharer=maps, transform", informer.Options[*configMap]{Sharer: meta.NewSharer(meta.ShareMaps),
+			Transform: func(c *configMap) (*configMap, error) { return c, nil }}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"hash/maphash"
 	"sync"
-	"unique"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -15,50 +14,35 @@ import (
 // Share says what a [Sharer] shares between the objects it decodes.
 type Share uint8
 
-const (
-	// ShareMaps gives an object whose map is, byte for byte, the JSON of a
-	// map the Sharer decoded recently that same map instead of a copy.
-	// Pods of one ReplicaSet carry the same labels, and often the same
-	// annotations; a Go map of a few entries costs about 340 bytes before
-	// its strings (a header and one group of eight key/value slots).
-	ShareMaps Share = 1 << iota
-	// ShareStrings interns the keys and values of the maps the Sharer
-	// builds with the standard library's unique package, so that the
-	// objects decoded between two garbage collections hold one copy of
-	// each string they have in common, where the default decoder (and the
-	// Sharer without it) reuses only the strings of the last few hundred
-	// it read. Measured, it saves less than it costs (3% of what a slim
-	// pod retains for 6–9% more sync CPU), so informers leave it off.
-	ShareStrings
-)
+// ShareMaps gives an object whose map is, byte for byte, the JSON of a map
+// the Sharer decoded recently that same map instead of a copy. Pods of one
+// ReplicaSet carry the same labels, and often the same annotations; a Go
+// map of a few entries costs about 340 bytes before its strings (a header
+// and one group of eight key/value slots).
+//
+// It is the only kind of sharing so far. Interning the maps' strings with
+// the unique package was measured too (bench/README.md, the levers of
+// issue #16) and saved nothing against kube-apiserver: the default decoder
+// already reuses the strings of the last objects it read, and so does a
+// Sharer.
+const ShareMaps Share = 1
 
 // A Sharer decodes the map[string]string values of objects (labels,
 // annotations, and any other string map their type declares) so that the
-// objects decoded through it share what they have in common: equal maps
-// ([ShareMaps]) and, if asked, interned strings ([ShareStrings]). An
-// informer made by NewForResource decodes through one that shares maps
-// (informer.Options.Sharer).
+// objects decoded through it share equal maps ([ShareMaps]). An informer
+// made by NewForResource decodes through one (informer.Options.Sharer).
 //
 // Shared maps must not be modified: they belong to every object that holds
 // them. Objects in a cache are read-only anyway (cache/doc.go, invariant
 // 4); an informer with a Transform, which may modify its argument, shares
-// no maps. Strings are immutable, so sharing them is always safe.
+// no maps.
 //
-// What a Sharer keeps is bounded, and nothing in it outlives the objects
-// it decoded for long:
-//   - maps: the last [sharedMaps] it built, by the hash of their JSON; when
-//     that table is full it is emptied. A map it no longer holds lives only
-//     as long as objects hold it.
-//   - strings: none of its own. Like the default decoder, it reuses the
-//     strings of recent objects (through a small cache that pooled
-//     decoders share, which the garbage collector drops when idle), and
-//     under ShareStrings it interns them with unique.Make, whose pool
-//     belongs to the runtime and is weak: an entry lives only while a
-//     Handle to it does, and the Sharer keeps only the string, so the pool
-//     forgets it at the next garbage collection. Strings are then shared
-//     among the objects decoded between two collections (during a LIST,
-//     thousands), and a later equal string is a new copy, shared again
-//     from then on.
+// What a Sharer keeps is bounded: the last [sharedMaps] maps it built, by
+// the hash of their JSON, and when that table is full it is emptied. A map
+// it no longer holds lives only as long as objects hold it. It keeps no
+// strings of its own: like the default decoder, it reuses the strings of
+// recent objects, through a small cache that decoding goroutines borrow
+// from a pool (which the garbage collector empties when idle).
 //
 // A Sharer is safe for concurrent use: an informer's LIST and WATCH decode
 // through the same one, and informers may share one.
@@ -78,14 +62,13 @@ type Sharer struct {
 // map still in use.
 const sharedMaps = 256
 
-// maxInterned is the longest string a Sharer interns: longer values
-// (annotations holding whole documents) are seldom equal between objects,
-// and hashing them would cost more than it saves.
-const maxInterned = 256
+// maxRecent is the longest string a Sharer looks for among recent ones:
+// longer values (annotations holding whole documents) are seldom equal
+// between objects, and hashing them would cost more than it saves.
+const maxRecent = 256
 
-// NewSharer returns a Sharer that shares what share says: ShareMaps,
-// ShareStrings or both. With neither, it decodes maps as the default
-// decoder does.
+// NewSharer returns a Sharer that shares what share says. NewSharer(0)
+// shares nothing: it decodes maps as the default decoder does.
 func NewSharer(share Share) *Sharer {
 	s := &Sharer{share: share, seed: maphash.MakeSeed()}
 	s.unm = json.UnmarshalFromFunc(s.unmarshalMap)
@@ -112,10 +95,6 @@ func (s *Sharer) unmarshalMap(dec *jsontext.Decoder, m *map[string]string) error
 	if err != nil {
 		return err
 	}
-	if s.share&ShareMaps == 0 {
-		*m, err = decodeStringMap(v, s.share&ShareStrings != 0)
-		return err
-	}
 	h := maphash.Bytes(s.seed, v)
 	s.mu.Lock()
 	shared := s.maps[h]
@@ -124,7 +103,7 @@ func (s *Sharer) unmarshalMap(dec *jsontext.Decoder, m *map[string]string) error
 		*m = shared
 		return nil
 	}
-	if *m, err = decodeStringMap(v, s.share&ShareStrings != 0); err != nil {
+	if *m, err = decodeStringMap(v); err != nil {
 		return err
 	}
 	s.mu.Lock()
@@ -136,11 +115,10 @@ func (s *Sharer) unmarshalMap(dec *jsontext.Decoder, m *map[string]string) error
 	return nil
 }
 
-// decodeStringMap decodes v, a valid JSON object, into a new map, its keys
-// and values interned when intern is set. A null value decodes to "", as
+// decodeStringMap decodes v, a valid JSON object, into a new map. A null value decodes to "", as
 // the default decoder does; a later duplicate name wins (v was validated
 // under the decoder's rule for duplicate names).
-func decodeStringMap(v []byte, intern bool) (map[string]string, error) {
+func decodeStringMap(v []byte) (map[string]string, error) {
 	m := make(map[string]string)
 	rs := recentPool.Get().(*recentStrings)
 	defer recentPool.Put(rs)
@@ -148,10 +126,10 @@ func decodeStringMap(v []byte, intern bool) (map[string]string, error) {
 	_, scanErr := eachMember(v, 0, func(_ int, name []byte, at int) (int, bool) {
 		var key, val string
 		var end int
-		if key, err = rs.unquote(name, intern); err != nil {
+		if key, err = rs.unquote(name); err != nil {
 			return -1, false
 		}
-		if val, end, err = rs.stringMember(v, at, intern); err != nil {
+		if val, end, err = rs.stringMember(v, at); err != nil {
 			err = fmt.Errorf("meta: the value of %q: %w", key, err)
 			return -1, false
 		}
@@ -169,14 +147,14 @@ func decodeStringMap(v []byte, intern bool) (map[string]string, error) {
 
 // stringMember reads the value at v[at], a string or null, and returns it
 // and the index just past it.
-func (rs *recentStrings) stringMember(v []byte, at int, intern bool) (string, int, error) {
+func (rs *recentStrings) stringMember(v []byte, at int) (string, int, error) {
 	end, ok := valueEnd(v, at)
 	if !ok {
 		return "", -1, errScan
 	}
 	switch v[at] {
 	case '"':
-		s, err := rs.unquote(v[at:end], intern)
+		s, err := rs.unquote(v[at:end])
 		return s, end, err
 	case 'n':
 		return "", end, nil
@@ -202,8 +180,8 @@ type recentStrings struct {
 var recentPool = sync.Pool{New: func() any { return &recentStrings{seed: maphash.MakeSeed()} }}
 
 // unquote returns the content of a valid quoted JSON string: a recent equal
-// string when there is one, else a copy, interned when intern is set.
-func (rs *recentStrings) unquote(q []byte, intern bool) (string, error) {
+// string when there is one, else a copy.
+func (rs *recentStrings) unquote(q []byte) (string, error) {
 	c := q[1 : len(q)-1]
 	if bytes.IndexByte(c, '\\') >= 0 {
 		u, err := jsontext.AppendUnquote(nil, q)
@@ -212,21 +190,14 @@ func (rs *recentStrings) unquote(q []byte, intern bool) (string, error) {
 		}
 		c = u
 	}
-	if len(c) == 0 || len(c) > maxInterned {
+	if len(c) == 0 || len(c) > maxRecent {
 		return string(c), nil
 	}
 	slot := &rs.slots[maphash.Bytes(rs.seed, c)%uint64(len(rs.slots))]
 	if *slot == string(c) {
 		return *slot, nil
 	}
-	if intern {
-		// Make does not keep its argument (it clones a string it adds to
-		// its pool), so the conversion allocates only when the string is
-		// new to the pool.
-		*slot = unique.Make(string(c)).Value()
-	} else {
-		*slot = string(c)
-	}
+	*slot = string(c)
 	return *slot, nil
 }
 

@@ -9,10 +9,9 @@ import (
 )
 
 // TestSharerKeepsABoundedNumberOfMaps: however many distinct maps go
-// through a Sharer, it remembers at most sharedMaps of them, and it holds
-// none of its strings (unique's pool, not the Sharer, finds them).
+// through a Sharer, it remembers at most sharedMaps of them.
 func TestSharerKeepsABoundedNumberOfMaps(t *testing.T) {
-	s := NewSharer(ShareMaps | ShareStrings)
+	s := NewSharer(ShareMaps)
 	for i := range 3 * sharedMaps {
 		var m map[string]string
 		if err := json.Unmarshal(fmt.Appendf(nil, `{"i":"%d"}`, i), &m, json.WithUnmarshalers(s.Unmarshalers())); err != nil {

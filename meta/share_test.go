@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"sync"
 	"testing"
-	"unique"
-	"unsafe"
 
 	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
@@ -36,7 +34,7 @@ func samePtr(a, b map[string]string) bool {
 }
 
 func TestSharerGivesEqualMapsOneMap(t *testing.T) {
-	s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+	s := meta.NewSharer(meta.ShareMaps)
 	const obj = `{"metadata":{"name":%q,"labels":{"app":"web","tier":"front"},"annotations":{"a":"1"}},"spec":{"nodeSelector":{"zone":"a"}}}`
 	a := decodeShared(t, s, fmt.Sprintf(obj, "a"))
 	b := decodeShared(t, s, fmt.Sprintf(obj, "b"))
@@ -50,37 +48,14 @@ func TestSharerGivesEqualMapsOneMap(t *testing.T) {
 	require.False(t, samePtr(a.Metadata.Labels, c.Metadata.Labels))
 }
 
-func TestSharerWithoutShareMapsGivesEachObjectItsOwnMap(t *testing.T) {
-	for _, share := range []meta.Share{0, meta.ShareStrings} {
-		s := meta.NewSharer(share)
-		const obj = `{"metadata":{"labels":{"app":"web"}}}`
-		a, b := decodeShared(t, s, obj), decodeShared(t, s, obj)
-		require.Equal(t, a.Metadata.Labels, b.Metadata.Labels)
-		require.False(t, samePtr(a.Metadata.Labels, b.Metadata.Labels), "share=%d", share)
-		a.Metadata.Labels["app"] = "changed" // the holder's own map
-		require.Equal(t, "web", b.Metadata.Labels["app"])
-	}
-}
-
-// TestSharerInternsStrings holds a handle to the strings, so the runtime's
-// pool keeps them however many collections run: every decoded copy must
-// then be the pool's.
-func TestSharerInternsStrings(t *testing.T) {
-	key, val := unique.Make("app.kubernetes.io/name"), unique.Make("checkout")
-	data := func(s string) *byte { return unsafe.StringData(s) }
-	for _, share := range []meta.Share{meta.ShareStrings, meta.ShareMaps | meta.ShareStrings} {
-		s := meta.NewSharer(share)
-		for i := range 2 {
-			o := decodeShared(t, s, fmt.Sprintf(`{"metadata":{"labels":{"app.kubernetes.io/name":"checkout","n":"%d"}}}`, i))
-			for k, v := range o.Metadata.Labels {
-				if k != key.Value() {
-					continue
-				}
-				require.Equal(t, data(key.Value()), data(k), "share=%d: key interned", share)
-				require.Equal(t, data(val.Value()), data(v), "share=%d: value interned", share)
-			}
-		}
-	}
+func TestSharerOfNothingGivesEachObjectItsOwnMap(t *testing.T) {
+	s := meta.NewSharer(0)
+	const obj = `{"metadata":{"labels":{"app":"web"}}}`
+	a, b := decodeShared(t, s, obj), decodeShared(t, s, obj)
+	require.Equal(t, a.Metadata.Labels, b.Metadata.Labels)
+	require.False(t, samePtr(a.Metadata.Labels, b.Metadata.Labels))
+	a.Metadata.Labels["app"] = "changed" // the holder's own map
+	require.Equal(t, "web", b.Metadata.Labels["app"])
 }
 
 // TestSharerDecodesAsTheDefaultDecoder compares the Sharer's maps with the
@@ -101,7 +76,7 @@ func TestSharerDecodesAsTheDefaultDecoder(t *testing.T) {
 	} {
 		var want, got, again map[string]string
 		werr := json.Unmarshal([]byte(in), &want, lenient)
-		s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+		s := meta.NewSharer(meta.ShareMaps)
 		gerr := json.Unmarshal([]byte(in), &got, json.WithUnmarshalers(s.Unmarshalers()), lenient)
 		require.Equal(t, werr != nil, gerr != nil, "%s: errors %v and %v", in, werr, gerr)
 		if werr != nil {
@@ -115,7 +90,7 @@ func TestSharerDecodesAsTheDefaultDecoder(t *testing.T) {
 }
 
 func TestSharerReportsAValueThatIsNotAString(t *testing.T) {
-	s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+	s := meta.NewSharer(meta.ShareMaps)
 	var o sharedObj
 	err := json.Unmarshal([]byte(`{"metadata":{"labels":{"app":7}}}`), &o, json.WithUnmarshalers(s.Unmarshalers()))
 	require.ErrorContains(t, err, `the value of "app": want a JSON string, got number`)
@@ -125,7 +100,7 @@ func TestSharerReportsAValueThatIsNotAString(t *testing.T) {
 // TestSharerMergesIntoAFilledMapAsTheDefaultDecoder: decoding into a map
 // the caller filled merges into it, never into a shared one.
 func TestSharerMergesIntoAFilledMapAsTheDefaultDecoder(t *testing.T) {
-	s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+	s := meta.NewSharer(meta.ShareMaps)
 	first := decodeShared(t, s, `{"metadata":{"labels":{"a":"1"}}}`)
 	m := map[string]string{"mine": "x"}
 	require.NoError(t, json.Unmarshal([]byte(`{"a":"1"}`), &m, json.WithUnmarshalers(s.Unmarshalers())))
@@ -134,7 +109,7 @@ func TestSharerMergesIntoAFilledMapAsTheDefaultDecoder(t *testing.T) {
 }
 
 func TestRawSharesItsMetadataMaps(t *testing.T) {
-	s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+	s := meta.NewSharer(meta.ShareMaps)
 	opts := json.WithUnmarshalers(json.JoinUnmarshalers(meta.SkipManagedFieldsUnmarshalers(), s.Unmarshalers()))
 	const obj = `{"kind":"Pod","metadata":{"name":%q,"labels":{"app":"web"},"managedFields":[{"manager":"m"}]}}`
 	var a, b meta.Raw
@@ -147,7 +122,7 @@ func TestRawSharesItsMetadataMaps(t *testing.T) {
 
 // TestSharerIsSafeForConcurrentUse runs under -race in CI.
 func TestSharerIsSafeForConcurrentUse(t *testing.T) {
-	s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+	s := meta.NewSharer(meta.ShareMaps)
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
@@ -175,7 +150,7 @@ func FuzzSharerDecodesAsTheDefaultDecoder(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		var want, got map[string]string
 		werr := json.Unmarshal([]byte(in), &want, lenient)
-		s := meta.NewSharer(meta.ShareMaps | meta.ShareStrings)
+		s := meta.NewSharer(meta.ShareMaps)
 		for range 2 { // the second time from the Sharer's table
 			got = nil
 			gerr := json.Unmarshal([]byte(in), &got, json.WithUnmarshalers(s.Unmarshalers()), lenient)
