@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -113,6 +115,36 @@ func configFixture(tb testing.TB, n int, cfg workload.Config) *fixture {
 	}
 	fixtures.m[key] = f
 	return f
+}
+
+// apiserverOrder returns f's pods in the order kube-apiserver lists them:
+// by namespace, then name (etcd's key order), which puts the pods of one
+// ReplicaSet next to each other; the generator's order interleaves the
+// replica sets. Objects that share maps or strings (meta.Sharer) find them
+// close by in this order.
+func apiserverOrder(tb testing.TB, f *fixture) *fixture {
+	tb.Helper()
+	type keyed struct {
+		key  string
+		item []byte
+	}
+	ks := make([]keyed, len(f.items))
+	for i, it := range f.items {
+		var p struct {
+			Metadata struct{ Namespace, Name string } `json:"metadata"`
+		}
+		if err := json.Unmarshal(it, &p); err != nil {
+			tb.Fatal(err)
+		}
+		ks[i] = keyed{p.Metadata.Namespace + "/" + p.Metadata.Name, it}
+	}
+	slices.SortFunc(ks, func(a, b keyed) int { return strings.Compare(a.key, b.key) })
+	items := make([][]byte, len(ks))
+	for i, k := range ks {
+		items[i] = k.item
+	}
+	return &fixture{n: f.n, items: items, itemBytes: f.itemBytes,
+		pages: workload.Pages("PodList", "v1", "100000", items, pageSize)}
 }
 
 // pagesTransport answers every request with a page of a pre-encoded list,

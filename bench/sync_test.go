@@ -25,7 +25,9 @@ import (
 // from memory (no network, no server): from New to WaitForSync returning,
 // through apiclient, the delta queue and the cache. It reports the time as
 // a multiple of the decode floor, the heap the informer retains per object
-// and the peak heap during the sync as a multiple of the final.
+// and the peak heap during the sync as a multiple of the final. At the
+// client-go size it also runs each type with and without the informer's
+// default meta.Sharer, over the pods in kube-apiserver's order.
 func BenchmarkSyncMemory(b *testing.B) {
 	for _, n := range podCounts() {
 		syncMemory(b, fmt.Sprintf("pods=%d", n), podFixture(b, n, workload.ArticlePodSize), false)
@@ -61,6 +63,31 @@ func syncMemory(b *testing.B, name string, f *fixture, clientGo bool) {
 	if clientGo {
 		b.Run(name+"/type=full-keepmf", func(b *testing.B) {
 			syncBench[workload.Pod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.Pod]{KeepManagedFields: true})
+		})
+		sorted := apiserverOrder(b, f)
+		src := syncSource{n: sorted.n, bytes: sorted.pageBytes(), itemBytes: sorted.itemBytes}
+		syncSharing(b, name+"/order=apiserver", sorted, src)
+	}
+}
+
+// syncSharing runs SyncMemory over f in kube-apiserver's order for each
+// type twice: with the informer's default meta.Sharer ("-sharing"), and
+// with one that shares nothing ("-nosharing": every object with maps of its
+// own, as before there was a Sharer), to compare in one run.
+func syncSharing(b *testing.B, name string, f *fixture, src syncSource) {
+	sharingBench[meta.Raw](b, name+"/type=raw", f, src)
+	sharingBench[workload.SlimPod](b, name+"/type=slim", f, src)
+	sharingBench[workload.SlimPodFullMeta](b, name+"/type=slim-fullmeta", f, src)
+	sharingBench[workload.Pod](b, name+"/type=full", f, src)
+}
+
+func sharingBench[T any, P meta.PtrObject[T]](b *testing.B, name string, f *fixture, src syncSource) {
+	for _, v := range []struct {
+		suffix string
+		sharer *meta.Sharer // nil: the informer's default
+	}{{"-sharing", nil}, {"-nosharing", meta.NewSharer(0)}} {
+		b.Run(name+v.suffix, func(b *testing.B) {
+			syncBench[T, P](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[P]{Sharer: v.sharer})
 		})
 	}
 }

@@ -11,6 +11,9 @@
 //	h1       HTTP/1.1 instead of HTTP/2 (GODEBUG=http2client=0): no
 //	         readLoop goroutine between the socket and the watch decoder,
 //	         no WINDOW_UPDATE written per event
+//	noshare  every object with label and annotation maps of its own
+//	         (Options.Sharer = meta.NewSharer(0)), as before the informer
+//	         shared them
 package main
 
 import (
@@ -63,6 +66,9 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
 		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws")},
+	}
+	if probe.Has(f.Opts, "noshare") {
+		opts.Sharer = meta.NewSharer(0)
 	}
 	inf := informer.NewForResource[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
 	h := informer.HandlerFuncs[P]{
