@@ -104,7 +104,7 @@ func (s *Sharer) unmarshalMap(dec *jsontext.Decoder, m *map[string]string) error
 		return nil
 	}
 	if *m, err = decodeStringMap(v); err != nil {
-		return err
+		return mapError(dec, v, err)
 	}
 	s.mu.Lock()
 	if s.maps == nil || len(s.maps) >= sharedMaps {
@@ -113,6 +113,22 @@ func (s *Sharer) unmarshalMap(dec *jsontext.Decoder, m *map[string]string) error
 	s.maps[h] = *m
 	s.mu.Unlock()
 	return nil
+}
+
+// mapError returns the error the default decoder reports for v, the map
+// just read from dec, with its position made whole ("within
+// /items/1/data/v"): a Sharer fails as the default decoder would, and
+// callers that report where an object went wrong (apiclient.ItemError)
+// keep working. err is returned if the default decoder finds no fault.
+func mapError(dec *jsontext.Decoder, v jsontext.Value, err error) error {
+	var m map[string]string
+	var serr *json.SemanticError
+	if !errors.As(json.Unmarshal(v, &m, jsontext.AllowDuplicateNames(true)), &serr) {
+		return err
+	}
+	serr.JSONPointer = dec.StackPointer() + serr.JSONPointer
+	serr.ByteOffset += dec.InputOffset() - int64(len(v))
+	return serr
 }
 
 // decodeStringMap decodes v, a valid JSON object, into a new map. A null value decodes to "", as

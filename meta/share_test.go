@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
@@ -93,8 +94,12 @@ func TestSharerReportsAValueThatIsNotAString(t *testing.T) {
 	s := meta.NewSharer(meta.ShareMaps)
 	var o sharedObj
 	err := json.Unmarshal([]byte(`{"metadata":{"labels":{"app":7}}}`), &o, json.WithUnmarshalers(s.Unmarshalers()))
-	require.ErrorContains(t, err, `the value of "app": want a JSON string, got number`)
-	require.ErrorContains(t, err, "/metadata/labels")
+	var serr *json.SemanticError
+	require.ErrorAs(t, err, &serr, "as the default decoder's: %v", err)
+	require.Equal(t, "/metadata/labels/app", string(serr.JSONPointer))
+	require.Equal(t, `{"metadata":{"labels":{"app":`, `{"metadata":{"labels":{"app":7}}}`[:serr.ByteOffset])
+	require.Equal(t, jsontext.Kind('0'), serr.JSONKind)
+	require.Equal(t, reflect.TypeFor[string](), serr.GoType)
 }
 
 // TestSharerMergesIntoAFilledMapAsTheDefaultDecoder: decoding into a map
