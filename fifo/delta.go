@@ -58,8 +58,9 @@ type KnownObjects[T any] interface {
 }
 
 // Queue is what the informer consumes; DeltaFIFO and InOrder both implement
-// it. Producers (the reflector) call Add/Update/Delete/Replace/Resync, one
-// consumer loop calls Pop.
+// it. Producers (the reflector) call Add/Update/Delete/Replace/Resync; one
+// consumer loop calls Pop, or the producers themselves call TryPop after
+// their writes.
 type Queue[T any] interface {
 	Add(obj T) error
 	Update(obj T) error
@@ -75,6 +76,12 @@ type Queue[T any] interface {
 	// after Close, ctx.Err() when ctx ends first, and process's error
 	// (wrapped) otherwise. An error wrapping ErrRequeue puts the deltas back.
 	Pop(ctx context.Context, process func(deltas []Delta[T], isInInitialList bool) error) error
+	// TryPop is Pop without the wait: it processes one pop unit, the same
+	// batch Pop would hand over, and returns true, or returns false at
+	// once when nothing is queued or another consumer holds the turn.
+	// Producers that process their own writes call it after each write
+	// until it returns false; then nothing they wrote is left behind.
+	TryPop(process func(deltas []Delta[T], isInInitialList bool) error) (bool, error)
 	// HasSynced reports whether everything the first Replace queued (or the
 	// first Add/Update/Delete, if one came earlier) has been processed.
 	HasSynced() bool

@@ -248,6 +248,29 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas []Delta[T], 
 	if err := f.waitLocked(ctx); err != nil {
 		return err
 	}
+	return f.popLocked(process)
+}
+
+// TryPop is Pop without the wait, for a producer that processes its own
+// writes: when a key is queued and no other Pop or TryPop holds the
+// consumer turn, it takes and processes exactly what Pop would (one key, or
+// a whole relist batch) and returns true with process's error wrapped as
+// Pop does. Otherwise it returns false at once: nil when nothing is queued
+// or another consumer holds the turn (that consumer, if it loops until its
+// own TryPop returns false, processes what is queued), ErrClosed after
+// Close.
+func (f *DeltaFIFO[T]) TryPop(process func(deltas []Delta[T], isInInitialList bool) error) (bool, error) {
+	ok, err := f.sig.tryLocked(&f.mu, func() (bool, bool) { return f.queue.len() > 0, f.closed })
+	if !ok {
+		return false, err
+	}
+	defer f.sig.release()
+	return true, f.popLocked(process)
+}
+
+// popLocked takes the next key (or the relist batch) and processes it
+// outside the lock. f.mu held on entry, with a key queued; released here.
+func (f *DeltaFIFO[T]) popLocked(process func(deltas []Delta[T], isInInitialList bool) error) (err error) {
 	var ds []Delta[T]
 	if f.relist > 0 {
 		ds = f.takeBatchLocked()

@@ -1,7 +1,8 @@
 // Package fifo holds the queues between the reflector and the cache: the
 // reflector writes watch events and relists into a queue, and the informer's
-// processing loop pops them, applies them to its store and hands them to
-// event handlers.
+// processing stage pops them, applies them to its store and hands them to
+// event handlers: a loop of its own waiting in Pop, or the producers
+// themselves, each calling TryPop after its writes.
 //
 //	apiclient ─▶ watchstream ─▶ reflector ─▶ fifo ─▶ informer loop ─▶ cache + handlers
 //
@@ -75,6 +76,14 @@
 //  10. Drained is true only when nothing is queued and no Pop holds deltas:
 //     a popped batch counts until process has returned.
 //     [TestDrainedCoversTheBatchBeingProcessed]
+//  11. TryPop hands over exactly the batch Pop would, under the same rules,
+//     or returns false at once: nothing queued, or another Pop or TryPop
+//     holds the turn (ErrClosed after Close). When every producer calls
+//     TryPop after its writes until it returns false, nothing written is
+//     left queued once they have all returned: a consumer whose last look
+//     found the queue empty looks again after giving the turn back.
+//     [TestModel, TestProducersThatProcessTheirOwnWrites,
+//     TestTryLockedLooksAgainAfterReleasing]
 //
 // The consumer applies Added, Updated, Replaced and Sync as "store this
 // object" and Deleted as "remove this key"; the informer turns them into

@@ -238,6 +238,28 @@ func (q *InOrder[T]) Pop(ctx context.Context, process func(deltas []Delta[T], is
 	if err := q.waitLocked(ctx); err != nil {
 		return err
 	}
+	return q.popLocked(process)
+}
+
+// TryPop is Pop without the wait, for a producer that processes its own
+// writes: when deltas are queued and no other Pop or TryPop holds the
+// consumer turn, it takes and processes exactly the batch Pop would and
+// returns true with process's error wrapped as Pop does. Otherwise it
+// returns false at once: nil when nothing is queued or another consumer
+// holds the turn (that consumer, if it loops until its own TryPop returns
+// false, processes what is queued), ErrClosed after Close.
+func (q *InOrder[T]) TryPop(process func(deltas []Delta[T], isInInitialList bool) error) (bool, error) {
+	ok, err := q.sig.tryLocked(&q.mu, func() (bool, bool) { return q.queue.len() > 0, q.closed })
+	if !ok {
+		return false, err
+	}
+	defer q.sig.release()
+	return true, q.popLocked(process)
+}
+
+// popLocked takes the next batch and processes it outside the lock. q.mu
+// held on entry, with deltas queued; released here.
+func (q *InOrder[T]) popLocked(process func(deltas []Delta[T], isInInitialList bool) error) (err error) {
 	n := q.batchLenLocked()
 	initial := q.initialLeft > 0
 	q.buf, q.inflight = q.buf[:0], q.inflight[:0]

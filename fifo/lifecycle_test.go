@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -203,6 +204,91 @@ func TestConcurrentProducersAndConsumers(t *testing.T) {
 		})
 	}
 }
+
+// TestProducersThatProcessTheirOwnWrites has every producer process what
+// it queued on its own goroutine, TryPop until false, with no consumer
+// loop: once every producer has returned nothing may be left queued (a
+// producer that found the turn taken relies on the holder to look again),
+// no key is processed by two producers at once, and the store holds the
+// writers' final state.
+func TestProducersThatProcessTheirOwnWrites(t *testing.T) {
+	for _, k := range kinds() {
+		t.Run(k.name, func(t *testing.T) {
+			st := newStore()
+			q := k.new(st)
+			defer q.Close()
+			var busy sync.Map // key -> struct{} while a producer applies it
+			var failed atomic.Value
+			process := func(ds []fifo.Delta[obj], _ bool) error {
+				for _, d := range ds {
+					if _, dup := busy.LoadOrStore(d.Object.Key, struct{}{}); dup {
+						failed.Store(fmt.Sprintf("key %s processed concurrently", d.Object.Key))
+					}
+					st.apply(d)
+					busy.Delete(d.Object.Key)
+				}
+				return nil
+			}
+			drain := func() {
+				for {
+					popped, err := q.TryPop(process)
+					if err != nil {
+						failed.Store(err.Error())
+					}
+					if !popped {
+						return
+					}
+				}
+			}
+			const writers, perWriter = 4, 400
+			var wg sync.WaitGroup
+			final := make([]map[string]obj, writers)
+			for w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					final[w] = writeMany(t, processing{Queue: q, drain: drain}, w, perWriter)
+				}()
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 50 {
+					require.NoError(t, q.Resync())
+					drain()
+					if i%5 == 0 { // a relist that misses everything
+						require.NoError(t, q.Replace(nil, "gap"))
+						drain()
+					}
+				}
+			}()
+			wg.Wait()
+			require.Nil(t, failed.Load())
+			require.Zero(t, q.Len(), "left queued after every producer returned")
+			require.True(t, q.Drained())
+			want := map[string]obj{}
+			for _, m := range final {
+				for k, v := range m {
+					want[k] = v
+				}
+			}
+			require.NoError(t, q.Replace(values(want), "end"))
+			drain()
+			require.Nil(t, failed.Load())
+			require.Equal(t, want, st.snapshot())
+		})
+	}
+}
+
+// processing is a queue whose writes are each followed by drain.
+type processing struct {
+	fifo.Queue[obj]
+	drain func()
+}
+
+func (p processing) Add(x obj) error    { defer p.drain(); return p.Queue.Add(x) }
+func (p processing) Update(x obj) error { defer p.drain(); return p.Queue.Update(x) }
+func (p processing) Delete(x obj) error { defer p.drain(); return p.Queue.Delete(x) }
 
 // writeMany adds, updates and deletes keys owned by writer w, returning
 // the final state it produced.

@@ -95,8 +95,10 @@ func (m *model) step() {
 		m.write(true)
 	case r < 55:
 		m.replace()
-	case r < 60:
+	case r < 58:
 		require.NoError(m.t, m.q.Resync())
+	case r < 60:
+		m.tryPopBusy()
 	case r < 94:
 		if m.q.Len() > 0 { // an empty queue would block Pop forever
 			m.pop(true)
@@ -106,8 +108,34 @@ func (m *model) step() {
 	}
 }
 
+// tryPopBusy checks TryPop where it must not pop: inside a process call
+// (another consumer holds the turn) and on an empty queue.
+func (m *model) tryPopBusy() {
+	if !m.inPop && m.q.Len() > 0 {
+		return
+	}
+	popped, err := m.q.TryPop(func([]fifo.Delta[obj], bool) error {
+		m.t.Fatal("TryPop processed while another consumer held the turn, or with nothing queued")
+		return nil
+	})
+	require.NoError(m.t, err)
+	require.False(m.t, popped)
+}
+
+// pop takes one pop unit with Pop or, at random, TryPop: both hand over
+// the same batches under the same rules.
 func (m *model) pop(chaos bool) {
-	err := m.q.Pop(context.Background(), func(ds []fifo.Delta[obj], _ bool) error {
+	pop := func(process func([]fifo.Delta[obj], bool) error) error {
+		return m.q.Pop(context.Background(), process)
+	}
+	if m.rng.IntN(2) == 0 {
+		pop = func(process func([]fifo.Delta[obj], bool) error) error {
+			popped, err := m.q.TryPop(process)
+			require.True(m.t, popped, "TryPop with %d queued", m.q.Len())
+			return err
+		}
+	}
+	err := pop(func(ds []fifo.Delta[obj], _ bool) error {
 		m.checkBatch(ds)
 		if chaos && m.rng.IntN(3) == 0 {
 			m.inPop = true
@@ -187,6 +215,9 @@ func TestModel(t *testing.T) {
 				require.True(t, m.q.HasSynced(), "seed %d", seed)
 				m.q.Close()
 				require.ErrorIs(t, m.q.Pop(context.Background(), nil), fifo.ErrClosed)
+				popped, err := m.q.TryPop(nil)
+				require.ErrorIs(t, err, fifo.ErrClosed)
+				require.False(t, popped)
 				require.ErrorIs(t, m.q.Add(o("x", 1)), fifo.ErrClosed)
 			}
 		})

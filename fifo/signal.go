@@ -45,6 +45,51 @@ func (s *signal) acquire(ctx context.Context) error {
 
 func (s *signal) release() { <-s.turn }
 
+// tryLocked takes the consumer turn without waiting and returns true with
+// the turn held and mu locked when state reports deltas ready; otherwise it
+// returns false (ErrClosed once state reports the queue closed) holding
+// neither. ready and closed are read under mu.
+//
+// A producer that processes its own writes (write, then TryPop until false)
+// may find the turn taken by another consumer whose last look found the
+// queue empty, before the write. That consumer looks again after giving the
+// turn back (the loop below), so the delta is never left behind: the
+// failed take happened while the turn was held, hence before the release,
+// and the look after the release sees the write.
+func (s *signal) tryLocked(mu *sync.Mutex, state func() (ready, closed bool)) (bool, error) {
+	for {
+		select {
+		case s.turn <- struct{}{}:
+		default:
+			mu.Lock()
+			_, closed := state()
+			mu.Unlock()
+			if closed {
+				return false, ErrClosed
+			}
+			return false, nil // the holder pops it, or looks again after its release
+		}
+		mu.Lock()
+		ready, closed := state()
+		switch {
+		case closed:
+			mu.Unlock()
+			s.release()
+			return false, ErrClosed
+		case ready:
+			return true, nil
+		}
+		mu.Unlock()
+		s.release()
+		mu.Lock()
+		ready, _ = state()
+		mu.Unlock()
+		if !ready {
+			return false, nil
+		}
+	}
+}
+
 // notify nudges a waiting Pop without ever blocking the producer.
 func (s *signal) notify() {
 	select {
