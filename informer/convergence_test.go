@@ -35,8 +35,9 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 	for _, tc := range []struct {
 		queue     informer.QueueKind
 		streaming bool
-	}{{informer.QueueInOrder, false}, {informer.QueueDeltaFIFO, true}} {
-		t.Run(fmt.Sprintf("queue=%d/streaming=%t", tc.queue, tc.streaming), func(t *testing.T) {
+		loop      bool // Options.ProcessingLoop
+	}{{informer.QueueInOrder, false, false}, {informer.QueueDeltaFIFO, true, false}, {informer.QueueInOrder, false, true}} {
+		t.Run(fmt.Sprintf("queue=%d/streaming=%t/loop=%t", tc.queue, tc.streaming, tc.loop), func(t *testing.T) {
 			seed := uint64(time.Now().UnixNano())
 			t.Logf("seed %d", seed)
 			rnd := rand.New(rand.NewPCG(seed, 0))
@@ -46,6 +47,7 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 			opts := fastOpts()
 			opts.Queue = tc.queue
 			opts.StreamingList = tc.streaming
+			opts.ProcessingLoop = tc.loop
 			opts.WatchIdleTimeout = 200 * time.Millisecond
 			opts.Trace = func(ev informer.TraceEvent) {
 				if ev.Stage == informer.StageBackoff || ev.Stage == informer.StageRelist || ev.Stage == informer.StageWatchEnded {
@@ -59,8 +61,11 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 			require.NoError(t, err)
 			_, err = inf.AddHandler(unbounded, informer.HandlerOptions{Unbounded: true})
 			require.NoError(t, err)
+			inline := newView()
+			_, err = inf.AddHandler(inline, informer.HandlerOptions{Synchronous: true})
+			require.NoError(t, err)
 			run(t, inf)
-			late := newView()
+			late, lateInline := newView(), newView()
 			var faults, overlapped int
 			for step := range 400 {
 				name := fmt.Sprintf("cm-%d", rnd.IntN(25))
@@ -94,11 +99,13 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 				if step == 200 {
 					_, err = inf.AddHandler(late, informer.HandlerOptions{})
 					require.NoError(t, err)
+					_, err = inf.AddHandler(lateInline, informer.HandlerOptions{Synchronous: true})
+					require.NoError(t, err)
 				}
 			}
 			t.Logf("writes done after %s; %d faults, %d of them followed by a reaction of the informer within 100 ms",
 				time.Since(start), faults, overlapped)
-			p.converges(t, e, inf, bounded, unbounded, late)
+			p.converges(t, e, inf, bounded, unbounded, inline, late, lateInline)
 			t.Logf("converged after %s", time.Since(start))
 		})
 	}

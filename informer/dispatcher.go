@@ -22,6 +22,14 @@ import (
 // moment and then hears of every later change exactly once (invariant 10),
 // and the sync marker lands in every handler's queue behind the initial
 // list. It is the cache's only writer.
+//
+// By default the stage runs on the goroutine that wrote the deltas (the
+// reflector, the resync loop, Run for a snapshot): written pops with TryPop
+// until the queue is empty. Options.ProcessingLoop runs it on a goroutine
+// of its own waiting in Pop instead, which costs a goroutine wake-up per
+// event. Either way the queue's turn serializes the pops, and synchronous
+// handlers are called by the goroutine that processed, after the fact,
+// outside mu.
 type dispatcher[P meta.Object] struct {
 	opts   Options[P]
 	store  cache.Writer[P]
@@ -33,15 +41,20 @@ type dispatcher[P meta.Object] struct {
 	// wake-up).
 	fromSnapshot bool
 	afterPop     func()
+	loop         bool          // Options.ProcessingLoop: pop on a goroutine of its own
 	changed      chan struct{} // cap 1: the set of handlers (and resync periods) changed
 	synced       chan struct{} // closed, under mu, once the initial list is in the cache
 
 	mu        sync.Mutex // guards the fields below and every write to the cache
 	listeners []*listener[P]
-	count     int // handlers ever added, for default names
-	ctx       context.Context
-	wg        *sync.WaitGroup
-	stopped   bool
+	// inline are the synchronous handlers' listeners, a copy replaced
+	// (never modified) when one is added or removed, so it can be called
+	// outside mu.
+	inline  []*listener[P]
+	count   int // handlers ever added, for default names
+	ctx     context.Context
+	wg      *sync.WaitGroup
+	stopped bool
 }
 
 // newQueue builds the delta queue of kind for a dispatcher over store. Either
@@ -58,8 +71,46 @@ func newQueue[P meta.Object](kind QueueKind, store *cache.Store[P]) fifo.Queue[P
 // newDispatcher returns the processing stage between q, built by newQueue,
 // and store.
 func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P]) *dispatcher[P] {
-	return &dispatcher[P]{opts: opts, store: store, read: store, queue: q,
+	return &dispatcher[P]{opts: opts, store: store, read: store, queue: q, loop: opts.ProcessingLoop,
 		changed: make(chan struct{}, 1), synced: make(chan struct{})}
+}
+
+// sink is the queue as the reflector writes into it: by default each write
+// is processed before it returns (see written).
+func (d *dispatcher[P]) sink(q sink[P]) sink[P] {
+	if d.loop {
+		return q
+	}
+	return processingSink[P]{sink: q, written: d.written}
+}
+
+// processingSink follows every successful write with processing what is
+// queued, on the writer's goroutine.
+type processingSink[P any] struct {
+	sink[P]
+	written func()
+}
+
+func (s processingSink[P]) Add(obj P) error    { return s.then(s.sink.Add(obj)) }
+func (s processingSink[P]) Update(obj P) error { return s.then(s.sink.Update(obj)) }
+func (s processingSink[P]) Delete(obj P) error { return s.then(s.sink.Delete(obj)) }
+
+func (s processingSink[P]) Replace(list []P, rv string) error {
+	return s.then(s.sink.Replace(list, rv))
+}
+
+func (s processingSink[P]) then(err error) error {
+	if err == nil {
+		s.written()
+	}
+	return err
+}
+
+// Bookmark passes a bookmark on to a sink that records them (snapshots).
+func (s processingSink[P]) Bookmark(rv string) {
+	if b, ok := s.sink.(bookmarker); ok {
+		b.Bookmark(rv)
+	}
 }
 
 // start launches the processing and resync loops and the goroutines of the
@@ -71,12 +122,19 @@ func (d *dispatcher[P]) start(ctx context.Context, wg *sync.WaitGroup) {
 	for _, l := range d.listeners {
 		d.goLocked(l)
 	}
-	wg.Add(2)
-	go func() { defer wg.Done(); d.processLoop(ctx) }()
+	if d.loop {
+		wg.Add(1)
+		go func() { defer wg.Done(); d.processLoop(ctx) }()
+	}
+	wg.Add(1)
 	go func() { defer wg.Done(); d.resyncLoop(ctx) }()
 }
 
+// goLocked starts l's goroutine; a synchronous handler has none. d.mu held.
 func (d *dispatcher[P]) goLocked(l *listener[P]) {
+	if l.inline {
+		return
+	}
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -116,11 +174,59 @@ func (d *dispatcher[P]) processLoop(ctx context.Context) {
 		default:
 			d.opts.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
 		}
-		d.checkSynced()
-		d.opts.Metrics.QueueDepth(d.queue.Len())
-		if d.afterPop != nil {
-			d.afterPop()
+		d.popped()
+	}
+}
+
+// written processes what the queue holds on the calling goroutine, the one
+// that just wrote to it, unless a processing loop does. A pop another
+// goroutine is processing makes TryPop return false at once: that
+// goroutine then takes what was written here (fifo's TryPop hand-off), so
+// nothing waits for the next write.
+func (d *dispatcher[P]) written() {
+	if d.loop {
+		return
+	}
+	for {
+		popped, err := d.queue.TryPop(d.process)
+		switch {
+		case err == nil:
+		case errors.Is(err, fifo.ErrClosed):
+			return
+		default:
+			d.opts.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
 		}
+		if !popped {
+			return
+		}
+		d.popped()
+	}
+}
+
+// popped follows every pop, on the goroutine that processed it: the sync
+// check, the queue depth, the snapshotter's wake-up, then the synchronous
+// handlers.
+func (d *dispatcher[P]) popped() {
+	d.checkSynced()
+	d.opts.Metrics.QueueDepth(d.queue.Len())
+	if d.afterPop != nil {
+		d.afterPop()
+	}
+	d.callInline()
+}
+
+// callInline runs the synchronous handlers' pending calls on this
+// goroutine, outside mu, so a handler may add or remove handlers.
+func (d *dispatcher[P]) callInline() {
+	d.mu.Lock()
+	ls, ctx := d.inline, d.ctx
+	d.mu.Unlock()
+	var done <-chan struct{}
+	if ctx != nil {
+		done = ctx.Done()
+	}
+	for _, l := range ls {
+		l.drain(done)
 	}
 }
 
@@ -158,10 +264,18 @@ func (d *dispatcher[P]) checkSynced() {
 	if d.hasSynced() || !d.queue.HasSynced() {
 		return
 	}
+	if d.markSynced() {
+		d.callInline() // the marker, for a synchronous handler's HasSynced
+	}
+}
+
+// markSynced closes synced and queues the marker behind the initial list
+// for every handler; false when another goroutine did it first.
+func (d *dispatcher[P]) markSynced() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.hasSynced() {
-		return
+		return false
 	}
 	now := d.opts.Clock.Now()
 	for _, l := range d.listeners {
@@ -171,15 +285,28 @@ func (d *dispatcher[P]) checkSynced() {
 	if d.opts.Trace != nil {
 		d.opts.Trace(TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.lastRV()})
 	}
+	return true
 }
 
 // add registers a handler and replays the cached objects to it as adds,
-// then the sync marker if the informer has synced.
+// then the sync marker if the informer has synced. A synchronous handler
+// gets its replay on the caller's goroutine before add returns, unless a
+// processing goroutine is calling it already (then that one does).
 func (d *dispatcher[P]) add(h Handler[P], o HandlerOptions) (*listener[P], error) {
+	l, done, err := d.addLocked(h, o)
+	if err == nil && l.inline {
+		l.drain(done)
+	}
+	return l, err
+}
+
+// addLocked is add's part under mu; done is Run's context's, nil before
+// Run.
+func (d *dispatcher[P]) addLocked(h Handler[P], o HandlerOptions) (*listener[P], <-chan struct{}, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.stopped {
-		return nil, fmt.Errorf("informer %s: AddHandler after the informer stopped", d.opts.Name)
+		return nil, nil, fmt.Errorf("informer %s: AddHandler after the informer stopped", d.opts.Name)
 	}
 	d.count++
 	if o.Name == "" {
@@ -194,16 +321,25 @@ func (d *dispatcher[P]) add(h Handler[P], o HandlerOptions) (*listener[P], error
 		l.push(&notification[P]{kind: notifSynced, queued: now})
 	}
 	d.listeners = append(d.listeners, l)
+	if l.inline {
+		d.inline = append(slices.Clip(d.inline), l)
+	}
+	var done <-chan struct{}
 	if d.ctx != nil {
 		d.goLocked(l)
+		done = d.ctx.Done()
 	}
 	d.signalChanged()
-	return l, nil
+	return l, done, nil
 }
 
 func (d *dispatcher[P]) remove(l *listener[P]) {
 	d.mu.Lock()
 	d.listeners = slices.DeleteFunc(d.listeners, func(x *listener[P]) bool { return x == l })
+	if l.inline {
+		// A new slice: callInline may be ranging over the old one.
+		d.inline = slices.DeleteFunc(slices.Clone(d.inline), func(x *listener[P]) bool { return x == l })
+	}
 	d.mu.Unlock()
 	l.stop()
 	d.signalChanged()
@@ -267,7 +403,10 @@ func (d *dispatcher[P]) resyncWait(ctx context.Context) bool {
 			if d.opts.Trace != nil {
 				d.opts.Trace(TraceEvent{Stage: StageResync, Handler: due, Items: d.read.Len()})
 			}
-			return d.queue.Resync() == nil
+			if d.queue.Resync() != nil {
+				return false
+			}
+			d.written()
 		}
 	}
 	return true

@@ -8,8 +8,9 @@ import (
 )
 
 // Handler receives an informer's notifications, one at a time, on its own
-// goroutine. Objects are shared with the cache and other handlers: never
-// modify them.
+// goroutine (or, with HandlerOptions.Synchronous, on the goroutine that
+// processes the informer's deltas). Objects are shared with the cache and
+// other handlers: never modify them.
 type Handler[P any] interface {
 	// OnAdd: obj is new to this handler. isInInitialList is true for objects
 	// of the initial list (and of the replay a late handler gets).
@@ -99,6 +100,26 @@ type HandlerOptions struct {
 	// Unbounded never merges: every notification is delivered, as client-go
 	// does, and the queue grows as needed.
 	Unbounded bool
+	// Synchronous calls the handler on the goroutine that processes the
+	// informer's deltas (the reflector's, by default; see
+	// Options.ProcessingLoop), right after the cache holds each change,
+	// instead of on a goroutine of its own: one goroutine wake-up less per
+	// event. For handlers that return at once, such as one that only adds
+	// a key to a workqueue. Everything else is as for any handler: calls
+	// in order and one at a time, panics recovered and counted, the same
+	// metrics and traces, the replay of the cache when added (on the
+	// caller's goroutine, before AddHandler returns), the sync marker
+	// (Registration.HasSynced).
+	//
+	// While it runs the informer reads nothing from the server and no
+	// other handler is fed, so it must not block: not on I/O, not on a
+	// full channel, not on a lock held elsewhere for long, and never on
+	// this informer (WaitForSync, Registration.WaitForSync before its own
+	// sync): that waits for the goroutine it is running on, a deadlock.
+	// It may call AddHandler and Registration.Remove: the calls are made
+	// outside the informer's lock, a handler added from inside gets its
+	// replay, and one removed (itself included) gets no further call.
+	Synchronous bool
 }
 
 // Registration is the handle AddHandler returns.

@@ -66,7 +66,7 @@ func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Info
 		q = gatedQueue[T, P]{q: i.queue, s: i.snap}
 		i.disp.afterPop = i.snap.afterPop
 	}
-	i.refl = newReflector(lw, q, cfg)
+	i.refl = newReflector(lw, i.disp.sink(q), cfg)
 	i.disp.lastRV = i.refl.lastSyncResourceVersion
 	if i.setupErr = CheckType[T, P](); i.setupErr != nil {
 		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.setupErr)

@@ -52,11 +52,15 @@ func (p *notification[P]) merge(n *notification[P]) bool {
 	return true
 }
 
-// listener is one handler with its queue and goroutine.
+// listener is one handler with its queue and goroutine; a synchronous
+// handler's (inline) has no goroutine: the goroutines that process deltas
+// drain its queue (drain).
 type listener[P meta.Object] struct {
 	name     string
 	h        Handler[P]
-	capacity int // 0: unbounded
+	inline   bool          // HandlerOptions.Synchronous
+	turn     chan struct{} // inline: cap 1, held by the goroutine calling the handler
+	capacity int           // 0: unbounded
 	resync   time.Duration
 	metrics  Metrics
 	log      *slog.Logger
@@ -86,11 +90,14 @@ type listener[P meta.Object] struct {
 // and the informer's for the rest.
 func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P]) *listener[P] {
 	l := &listener[P]{
-		name: o.Name, h: h, capacity: o.QueueCapacity, metrics: opts.Metrics, log: opts.Logger,
+		name: o.Name, h: h, inline: o.Synchronous, capacity: o.QueueCapacity, metrics: opts.Metrics, log: opts.Logger,
 		clock: opts.Clock, trace: opts.Trace, synced: make(chan struct{}),
 		removed: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
 	l.timed = l.trace != nil || !isNop(l.metrics)
+	if l.inline {
+		l.turn = make(chan struct{}, 1)
+	}
 	switch {
 	case o.Unbounded:
 		l.capacity = 0
@@ -161,7 +168,7 @@ func (l *listener[P]) push(n *notification[P]) {
 	depth := l.live
 	l.mu.Unlock()
 	l.metrics.HandlerQueueDepth(l.name, depth)
-	if depth == 1 {
+	if depth == 1 && !l.inline {
 		// Only the first entry needs a nudge: run waits on wake only
 		// after pop found no live entry, and every push after that
 		// finds the queue empty again. A busy handler's pushes then
@@ -261,6 +268,57 @@ func (l *listener[P]) run(ctx context.Context) {
 		// slowest of them is done.
 		*n = notification[P]{}
 	}
+}
+
+// drain calls a synchronous handler for everything queued, on the calling
+// goroutine, until done is closed or the handler is removed. One goroutine
+// at a time holds the turn, so calls stay in order and never overlap; a
+// goroutine that finds the turn taken returns at once, and the holder
+// looks at the queue again after giving the turn back, so what was pushed
+// meanwhile is not left waiting (as fifo's TryPop does). The same goroutine
+// coming back here from inside the handler (it added a handler, say) finds
+// the turn taken and returns: no deadlock, and the outer drain makes the
+// calls.
+func (l *listener[P]) drain(done <-chan struct{}) {
+	for {
+		select {
+		case l.turn <- struct{}{}:
+		default:
+			return
+		}
+		for l.open(done) {
+			n := l.pop()
+			if n == nil {
+				break
+			}
+			l.call(n)
+			*n = notification[P]{} // as run does
+		}
+		<-l.turn
+		if !l.open(done) || l.empty() {
+			return
+		}
+	}
+}
+
+// open reports whether the handler still gets calls: neither removed nor
+// its informer stopping (done closed).
+func (l *listener[P]) open(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return false
+	case <-l.removed:
+		return false
+	default:
+		return true
+	}
+}
+
+// empty reports whether nothing live is queued.
+func (l *listener[P]) empty() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.live == 0
 }
 
 // call runs the handler for n, recovering a panic so one bad handler never

@@ -48,6 +48,13 @@ type Options[P meta.Object] struct {
 	// Queue picks the delta queue; default QueueInOrder. Any value other
 	// than the two QueueKinds makes Run fail at once, saying so.
 	Queue QueueKind
+	// ProcessingLoop processes deltas (cache writes, handler queues) on a
+	// goroutine of its own that waits on the queue, the classic informer's
+	// shape, instead of on the goroutine that wrote them (the reflector,
+	// or the resync timer's). It costs a goroutine wake-up per watch event;
+	// what it buys is that the reflector reads on while a large relist is
+	// applied. See doc.go, "Processing".
+	ProcessingLoop bool
 	// PageSize is the LIST page size for lists at "" and "0"; default 500.
 	// Negative: unpaginated.
 	PageSize int64

@@ -29,7 +29,18 @@ func startDispatcher(t *testing.T, kind QueueKind, opts Options[*pod]) (*dispatc
 	var wg sync.WaitGroup
 	d.start(ctx, &wg)
 	t.Cleanup(func() { cancel(); q.Close(); wg.Wait() })
-	return d, store, q
+	return d, store, writtenQueue[*pod]{Queue: q, d: d}
+}
+
+// writtenQueue is a queue whose writes the dispatcher processes as the
+// reflector's are: on the writer's goroutine, or by its processing loop.
+type writtenQueue[P meta.Object] struct {
+	fifo.Queue[P]
+	d *dispatcher[P]
+}
+
+func (w writtenQueue[P]) Replace(list []P, rv string) error {
+	return w.d.sink(w.Queue).Replace(list, rv)
 }
 
 // queueKinds names every queue the informer offers, for tests that must
@@ -169,13 +180,15 @@ func TestRelistIsAtomicForReaders(t *testing.T) {
 // nothing for an unchanged one, unless the handler's resync is due.
 func TestRelistNotifiesLikeClientGo(t *testing.T) {
 	for name, kind := range queueKinds {
-		t.Run(name, func(t *testing.T) { testRelistNotifiesLikeClientGo(t, kind) })
+		for _, loop := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/loop=%t", name, loop), func(t *testing.T) { testRelistNotifiesLikeClientGo(t, kind, loop) })
+		}
 	}
 }
 
-func testRelistNotifiesLikeClientGo(t *testing.T, kind QueueKind) {
+func testRelistNotifiesLikeClientGo(t *testing.T, kind QueueKind, loop bool) {
 	clock := newFakeClock()
-	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock})
+	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock, ProcessingLoop: loop})
 	plain, resyncing := newView(), newView()
 	_, err := d.add(plain, HandlerOptions{Name: "plain"})
 	require.NoError(t, err)

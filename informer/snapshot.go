@@ -340,6 +340,7 @@ func (i *Informer[T, P]) startSnapshots(ctx context.Context, wg *sync.WaitGroup)
 		} else {
 			i.disp.fromSnapshot = true
 			i.refl.resumeFrom(rv)
+			i.disp.written()     // unless a processing loop will
 			i.disp.checkSynced() // an empty snapshot is synced at once
 		}
 	}

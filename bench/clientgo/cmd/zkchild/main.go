@@ -14,6 +14,11 @@
 //	noshare  every object with label and annotation maps of its own
 //	         (Options.Sharer = meta.NewSharer(0)), as before the informer
 //	         shared them
+//	sync     the handler is synchronous (informer.HandlerOptions.Synchronous):
+//	         called on the goroutine that processed the event
+//	loop     deltas are processed on a goroutine of their own
+//	         (informer.Options.ProcessingLoop), the shape before issue #16's
+//	         hops change: a wake-up more per event
 package main
 
 import (
@@ -66,6 +71,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
 		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws")},
+		ProcessingLoop:    probe.Has(f.Opts, "loop"),
 	}
 	if probe.Has(f.Opts, "noshare") {
 		opts.Sharer = meta.NewSharer(0)
@@ -75,7 +81,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		AddFunc:    func(P, bool) { adds.Add() },
 		UpdateFunc: func(_, p P) { rec.Observe(p.GetLabels()) },
 	}
-	if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
+	if _, err := inf.AddHandler(h, informer.HandlerOptions{Synchronous: probe.Has(f.Opts, "sync")}); err != nil {
 		return nil, err
 	}
 	// The informer runs until the process exits: the child measures, prints
