@@ -35,7 +35,7 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 	for _, tc := range []struct {
 		queue     informer.QueueKind
 		streaming bool
-		loop      bool // Options.ProcessingLoop
+		loop      bool // not Options.InlineProcessing
 	}{{informer.QueueInOrder, false, false}, {informer.QueueDeltaFIFO, true, false}, {informer.QueueInOrder, false, true}} {
 		t.Run(fmt.Sprintf("queue=%d/streaming=%t/loop=%t", tc.queue, tc.streaming, tc.loop), func(t *testing.T) {
 			seed := uint64(time.Now().UnixNano())
@@ -47,7 +47,7 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 			opts := fastOpts()
 			opts.Queue = tc.queue
 			opts.StreamingList = tc.streaming
-			opts.ProcessingLoop = tc.loop
+			opts.InlineProcessing = !tc.loop
 			opts.WatchIdleTimeout = 200 * time.Millisecond
 			opts.Trace = func(ev informer.TraceEvent) {
 				if ev.Stage == informer.StageBackoff || ev.Stage == informer.StageRelist || ev.Stage == informer.StageWatchEnded {

@@ -23,13 +23,13 @@ import (
 // and the sync marker lands in every handler's queue behind the initial
 // list. It is the cache's only writer.
 //
-// By default the stage runs on the goroutine that wrote the deltas (the
-// reflector, the resync loop, Run for a snapshot): written pops with TryPop
-// until the queue is empty. Options.ProcessingLoop runs it on a goroutine
-// of its own waiting in Pop instead, which costs a goroutine wake-up per
-// event. Either way the queue's turn serializes the pops, and synchronous
-// handlers are called by the goroutine that processed, after the fact,
-// outside mu.
+// By default the stage runs on a goroutine of its own waiting in Pop
+// (processLoop). With Options.InlineProcessing it runs on the goroutine
+// that wrote the deltas instead (the reflector, the resync loop, Run for a
+// snapshot): written pops with TryPop until the queue is empty, a
+// goroutine wake-up less per event. Either way the queue's turn serializes
+// the pops, and synchronous handlers are called by the goroutine that
+// processed, after the fact, outside mu.
 type dispatcher[P meta.Object] struct {
 	opts   Options[P]
 	store  cache.Writer[P]
@@ -41,9 +41,12 @@ type dispatcher[P meta.Object] struct {
 	// wake-up).
 	fromSnapshot bool
 	afterPop     func()
-	loop         bool          // Options.ProcessingLoop: pop on a goroutine of its own
-	changed      chan struct{} // cap 1: the set of handlers (and resync periods) changed
-	synced       chan struct{} // closed, under mu, once the initial list is in the cache
+	loop         bool // not Options.InlineProcessing: pop on a goroutine of its own
+	// processFn is process as a func value, made once: a method value
+	// passed to the queue escapes, an allocation per pop otherwise.
+	processFn func([]fifo.Delta[P], bool) error
+	changed   chan struct{} // cap 1: the set of handlers (and resync periods) changed
+	synced    chan struct{} // closed, under mu, once the initial list is in the cache
 
 	mu        sync.Mutex // guards the fields below and every write to the cache
 	listeners []*listener[P]
@@ -71,12 +74,14 @@ func newQueue[P meta.Object](kind QueueKind, store *cache.Store[P]) fifo.Queue[P
 // newDispatcher returns the processing stage between q, built by newQueue,
 // and store.
 func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P]) *dispatcher[P] {
-	return &dispatcher[P]{opts: opts, store: store, read: store, queue: q, loop: opts.ProcessingLoop,
+	d := &dispatcher[P]{opts: opts, store: store, read: store, queue: q, loop: !opts.InlineProcessing,
 		changed: make(chan struct{}, 1), synced: make(chan struct{})}
+	d.processFn = d.process
+	return d
 }
 
-// sink is the queue as the reflector writes into it: by default each write
-// is processed before it returns (see written).
+// sink is the queue as the reflector writes into it: with InlineProcessing
+// each write is processed before it returns (see written).
 func (d *dispatcher[P]) sink(q sink[P]) sink[P] {
 	if d.loop {
 		return q
@@ -166,7 +171,7 @@ func isClosed(ch <-chan struct{}) bool {
 // ends.
 func (d *dispatcher[P]) processLoop(ctx context.Context) {
 	for {
-		err := d.queue.Pop(ctx, d.process)
+		err := d.queue.Pop(ctx, d.processFn)
 		switch {
 		case err == nil:
 		case errors.Is(err, fifo.ErrClosed), ctx.Err() != nil:
@@ -188,7 +193,7 @@ func (d *dispatcher[P]) written() {
 		return
 	}
 	for {
-		popped, err := d.queue.TryPop(d.process)
+		popped, err := d.queue.TryPop(d.processFn)
 		switch {
 		case err == nil:
 		case errors.Is(err, fifo.ErrClosed):

@@ -82,11 +82,13 @@ func Example_controller() {
 	inf := informer.NewForResource[Pod](client, ref, informer.Options[*Pod]{Logger: slog.New(slog.DiscardHandler)})
 	queue := workqueue.New(workqueue.Options[string]{})
 	enqueue := func(p *Pod) { queue.Add(meta.Key(p)) }
+	// Adding a key never blocks, so the handler can be Synchronous: no
+	// goroutine of its own to wake per event.
 	_, _ = inf.AddHandler(informer.HandlerFuncs[*Pod]{
 		AddFunc:    func(p *Pod, _ bool) { enqueue(p) },
 		UpdateFunc: func(_, p *Pod) { enqueue(p) },
 		DeleteFunc: func(p *Pod, _ bool) { enqueue(p) },
-	}, informer.HandlerOptions{})
+	}, informer.HandlerOptions{Synchronous: true})
 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)

@@ -101,8 +101,8 @@ type HandlerOptions struct {
 	// does, and the queue grows as needed.
 	Unbounded bool
 	// Synchronous calls the handler on the goroutine that processes the
-	// informer's deltas (the reflector's, by default; see
-	// Options.ProcessingLoop), right after the cache holds each change,
+	// informer's deltas (the processing loop's, or the reflector's with
+	// Options.InlineProcessing), right after the cache holds each change,
 	// instead of on a goroutine of its own: one goroutine wake-up less per
 	// event. For handlers that return at once, such as one that only adds
 	// a key to a workqueue. Everything else is as for any handler: calls
@@ -111,11 +111,12 @@ type HandlerOptions struct {
 	// caller's goroutine, before AddHandler returns), the sync marker
 	// (Registration.HasSynced).
 	//
-	// While it runs the informer reads nothing from the server and no
-	// other handler is fed, so it must not block: not on I/O, not on a
-	// full channel, not on a lock held elsewhere for long, and never on
-	// this informer (WaitForSync, Registration.WaitForSync before its own
-	// sync): that waits for the goroutine it is running on, a deadlock.
+	// While it runs no change reaches the cache or any other handler (and
+	// with InlineProcessing nothing is read from the server), so it must
+	// not block: not on I/O, not on a full channel, not on a lock held
+	// elsewhere for long, and never on something only this informer's
+	// processing would bring about (its own Registration.WaitForSync,
+	// say): that waits for the goroutine it is running on, a deadlock.
 	// It may call AddHandler and Registration.Remove: the calls are made
 	// outside the informer's lock, a handler added from inside gets its
 	// replay, and one removed (itself included) gets no further call.

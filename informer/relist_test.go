@@ -188,7 +188,7 @@ func TestRelistNotifiesLikeClientGo(t *testing.T) {
 
 func testRelistNotifiesLikeClientGo(t *testing.T, kind QueueKind, loop bool) {
 	clock := newFakeClock()
-	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock, ProcessingLoop: loop})
+	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock, InlineProcessing: !loop})
 	plain, resyncing := newView(), newView()
 	_, err := d.add(plain, HandlerOptions{Name: "plain"})
 	require.NoError(t, err)

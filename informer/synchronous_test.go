@@ -12,13 +12,13 @@ import (
 )
 
 // A synchronous handler is called on the goroutine that processes the
-// deltas, by default the reflector's, right after the cache holds the
-// change and before the reflector reads the next event: once the watch has
+// deltas, with InlineProcessing the reflector's, right after the cache
+// holds the change and before the reflector reads the next event: once the watch has
 // handed over event k+1 (liveLW's channel is unbuffered), the handler has
 // been called for event k, and the cache held each change when it was.
 func TestSynchronousHandlerRunsBeforeTheNextEventIsRead(t *testing.T) {
 	lw := newLiveLW(pods("a"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := New[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: true})
 	h := newView()
 	var stale atomic.Int64 // calls that found the cache behind the change
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{
@@ -58,7 +58,7 @@ func TestSynchronousHandler(t *testing.T) {
 func testSynchronousHandler(t *testing.T, loop bool) {
 	lw := newLiveLW(pods("a", "b"), "5")
 	var m countMetrics
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m, ProcessingLoop: loop})
+	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m, InlineProcessing: !loop})
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(*pod, bool) { panic("boom") }},
 		HandlerOptions{Synchronous: true})
 	require.NoError(t, err)

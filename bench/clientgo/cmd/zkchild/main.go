@@ -14,11 +14,11 @@
 //	noshare  every object with label and annotation maps of its own
 //	         (Options.Sharer = meta.NewSharer(0)), as before the informer
 //	         shared them
-//	sync     the handler is synchronous (informer.HandlerOptions.Synchronous):
-//	         called on the goroutine that processed the event
-//	loop     deltas are processed on a goroutine of their own
-//	         (informer.Options.ProcessingLoop), the shape before issue #16's
-//	         hops change: a wake-up more per event
+//	inline   deltas are processed on the reflector's goroutine
+//	         (informer.Options.InlineProcessing): no processing loop to wake
+//	sync     inline, and the handler is synchronous
+//	         (informer.HandlerOptions.Synchronous): called on the reflector's
+//	         goroutine, the fewest goroutine hops per event
 package main
 
 import (
@@ -71,7 +71,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
 		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws")},
-		ProcessingLoop:    probe.Has(f.Opts, "loop"),
+		InlineProcessing:  probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync"),
 	}
 	if probe.Has(f.Opts, "noshare") {
 		opts.Sharer = meta.NewSharer(0)
