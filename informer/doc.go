@@ -268,7 +268,7 @@
 //     other handler rule (order, replay before AddHandler returns, sync
 //     marker, panics recovered) with or without InlineProcessing, and may
 //     add and remove handlers from inside a call.
-//     [TestSynchronousHandlerRunsBeforeTheNextEventIsRead,
+//     Traces keep data-path order. [TestSynchronousHandlerRunsBeforeTheNextEventIsRead,
 //     TestSynchronousHandler, TestRelistNotifiesLikeClientGo,
-//     TestRandomWritesAndFaultsConverge]
+//     TestRandomWritesAndFaultsConverge, TestTraceIsOneSequenceWithInlineProcessing]
 package informer

@@ -65,6 +65,31 @@ func TestTraceFollowsAnObjectThroughTheDataPath(t *testing.T) {
 	}, wait, 5*time.Millisecond)
 }
 
+// With InlineProcessing and a synchronous handler the whole data path runs
+// on the reflector's goroutine, so its trace is one sequence in data-path
+// order: the list is in the cache, the informer synced and the handler
+// called before the watch opens; an event is stored and handled before the
+// next is read.
+func TestTraceIsOneSequenceWithInlineProcessing(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	var log traceLog
+	opts := fastOpts()
+	opts.Trace = log.record
+	opts.InlineProcessing = true
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h", Synchronous: true})
+	require.NoError(t, err)
+	run(t, inf)
+	synced(t, inf)
+	e.put(t, "a", "1", nil)
+	require.Eventually(t, func() bool {
+		return log.has("relist", "list-page", "replace", "cache-replaced", "store-updated:replace", "synced",
+			"handler-called:add", "watch-opened", "event", "delta-queued:update", "store-updated:update",
+			"handler-called:update")
+	}, wait, 5*time.Millisecond)
+}
+
 // counting is a Metrics that counts what the tests look at.
 type counting struct {
 	informer.NopMetrics

@@ -192,7 +192,11 @@ func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
 		first.stop()
 		require.Len(t, first.tr.of(informer.StageSnapshotSaved), 1, "a clean stop writes a snapshot")
 
-		second := startAgent(t, e, dir, streamingOpt(streaming))
+		// The streaming run restarts with InlineProcessing: Run applies the
+		// loaded snapshot itself, before the reflector starts.
+		second := startAgent(t, e, dir, func(o *informer.Options[*configMap]) {
+			o.StreamingList, o.InlineProcessing = streaming, streaming
+		})
 		require.Equal(t, []string{"resumed"}, second.m.results)
 		loaded := second.tr.of(informer.StageSnapshotLoaded)
 		require.Len(t, loaded, 1)
@@ -316,12 +320,21 @@ func rewriteVersion(b []byte, v uint32) []byte {
 
 // While the informer runs, every snapshot it writes is the server's state
 // at the snapshot's resourceVersion, however the writes interleave.
+// With InlineProcessing too: the reflector then applies what it queued
+// itself, and a snapshot waits for that as for the processing loop.
 func TestEverySnapshotIsTheServersStateAtItsResourceVersion(t *testing.T) {
+	for _, inline := range []bool{false, true} {
+		t.Run(fmt.Sprintf("inline=%t", inline), func(t *testing.T) { testEverySnapshotIsTheServersState(t, inline) })
+	}
+}
+
+func testEverySnapshotIsTheServersState(t *testing.T, inline bool) {
 	e, dir := newEnv(t), t.TempDir()
 	seed(t, e, "a", "b", "c")
 	store := &recordingStore{Dir: snapshot.Dir{Path: dir, NoSync: true}}
 	a := startAgent(t, e, dir, func(o *informer.Options[*configMap]) {
 		o.Snapshot = informer.SnapshotOptions{Store: store, Period: 2 * time.Millisecond}
+		o.InlineProcessing = inline
 	})
 	for i := range 1000 {
 		name := fmt.Sprintf("cm-%d", i%17)
