@@ -295,12 +295,12 @@ func (d *dispatcher[P]) markSynced() bool {
 
 // add registers a handler and replays the cached objects to it as adds,
 // then the sync marker if the informer has synced. A synchronous handler
-// gets its replay on the caller's goroutine before add returns, unless a
-// processing goroutine is calling it already (then that one does).
+// has had its replay when add returns: on the caller's goroutine, or on a
+// processing goroutine that found it first (add waits for that one).
 func (d *dispatcher[P]) add(h Handler[P], o HandlerOptions) (*listener[P], error) {
 	l, done, err := d.addLocked(h, o)
 	if err == nil && l.inline {
-		l.drain(done)
+		l.replay(done)
 	}
 	return l, err
 }

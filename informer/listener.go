@@ -279,12 +279,34 @@ func (l *listener[P]) run(ctx context.Context) {
 // coming back here from inside the handler (it added a handler, say) finds
 // the turn taken and returns: no deadlock, and the outer drain makes the
 // calls.
-func (l *listener[P]) drain(done <-chan struct{}) {
+func (l *listener[P]) drain(done <-chan struct{}) { l.drainTurn(done, false) }
+
+// replay is drain for AddHandler: it waits for the turn when a processing
+// goroutine holds it (delivering this very replay: it found the new
+// listener), so that AddHandler returns only after the replay was
+// delivered. Only this waits for a turn, and only for the listener
+// AddHandler has just made, newer than every turn the waiting goroutine
+// may hold (it may be inside another synchronous handler): waits cannot
+// form a cycle, and each ends when the holder's calls do.
+func (l *listener[P]) replay(done <-chan struct{}) { l.drainTurn(done, true) }
+
+func (l *listener[P]) drainTurn(done <-chan struct{}, wait bool) {
 	for {
-		select {
-		case l.turn <- struct{}{}:
-		default:
-			return
+		if wait {
+			select {
+			case l.turn <- struct{}{}:
+			case <-done:
+				return
+			case <-l.removed:
+				return
+			}
+			wait = false
+		} else {
+			select {
+			case l.turn <- struct{}{}:
+			default:
+				return
+			}
 		}
 		for l.open(done) {
 			n := l.pop()
