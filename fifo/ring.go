@@ -12,6 +12,14 @@ type ring[E any] struct {
 const (
 	ringMinCap      = 16
 	ringShrinkAbove = 1 << 14
+	// ringKeepEmpty is the largest buffer an empty ring keeps. A relist of
+	// 10,000 objects grows the ring to 16,384 slots, which the shrinking
+	// in pop (only above ringShrinkAbove) would keep for the informer's
+	// whole life: 0.8 MB for nothing once the relist is processed, 80
+	// bytes per cached object at that size. A watch's queue never holds
+	// more than a few deltas, so dropping a big buffer when the ring
+	// empties costs a reallocation only after the next burst.
+	ringKeepEmpty = 1 << 10
 )
 
 func (r *ring[E]) len() int { return r.n }
@@ -48,6 +56,10 @@ func (r *ring[E]) pop() E {
 	r.buf[r.head] = zero // let the GC have the object
 	r.head = (r.head + 1) & (len(r.buf) - 1)
 	r.n--
+	if r.n == 0 && len(r.buf) > ringKeepEmpty {
+		r.buf, r.head = nil, 0
+		return e
+	}
 	// Give memory back after a big burst (a relist) has drained, but only
 	// for big buffers and with hysteresis, so a queue that breathes with a
 	// producer slightly faster than its consumer does not reallocate.

@@ -39,3 +39,28 @@ func TestRingMatchesSlice(t *testing.T) {
 	}
 	require.LessOrEqual(t, len(r.buf), ringShrinkAbove, "memory given back after the bursts")
 }
+
+// TestRingGivesABurstsBufferBackWhenEmpty: once a relist-sized burst has
+// drained, the ring holds no buffer (it would otherwise keep 16,384 slots
+// for the informer's life); a small ring keeps its buffer when it empties,
+// so a steady watch does not reallocate per event.
+func TestRingGivesABurstsBufferBackWhenEmpty(t *testing.T) {
+	var r ring[int]
+	for i := range 10_000 {
+		r.push(i)
+	}
+	for r.len() > 0 {
+		r.pop()
+	}
+	require.Zero(t, len(r.buf), "an empty ring after a burst of 10,000")
+
+	for i := range ringKeepEmpty {
+		r.push(i)
+	}
+	for r.len() > 0 {
+		r.pop()
+	}
+	require.Equal(t, ringKeepEmpty, len(r.buf), "a ring of ringKeepEmpty keeps its buffer")
+	r.push(1)
+	require.Equal(t, 1, r.pop())
+}

@@ -225,11 +225,22 @@ func (l *listener[P]) popDepth() (*notification[P], int) {
 	return nil, 0
 }
 
+// keepDrained is the largest backing array a drained handler queue keeps:
+// enough for the bursts of a steady watch, far less than the 10,000
+// entries the initial list of 10,000 objects leaves behind (80 KB of
+// pointers, 8 bytes per cached object).
+const keepDrained = 1 << 10
+
 // compact drops the consumed prefix once it is most of the slice, so the
 // queue's memory follows its length.
 func (l *listener[P]) compact() {
 	if l.head == len(l.q) {
 		l.q, l.head = l.q[:0], 0
+		if cap(l.q) > keepDrained {
+			// The replay of a big initial list grew it: that room
+			// would otherwise stay allocated for the handler's life.
+			l.q = nil
+		}
 		l.pending = nil // drained: merging is off until the queue fills again
 		return
 	}

@@ -59,6 +59,28 @@ func TestUnboundedQueueNeverMerges(t *testing.T) {
 	require.Equal(t, 100, l.live)
 }
 
+// TestDrainedQueueGivesAReplaysRoomBack: the replay of a big initial list
+// grows a handler's queue to one entry per object; once drained it keeps
+// none of that room, while a queue that stays small keeps its array (a
+// steady watch does not reallocate per event).
+func TestDrainedQueueGivesAReplaysRoomBack(t *testing.T) {
+	l := &listener[*pod]{name: "h", h: newView(), metrics: NopMetrics{}, log: quiet(), clock: newFakeClock(),
+		wake: make(chan struct{}, 1)}
+	for i := range 10_000 {
+		l.push(&notification[*pod]{kind: notifAdd, key: "ns/p" + strconv.Itoa(i), obj: mkPod("p", "1")})
+	}
+	for l.pop() != nil {
+	}
+	require.Zero(t, cap(l.q), "a drained queue after a replay of 10,000")
+
+	for range 3 {
+		l.push(&notification[*pod]{kind: notifAdd, key: "ns/a", obj: mkPod("a", "1")})
+	}
+	for l.pop() != nil {
+	}
+	require.NotZero(t, cap(l.q), "a small drained queue keeps its array")
+}
+
 // A listener nudges its goroutine only for the first entry of an empty
 // queue; entries pushed while the handler is busy must still all arrive, in
 // order, whether or not anything records the calls' timing.
