@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -187,12 +188,7 @@ func TestConcurrentProducersAndConsumers(t *testing.T) {
 				}
 			}()
 			wg.Wait()
-			want := map[string]obj{}
-			for _, m := range final {
-				for k, v := range m {
-					want[k] = v
-				}
-			}
+			want := union(final)
 			// Every writer owns its keys, so a relist of the union is the
 			// truth; after it drains the store must match exactly.
 			require.NoError(t, q.Replace(values(want), "end"))
@@ -266,18 +262,22 @@ func TestProducersThatProcessTheirOwnWrites(t *testing.T) {
 			require.Nil(t, failed.Load())
 			require.Zero(t, q.Len(), "left queued after every producer returned")
 			require.True(t, q.Drained())
-			want := map[string]obj{}
-			for _, m := range final {
-				for k, v := range m {
-					want[k] = v
-				}
-			}
+			want := union(final)
 			require.NoError(t, q.Replace(values(want), "end"))
 			drain()
 			require.Nil(t, failed.Load())
 			require.Equal(t, want, st.snapshot())
 		})
 	}
+}
+
+// union merges the final states of writers that each own their keys.
+func union(final []map[string]obj) map[string]obj {
+	want := map[string]obj{}
+	for _, m := range final {
+		maps.Copy(want, m)
+	}
+	return want
 }
 
 // processing is a queue whose writes are each followed by drain.
