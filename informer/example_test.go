@@ -10,7 +10,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
-	"github.com/zerokube/zerokube/informer/workqueue"
+	"github.com/zerokube/zerokube/workqueue"
 	"github.com/zerokube/zerokube/meta"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/zerokube/zerokube/informer/workqueue"
+	"github.com/zerokube/zerokube/workqueue"
 )
 
 // A worker loop: take a key, reconcile it, and either Forget it (success) or
