@@ -10,8 +10,8 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
-	"github.com/zerokube/zerokube/workqueue"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/workqueue"
 )
 
 // Pod is a slim pod: the informer decodes and caches only these fields.
