@@ -398,20 +398,20 @@ func (l *listener[P]) call(n *notification[P]) {
 	}
 }
 
-func (n *notification[P]) op() string {
+func (n *notification[P]) op() Op {
 	switch n.kind {
 	case notifAdd:
-		return "add"
+		return OpAdd
 	case notifUpdate:
 		if n.flag {
-			return "sync"
+			return OpSync
 		}
-		return "update"
+		return OpUpdate
 	case notifDelete:
-		return "delete"
+		return OpDelete
 	case notifSynced:
 	}
-	return "synced"
+	return 0
 }
 
 func (l *listener[P]) stop() { l.once.Do(func() { close(l.removed) }) }

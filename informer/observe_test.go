@@ -25,8 +25,8 @@ func (l *traceLog) record(ev informer.TraceEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := ev.Stage.String()
-	if ev.Op != "" {
-		s += ":" + ev.Op
+	if ev.Op != 0 {
+		s += ":" + ev.Op.String()
 	}
 	l.stages = append(l.stages, s)
 }
@@ -238,11 +238,32 @@ func TestTraceEventString(t *testing.T) {
 	}{
 		{informer.TraceEvent{Stage: informer.StageListPage, Page: 1, Items: 500, ResourceVersion: "12"}, "list-page page=1 items=500 rv=12"},
 		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseWatchGone, ResourceVersion: "12"}, "relist rv=12 cause=watch-gone"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "h", Op: "add", Key: "ns/a", Duration: time.Millisecond}, "handler-called handler=h op=add key=ns/a took=1ms"},
+		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "h", Op: informer.OpAdd, Key: "ns/a", Duration: time.Millisecond}, "handler-called handler=h op=add key=ns/a took=1ms"},
 		{informer.TraceEvent{Stage: informer.StageEvent, EventType: meta.Modified, Key: "ns/a", ResourceVersion: "13"}, "event type=MODIFIED key=ns/a rv=13"},
 	} {
 		require.Equal(t, tc.want, tc.ev.String())
 	}
+}
+
+// The Op names are what --trace prints and scripts match: they are spelled
+// out here so that renaming one fails a test, and each reads back.
+func TestTraceOpNamesAreStableAndRoundTrip(t *testing.T) {
+	want := map[informer.Op]string{
+		informer.OpAdd: "add", informer.OpUpdate: "update", informer.OpDelete: "delete",
+		informer.OpReplace: "replace", informer.OpUnchanged: "unchanged", informer.OpTombstone: "tombstone",
+		informer.OpSync: "sync", informer.OpSnapshot: "snapshot", informer.OpInitialEventsEnd: "initial-events-end",
+	}
+	for op, name := range want {
+		require.Equal(t, name, op.String())
+		b, err := op.MarshalText()
+		require.NoError(t, err)
+		var back informer.Op
+		require.NoError(t, back.UnmarshalText(b))
+		require.Equal(t, op, back)
+	}
+	require.Equal(t, "", informer.Op(0).String(), "a stage without an op prints no op=")
+	var bad informer.Op
+	require.ErrorContains(t, bad.UnmarshalText([]byte("adde")), `unknown trace op "adde"`)
 }
 
 func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {

@@ -258,7 +258,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		case meta.Bookmark:
 			bm := TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion}
 			if ev.InitialEventsEnd {
-				bm.Op = "initial-events-end" // this bookmark ends the streaming list
+				bm.Op = OpInitialEventsEnd // this bookmark ends the streaming list
 			}
 			r.tr(bm)
 			if !ev.InitialEventsEnd {

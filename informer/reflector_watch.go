@@ -179,14 +179,14 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 // event's object was dropped (wrong kind, unknown event type).
 func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	var op func(P) error
-	var name string
+	var name Op
 	switch ev.Type {
 	case meta.Added:
-		op, name = r.q.Add, "add"
+		op, name = r.q.Add, OpAdd
 	case meta.Modified:
-		op, name = r.q.Update, "update"
+		op, name = r.q.Update, OpUpdate
 	case meta.Deleted:
-		op, name = r.q.Delete, "delete"
+		op, name = r.q.Delete, OpDelete
 	case meta.Bookmark:
 		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
 		if b, ok := r.q.(bookmarker); ok {

@@ -12,7 +12,7 @@ import (
 type change[P meta.Object] struct {
 	n      notification[P]
 	isSync bool
-	op     string
+	op     Op
 }
 
 // classifyDelta turns a delta into a change, given what the cache held for its
@@ -27,34 +27,34 @@ func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, init
 	switch {
 	case dl.Type == fifo.Deleted:
 		c.n.kind, c.n.flag = notifDelete, dl.FinalStateUnknown
-		c.op = "delete"
+		c.op = OpDelete
 		if dl.FinalStateUnknown {
-			c.op = "tombstone"
+			c.op = OpTombstone
 		}
 	case had:
 		c.isSync = dl.Type == fifo.Sync || (dl.Type == fifo.Replaced &&
 			old.GetResourceVersion() == dl.Object.GetResourceVersion())
 		c.n.kind, c.n.old, c.n.flag = notifUpdate, old, c.isSync
-		c.op = deltaOp(dl.Type, c.isSync, "update")
+		c.op = deltaOp(dl.Type, c.isSync, OpUpdate)
 	default:
 		c.n.kind, c.n.flag, c.n.snap = notifAdd, initial, initial && fromSnapshot
-		c.op = deltaOp(dl.Type, false, "add")
+		c.op = deltaOp(dl.Type, false, OpAdd)
 		if c.n.snap {
-			c.op = "snapshot"
+			c.op = OpSnapshot
 		}
 	}
 	return c
 }
 
 // deltaOp names what the cache did with a stored delta, for the trace.
-func deltaOp(t fifo.DeltaType, isSync bool, watchOp string) string {
+func deltaOp(t fifo.DeltaType, isSync bool, watchOp Op) Op {
 	switch {
 	case t == fifo.Sync:
-		return "sync"
+		return OpSync
 	case t == fifo.Replaced && isSync:
-		return "unchanged"
+		return OpUnchanged
 	case t == fifo.Replaced:
-		return "replace"
+		return OpReplace
 	}
 	return watchOp
 }

@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -19,7 +20,7 @@ const (
 	StageReplace                        // a full list goes into the queue: Items, ResourceVersion
 	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
 	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
-	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion; Op "initial-events-end" when it ends a streaming list
+	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion; Op OpInitialEventsEnd when it ends a streaming list
 	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close by the server; the context's cause when Run is stopping)
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
@@ -70,19 +71,79 @@ type TraceEvent struct {
 	More            bool // list-page: the page carried a continue token, more pages follow
 	EventType       meta.EventType
 	Key             string
-	// Op: delta-queued and a watch's store-updated say "add", "update" or
-	// "delete"; a relist's store-updated says "replace" (stored, handlers
-	// hear add or update), "unchanged" (same resourceVersion: only handlers
-	// due a resync hear of it) or "tombstone" (the list lacks it: deleted,
-	// finalStateUnknown); a resync's store-updated says "sync", and an
-	// object of a snapshot loaded at start "snapshot".
-	// handler-called says "add", "update", "delete" or "sync" (an update
-	// from a resync).
-	Op       string
-	Handler  string
-	Cause    RelistCause
-	Duration time.Duration
-	Err      error
+	Op              Op // what happened to Key (see Op's constants), or the bookmark's kind
+	Handler         string
+	Cause           RelistCause
+	Duration        time.Duration
+	Err             error
+}
+
+// Op says what a stage did with one object. Which stages set which Op is
+// said at each constant; a stage the list does not name leaves Op zero.
+// Its String is the short name --trace prints after "op=", stable like the
+// stage names, so scripts reading the trace can match it.
+type Op uint8
+
+// The operations.
+const (
+	// OpAdd, OpUpdate, OpDelete: a watch event's delta (delta-queued), its
+	// cache write (store-updated) and the handler call it became
+	// (handler-called).
+	OpAdd Op = iota + 1
+	OpUpdate
+	OpDelete
+	// OpReplace: store-updated of a relisted object stored anew; handlers
+	// hear an add or an update.
+	OpReplace
+	// OpUnchanged: store-updated of a relisted object at the resourceVersion
+	// cached: only handlers due a resync hear of it.
+	OpUnchanged
+	// OpTombstone: store-updated of a cached object the relist lacks: it was
+	// deleted while nobody watched, and handlers hear a delete whose
+	// finalStateUnknown is true.
+	OpTombstone
+	// OpSync: a resync's store-updated, and handler-called of the update it
+	// became (old == new).
+	OpSync
+	// OpSnapshot: store-updated of an object of a snapshot loaded at start.
+	OpSnapshot
+	// OpInitialEventsEnd: the bookmark that ends a streaming list.
+	OpInitialEventsEnd
+)
+
+var opNames = [...]string{
+	OpAdd: "add", OpUpdate: "update", OpDelete: "delete", OpReplace: "replace",
+	OpUnchanged: "unchanged", OpTombstone: "tombstone", OpSync: "sync",
+	OpSnapshot: "snapshot", OpInitialEventsEnd: "initial-events-end",
+}
+
+// String returns the operation's short name, e.g. "tombstone"; "" for the
+// zero Op.
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return "op(?)"
+}
+
+// MarshalText writes the short name, so that an Op in JSON (a map key
+// included) reads as --trace prints it.
+func (o Op) MarshalText() ([]byte, error) { return []byte(o.String()), nil }
+
+// UnmarshalText reads a short name back, so that JSON made by MarshalText
+// round-trips.
+func (o *Op) UnmarshalText(b []byte) error {
+	for i, name := range opNames {
+		if name != "" && name == string(b) {
+			*o = Op(i)
+			return nil
+		}
+	}
+	if len(b) == 0 {
+		*o = 0
+		return nil
+	}
+	return fmt.Errorf("informer: unknown trace op %q", b)
 }
 
 // RelistCause says why the reflector lists (again).
@@ -136,7 +197,7 @@ func (e TraceEvent) String() string {
 		add("items", strconv.Itoa(e.Items))
 	}
 	add("handler", e.Handler)
-	add("op", e.Op)
+	add("op", e.Op.String())
 	add("type", string(e.EventType))
 	add("key", e.Key)
 	add("rv", e.ResourceVersion)

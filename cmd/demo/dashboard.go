@@ -75,21 +75,21 @@ type queueView struct {
 }
 
 type deltaView struct {
-	Op  string `json:"op"`
-	Key string `json:"key"`
+	Op  informer.Op `json:"op"`
+	Key string      `json:"key"`
 }
 
 type loopView struct {
-	Applied int            `json:"applied"` // deltas applied to the cache
-	ByOp    map[string]int `json:"byOp"`
-	Resyncs int            `json:"resyncs"`
+	Applied int                 `json:"applied"` // deltas applied to the cache
+	ByOp    map[informer.Op]int `json:"byOp"`
+	Resyncs int                 `json:"resyncs"`
 	// CacheSwaps counts relists whose result replaced the cache in one
 	// step: a reader saw the old list or the new one, never a mix.
-	CacheSwaps int       `json:"cacheSwaps"`
-	Skipped    int       `json:"skipped"`
-	LastOp     string    `json:"lastOp,omitempty"`
-	LastKey    string    `json:"lastKey,omitempty"`
-	LastTime   time.Time `json:"lastTime"`
+	CacheSwaps int         `json:"cacheSwaps"`
+	Skipped    int         `json:"skipped"`
+	LastOp     informer.Op `json:"lastOp,omitempty"`
+	LastKey    string      `json:"lastKey,omitempty"`
+	LastTime   time.Time   `json:"lastTime"`
 }
 
 type handlerView struct {
@@ -135,6 +135,7 @@ type actionView struct {
 	Name  string `json:"name"`
 	Label string `json:"label"`
 	Help  string `json:"help"`
+	Fault bool   `json:"fault"` // a failure path, not a write
 }
 
 // state is one snapshot of the page, the body of /api/state and of every
@@ -160,7 +161,7 @@ func newDashboard(now func() time.Time, mode, resource string) *dashboard {
 		now: now, words: &tracer{now: now},
 		mode: mode, resource: resource,
 		refl:     reflectorView{State: "starting", Since: t0, Events: map[string]int{}, Relists: map[string]int{}},
-		loop:     loopView{ByOp: map[string]int{}},
+		loop:     loopView{ByOp: map[informer.Op]int{}},
 		handlers: map[string]*handlerView{},
 		changed:  make(chan struct{}),
 	}
@@ -196,13 +197,9 @@ func (d *dashboard) observe(ev informer.TraceEvent) {
 	d.wakeLocked()
 }
 
-// describe words ev as --trace does. The list-page wording needs to know
-// whether a continue token came, which the event carries.
+// describe words ev as --trace does.
 func (d *dashboard) describe(ev informer.TraceEvent) string {
-	switch ev.Stage {
-	case informer.StageListPage:
-		d.words.lastContinue.Store(ev.More)
-	case informer.StageStoreUpdated:
+	if ev.Stage == informer.StageStoreUpdated {
 		d.words.applied() // keeps the "depth ≈" of the wording in step
 	}
 	return d.words.describe(ev)
@@ -276,14 +273,14 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 	case informer.StageStoreUpdated:
 		d.loop.Applied++
 		d.loop.ByOp[ev.Op]++
-		if ev.Op == "tombstone" { // the relist's list lacked it
+		d.loop.LastOp, d.loop.LastKey, d.loop.LastTime = ev.Op, ev.Key, now
+		if ev.Op == informer.OpTombstone { // the relist's list lacked it
 			d.queue.Tombstones++
 		}
 	case informer.StageResync:
 		d.loop.Resyncs++
 	case informer.StageCacheReplaced:
 		d.loop.CacheSwaps++
-		d.loop.LastOp, d.loop.LastKey, d.loop.LastTime = ev.Op, ev.Key, now
 	case informer.StageSkipped:
 		d.loop.Skipped++
 	}
@@ -323,8 +320,8 @@ func (d *dashboard) snapshot() state {
 	return st
 }
 
-func copyMap(m map[string]int) map[string]int {
-	out := make(map[string]int, len(m))
+func copyMap[K comparable](m map[K]int) map[K]int {
+	out := make(map[K]int, len(m))
 	for k, v := range m {
 		out[k] = v
 	}

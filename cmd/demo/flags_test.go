@@ -207,11 +207,11 @@ func TestTraceWordsForStopsRelistsAndResyncs(t *testing.T) {
 		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: context.Canceled}, "the informer is shutting down (Ctrl-C)"},
 		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3}, "WATCH closed cleanly by the server"},
 		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "7"}, "over a websocket"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: "unchanged", Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: "tombstone", Key: "default/a"}, "deleted while nobody watched"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpUnchanged, Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/a"}, "deleted while nobody watched"},
 		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "in one step: 3 objects"},
 		{informer.TraceEvent{Stage: informer.StageResync, Handler: "print", Items: 3}, "resync due for handler(s) print"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: "sync", Key: "default/a"}, "from a resync, old == new"},
+		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpSync, Key: "default/a"}, "from a resync, old == new"},
 	} {
 		require.Contains(t, tr.describe(tc.ev), tc.want)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/zerokube/zerokube/informer"
@@ -23,10 +22,6 @@ type tracer struct {
 	// websocket: the informer watches over a websocket (--websocket); the
 	// trace says so, since the events look the same either way.
 	websocket bool
-
-	// lastContinue is set by tracingLW after each LIST page, just before the
-	// reflector reports the page on the same goroutine.
-	lastContinue atomic.Bool
 
 	mu    sync.Mutex // guards depth
 	depth int        // deltas queued and not yet applied (see queued)
@@ -85,7 +80,7 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 	switch ev.Stage {
 	case informer.StageListPage:
 		cont := "no continue token: last page"
-		if t.lastContinue.Load() {
+		if ev.More {
 			cont = "continue token present: more pages follow"
 		}
 		return fmt.Sprintf("LIST page %d: %d items at resourceVersion %s, %s", ev.Page, ev.Items, ev.ResourceVersion, cont)
@@ -100,7 +95,7 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 	case informer.StageEvent:
 		return fmt.Sprintf("event %s %s at resourceVersion %s", ev.EventType, ev.Key, ev.ResourceVersion)
 	case informer.StageBookmark:
-		if ev.Op == "initial-events-end" {
+		if ev.Op == informer.OpInitialEventsEnd {
 			return fmt.Sprintf("BOOKMARK marked initial-events-end: the streaming list is complete at resourceVersion %s; it becomes one Replace", ev.ResourceVersion)
 		}
 		return fmt.Sprintf("BOOKMARK: resourceVersion is now %s (nothing queued)", ev.ResourceVersion)
@@ -115,7 +110,7 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 	case informer.StageResync:
 		return fmt.Sprintf("resync due for handler(s) %s: each of the %d cached objects is re-delivered as OnUpdate(obj, obj), no request to the server", ev.Handler, ev.Items)
 	case informer.StageHandlerCalled:
-		if ev.Op == "sync" {
+		if ev.Op == informer.OpSync {
 			return fmt.Sprintf("handler %q called: update %s from a resync, old == new (took %v)", ev.Handler, ev.Key, ev.Duration.Round(time.Microsecond))
 		}
 		return fmt.Sprintf("handler %q called: %s %s (took %v)", ev.Handler, ev.Op, ev.Key, ev.Duration.Round(time.Microsecond))
@@ -141,15 +136,15 @@ func (t *tracer) describe(ev informer.TraceEvent) string {
 // storeUpdated explains what the processing stage did with one delta.
 func storeUpdated(ev informer.TraceEvent) string {
 	switch ev.Op {
-	case "snapshot":
+	case informer.OpSnapshot:
 		return fmt.Sprintf("store %s from the snapshot, as it was at resourceVersion %s: handlers hear an initial add", ev.Key, ev.ResourceVersion)
-	case "replace":
+	case informer.OpReplace:
 		return fmt.Sprintf("store %s from the relist at resourceVersion %s: handlers hear add or update", ev.Key, ev.ResourceVersion)
-	case "unchanged":
+	case informer.OpUnchanged:
 		return fmt.Sprintf("store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it", ev.Key, ev.ResourceVersion)
-	case "tombstone":
+	case informer.OpTombstone:
 		return fmt.Sprintf("store delete %s: the relist no longer has it, deleted while nobody watched (finalStateUnknown)", ev.Key)
-	case "sync":
+	case informer.OpSync:
 		return fmt.Sprintf("store %s resync: the cached object, unchanged, goes to the handlers due a resync", ev.Key)
 	}
 	return fmt.Sprintf("store %s %s (cache updated before any handler hears of it)", ev.Op, ev.Key)

@@ -61,7 +61,7 @@ func startUI(addr string, dash *dashboard, actions []action) (*uiServer, error) 
 		views := make([]actionView, 0, len(actions))
 		for _, a := range actions {
 			u.actions[a.name] = a
-			views = append(views, actionView{Name: a.name, Label: a.label, Help: a.help})
+			views = append(views, actionView{Name: a.name, Label: a.label, Help: a.help, Fault: a.fault})
 		}
 		dash.mu.Lock()
 		dash.actions = views

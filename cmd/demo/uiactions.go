@@ -12,6 +12,7 @@ import (
 // did in a sentence the page shows next to the buttons.
 type action struct {
 	name, label, help string
+	fault             bool // provokes a failure path (drawn in red), not a write
 	run               func(ctx context.Context) (string, error)
 }
 
@@ -31,6 +32,15 @@ type faultServer interface {
 // provokes a path of the reflector's state machine that docs/internals.md
 // describes; the help text names it.
 func fakeActions(srv faultServer, ch *churner) []action {
+	faults := faultActions(srv, ch)
+	for i := range faults {
+		faults[i].fault = true
+	}
+	return append(writeActions(ch), faults...)
+}
+
+// writeActions write to the server as kubectl would, or pause the churn.
+func writeActions(ch *churner) []action {
 	return []action{
 		{name: "create", label: "Create a pod", help: "a write the watch delivers as ADDED",
 			run: func(context.Context) (string, error) {
@@ -49,6 +59,16 @@ func fakeActions(srv faultServer, ch *churner) []action {
 				name, err := ch.pick(ch.delete)
 				return "deleted " + name, err
 			}},
+		{name: "pause-churn", label: "Pause churn", help: "stop the background writes",
+			run: func(context.Context) (string, error) { ch.paused.Store(true); return "churn paused", nil }},
+		{name: "resume-churn", label: "Resume churn", help: "restart the background writes",
+			run: func(context.Context) (string, error) { ch.paused.Store(false); return "churn resumed", nil }},
+	}
+}
+
+// faultActions provoke the reflector's failure paths.
+func faultActions(srv faultServer, ch *churner) []action {
+	return []action{
 		{name: "cut-watch", label: "Cut the watch", help: "the stream breaks mid-event: the reflector re-watches from its last resourceVersion, nothing is relisted",
 			run: func(context.Context) (string, error) {
 				return fmt.Sprintf("armed %d watch(es) to break in their next frame", srv.CutWatches()), nil
@@ -85,10 +105,6 @@ func fakeActions(srv faultServer, ch *churner) []action {
 				srv.Restart()
 				return "dropped every connection; objects and history kept", nil
 			}},
-		{name: "pause-churn", label: "Pause churn", help: "stop the background writes",
-			run: func(context.Context) (string, error) { ch.paused.Store(true); return "churn paused", nil }},
-		{name: "resume-churn", label: "Resume churn", help: "restart the background writes",
-			run: func(context.Context) (string, error) { ch.paused.Store(false); return "churn resumed", nil }},
 	}
 }
 

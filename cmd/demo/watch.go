@@ -106,7 +106,6 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket}
 		traces, metrics = append(traces, t.traceFunc()), append(metrics, depthMetrics{t: t})
-		lw = tracingLW[P]{ListerWatcher: lw, t: t}
 	}
 	if d.dash != nil {
 		traces, metrics = append(traces, d.dash.observe), append(metrics, d.dash.metrics())

@@ -71,7 +71,7 @@ function render(st) {
 
   const l = st.loop;
   set("loop-applied", l.applied);
-  set("loop-ops", [l.byOp.add || 0, l.byOp.update || 0, l.byOp.delete || 0].join(" / "));
+  set("loop-ops", Object.entries(l.byOp || {}).map(([op, n]) => op + " " + n).join(" · ") || "–");
   set("loop-resyncs", l.resyncs);
   set("loop-swaps", l.cacheSwaps);
   set("loop-last", l.lastOp ? l.lastOp + " " + l.lastKey : "–");
@@ -121,7 +121,7 @@ function renderButtons(actions) {
     b.textContent = a.label;
     b.title = a.help;
     b.dataset.action = a.name;
-    if (!["create", "label", "delete", "pause-churn", "resume-churn"].includes(a.name)) b.className = "fault";
+    if (a.fault) b.className = "fault";
     b.addEventListener("click", () => act(a.name));
     return b;
   }));
