@@ -1,0 +1,172 @@
+package kubeproto
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEnvelopeRoundTrips(t *testing.T) {
+	in := Envelope{APIVersion: "apps/v1", Kind: "Deployment", Raw: []byte{0x0a, 0x00}}
+	b := AppendEnvelope(nil, in)
+	require.True(t, bytes.HasPrefix(b, []byte("k8s\x00")))
+	out, err := DecodeEnvelope(b)
+	require.NoError(t, err)
+	assert.Equal(t, in, out)
+}
+
+func TestEnvelopeWithoutMagicIsRefused(t *testing.T) {
+	_, err := DecodeEnvelope([]byte("{\"kind\":\"Pod\"}"))
+	require.ErrorIs(t, err, ErrNoMagic)
+}
+
+func TestEnvelopeErrorsSayWhereTheyFailed(t *testing.T) {
+	b := AppendEnvelope(nil, Envelope{APIVersion: "v1", Kind: "Pod", Raw: []byte("xyz")})
+	_, err := DecodeEnvelope(b[:len(b)-6]) // cut inside raw
+	var de *DecodeError
+	require.ErrorAs(t, err, &de)
+	assert.ErrorIs(t, err, ErrTruncated)
+	assert.Equal(t, "envelope", de.What)
+	assert.Equal(t, 4+2+len("v1")+2+len("Pod")+2, de.Offset, "the offset of raw's tag, counted from the magic")
+}
+
+func TestLengthsAboveOneByteAreWrittenInPlace(t *testing.T) {
+	for _, n := range []int{0, 1, 127, 128, 300, 20000, 3 << 20} {
+		var lm ListMeta
+		lm.Continue = strings.Repeat("c", n)
+		b := AppendListMeta(nil, lm)
+		got, err := DecodeList(b, func(int, []byte) error { return nil })
+		require.NoError(t, err, n)
+		assert.Equal(t, lm, got, n)
+	}
+}
+
+func TestListRoundTripsMetaAndItems(t *testing.T) {
+	rem := int64(42)
+	lm := ListMeta{ResourceVersion: "123", Continue: "tok", RemainingItemCount: &rem, HasShardInfo: true, ShardSelector: "shardRange(...)"}
+	b := AppendListMeta(nil, lm)
+	items := [][]byte{{0x0a, 0x00}, {}, bytes.Repeat([]byte{0x12, 0x01, 'x'}, 100)}
+	for _, it := range items {
+		b = AppendListItem(b, it)
+	}
+	var got [][]byte
+	gotMeta, err := DecodeList(b, func(i int, msg []byte) error {
+		assert.Equal(t, len(got), i)
+		got = append(got, msg)
+		return nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, lm, gotMeta)
+	assert.Equal(t, items, got)
+}
+
+func TestListStopsOnTheItemCallbacksError(t *testing.T) {
+	b := AppendListItem(AppendListItem(nil, []byte{}), []byte{})
+	stop := errors.New("stop")
+	calls := 0
+	_, err := DecodeList(b, func(int, []byte) error { calls++; return stop })
+	assert.Same(t, stop, err)
+	assert.Equal(t, 1, calls)
+}
+
+func TestWatchEventRoundTripsThroughFrames(t *testing.T) {
+	obj := AppendEnvelope(nil, Envelope{APIVersion: "v1", Kind: "ConfigMap", Raw: []byte{0x0a, 0x00}})
+	var stream []byte
+	for _, typ := range []string{"ADDED", "MODIFIED", "BOOKMARK"} {
+		stream = AppendFrame(stream, AppendWatchEvent(nil, WatchEvent{Type: typ, Object: obj}))
+	}
+	fr := NewFrameReader(bytes.NewReader(stream), 0)
+	var types []string
+	for {
+		msg, err := fr.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		ev, err := DecodeWatchEvent(msg)
+		require.NoError(t, err)
+		assert.Equal(t, obj, ev.Object)
+		types = append(types, ev.Type)
+	}
+	assert.Equal(t, []string{"ADDED", "MODIFIED", "BOOKMARK"}, types)
+}
+
+func TestFrameReaderRefusesFramesAboveTheLimit(t *testing.T) {
+	stream := AppendFrame(AppendFrame(nil, []byte("ok")), make([]byte, 100))
+	fr := NewFrameReader(bytes.NewReader(stream), 10)
+	_, err := fr.Next()
+	require.NoError(t, err)
+	_, err = fr.Next()
+	require.ErrorIs(t, err, ErrTooLarge)
+	assert.Contains(t, err.Error(), "watch frame 1 at byte 6")
+}
+
+func TestFrameReaderReportsAStreamCutInsideAFrame(t *testing.T) {
+	stream := AppendFrame(nil, []byte("hello"))
+	for cut := 1; cut < len(stream); cut++ {
+		_, err := NewFrameReader(bytes.NewReader(stream[:cut]), 0).Next()
+		require.ErrorIs(t, err, ErrTruncated, "cut at %d", cut)
+	}
+}
+
+func TestHugeClaimedFrameDoesNotAllocateUpFront(t *testing.T) {
+	stream := []byte{0x00, 0xff, 0xff, 0xff, 'x'} // claims 16 MiB - 1, holds 1 byte
+	allocs := testing.AllocsPerRun(5, func() {
+		_, err := NewFrameReader(bytes.NewReader(stream), 0).Next()
+		if !errors.Is(err, ErrTruncated) {
+			t.Fatal(err)
+		}
+	})
+	assert.Less(t, allocs, 10.0)
+}
+
+func TestEveryListKindHasMetadataAndItems(t *testing.T) {
+	n := 0
+	Kinds(func(apiVersion, kind string) bool {
+		if !strings.HasSuffix(kind, "List") || strings.HasPrefix(kind, "API") {
+			return true // APIGroupList and APIResourceList are discovery documents
+		}
+		m, ok := MessageFor(apiVersion, kind)
+		require.True(t, ok)
+		md, ok := m.FieldByNumber(1)
+		require.True(t, ok, "%s %s", apiVersion, kind)
+		assert.Equal(t, "metadata", md.JSONName())
+		assert.Equal(t, "k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta", md.Message().Name())
+		items, ok := m.FieldByNumber(2)
+		require.True(t, ok)
+		assert.Equal(t, "items", items.JSONName(), "%s %s", apiVersion, kind)
+		assert.True(t, items.Repeated())
+		n++
+		return true
+	})
+	assert.Greater(t, n, 100)
+}
+
+func TestLookupsFindBuiltInKindsOnly(t *testing.T) {
+	pod, ok := MessageFor("v1", "Pod")
+	require.True(t, ok)
+	assert.Equal(t, "k8s.io.api.core.v1.Pod", pod.Name())
+	byName, ok := MessageByName("k8s.io.api.core.v1.Pod")
+	require.True(t, ok)
+	assert.Equal(t, pod, byName)
+	st, ok := MessageFor("v1", "Status")
+	require.True(t, ok)
+	assert.Equal(t, "k8s.io.apimachinery.pkg.apis.meta.v1.Status", st.Name())
+	_, ok = MessageFor("example.com/v1", "Widget")
+	assert.False(t, ok)
+	_, ok = MessageFor("v1", "Deployment")
+	assert.False(t, ok)
+
+	vol, ok := MessageByName("k8s.io.api.core.v1.Volume")
+	require.True(t, ok)
+	f, ok := vol.FieldByJSON("configMap") // inside the inline VolumeSource
+	require.True(t, ok)
+	assert.Equal(t, 19, f.Number())
+	src, _ := vol.FieldByNumber(2)
+	assert.True(t, src.Inline())
+}
