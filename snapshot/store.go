@@ -36,6 +36,11 @@ type Dir struct {
 	// directories: a crash may then leave an empty or partial file, which
 	// readers reject.
 	NoSync bool
+
+	// synced, when set, is told of each fsync done, with what was synced
+	// ("file", the temporary file, or "dir", the directory): a test's
+	// window on the one ordering a crash cannot see otherwise.
+	synced func(what, path string)
 }
 
 var _ Store = Dir{}
@@ -106,7 +111,17 @@ func (d Dir) sync(f *os.File) error {
 	if d.NoSync {
 		return nil
 	}
-	return f.Sync()
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	d.observe("file", f.Name())
+	return nil
+}
+
+func (d Dir) observe(what, path string) {
+	if d.synced != nil {
+		d.synced(what, path)
+	}
 }
 
 func (d Dir) syncDir() error {
@@ -118,7 +133,11 @@ func (d Dir) syncDir() error {
 		return err
 	}
 	defer dir.Close()
-	return dir.Sync()
+	if err := dir.Sync(); err != nil {
+		return err
+	}
+	d.observe("dir", d.Path)
+	return nil
 }
 
 // removeTemps deletes temporary files a crashed Save of name left behind.
