@@ -35,7 +35,9 @@
 //     AfterFunc, whose callbacks end when they have queued their items.
 //
 // Time comes from a Clock so tests drive delays and backoff with a fake clock
-// instead of sleeping. Depth, adds, queue latency, work duration and retries
-// are reported through the optional Metrics interface; without one the queue
-// takes no timestamps.
+// instead of sleeping. Depth, adds, queue latency, work duration, retries and
+// the work in progress are reported through the optional Metrics interface,
+// with the semantics of client-go's workqueue_* metrics; without one the
+// queue takes no timestamps. Package metrics (root of this module) exports
+// them under client-go's names, in Prometheus's format.
 package workqueue

@@ -14,6 +14,7 @@ type recordMetrics struct {
 	depths          []int
 	added, retries  int
 	latencies, work []time.Duration
+	inFlight        func() (total, longest time.Duration)
 }
 
 func (r *recordMetrics) Depth(n int)                  { r.depths = append(r.depths, n) }
@@ -21,11 +22,19 @@ func (r *recordMetrics) Added()                       { r.added++ }
 func (r *recordMetrics) Latency(d time.Duration)      { r.latencies = append(r.latencies, d) }
 func (r *recordMetrics) WorkDuration(d time.Duration) { r.work = append(r.work, d) }
 func (r *recordMetrics) Retry()                       { r.retries++ }
+func (r *recordMetrics) InFlight(report func() (total, longest time.Duration)) {
+	r.inFlight = report
+}
 
-func TestMetricsObserveQueueTimeAndWorkTime(t *testing.T) {
+func newMetered(t *testing.T) (*Queue[string], *recordMetrics, *clocktest.Fake) {
+	t.Helper()
 	clock := clocktest.New()
 	m := &recordMetrics{}
-	q := New[string](Options[string]{Clock: clock, Metrics: m})
+	return New[string](Options[string]{Clock: clock, Metrics: m}), m, clock
+}
+
+func TestMetricsObserveQueueTimeAndWorkTime(t *testing.T) {
+	q, m, clock := newMetered(t)
 	q.Add("a")
 	q.Add("a") // de-duplicated: not counted
 	q.Add("b")
@@ -42,4 +51,57 @@ func TestMetricsObserveQueueTimeAndWorkTime(t *testing.T) {
 	require.Equal(t, []time.Duration{2 * time.Second}, m.latencies)
 	require.Equal(t, []time.Duration{3 * time.Second}, m.work)
 	var _ Metrics = NopMetrics{}
+}
+
+// As client-go's workqueue_depth does, depth counts an item added again
+// while a worker holds it, and its wait starts at that add, not at Done.
+func TestMetricsDepthAndLatencyCountAnItemAddedWhileHeld(t *testing.T) {
+	q, m, clock := newMetered(t)
+	q.Add("a")
+	require.Equal(t, "a", get(t, q))
+	q.Add("a") // held: queued again on Done
+	clock.Advance(4 * time.Second)
+	q.Done("a")
+	clock.Advance(time.Second)
+	require.Equal(t, "a", get(t, q))
+
+	require.Equal(t, []int{1, 0, 1, 0}, m.depths, "the re-add counts while a is held")
+	require.Equal(t, []time.Duration{0, 5 * time.Second}, m.latencies, "the second wait starts at the re-add")
+}
+
+// As client-go's workqueue_retries_total does, every delayed add counts,
+// AddAfter as well as AddRateLimited, until ShutDown.
+func TestMetricsRetryCountsDelayedAddsBeforeShutDown(t *testing.T) {
+	q, m, _ := newMetered(t)
+	q.AddAfter("a", time.Second)
+	q.AddAfter("b", 0)
+	q.AddRateLimited("c")
+	require.Equal(t, 3, m.retries)
+	q.ShutDown()
+	q.AddAfter("d", time.Second)
+	q.AddRateLimited("e")
+	require.Equal(t, 3, m.retries, "adds after ShutDown are ignored and not counted")
+}
+
+func TestMetricsInFlightReportsTheSumAndTheLongestHold(t *testing.T) {
+	q, m, clock := newMetered(t)
+	require.NotNil(t, m.inFlight, "New hands its report to Metrics.InFlight")
+	total, longest := m.inFlight()
+	require.Zero(t, total)
+	require.Zero(t, longest)
+
+	q.Add("a")
+	q.Add("b")
+	require.Equal(t, "a", get(t, q))
+	clock.Advance(3 * time.Second)
+	require.Equal(t, "b", get(t, q))
+	clock.Advance(time.Second)
+	total, longest = m.inFlight()
+	require.Equal(t, 5*time.Second, total, "a held 4s, b 1s")
+	require.Equal(t, 4*time.Second, longest)
+
+	q.Done("a")
+	total, longest = m.inFlight()
+	require.Equal(t, time.Second, total)
+	require.Equal(t, time.Second, longest)
 }

@@ -54,7 +54,7 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 	if limiter == nil {
 		limiter = DefaultRateLimiter[K](clock)
 	}
-	return &Queue[K]{
+	q := &Queue[K]{
 		clock:      clock,
 		limiter:    limiter,
 		ready:      make(chan struct{}, 1),
@@ -64,6 +64,17 @@ func New[K comparable](opts Options[K]) *Queue[K] {
 		waiting:    newDelayed[K](),
 		metrics:    newTracker[K](opts.Metrics, clock),
 	}
+	if opts.Metrics != nil {
+		opts.Metrics.InFlight(q.inFlight)
+	}
+	return q
+}
+
+// inFlight is the report Metrics.InFlight receives.
+func (q *Queue[K]) inFlight() (total, longest time.Duration) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.metrics.inFlight()
 }
 
 // Add queues item unless it is already queued. If a worker holds item, it is
@@ -83,7 +94,7 @@ func (q *Queue[K]) addLocked(item K) {
 		return
 	}
 	q.dirty[item] = struct{}{}
-	q.metrics.added()
+	q.metrics.added(item, len(q.dirty))
 	if _, ok := q.processing[item]; ok {
 		return // Done re-queues it (invariant 2)
 	}
@@ -93,7 +104,6 @@ func (q *Queue[K]) addLocked(item K) {
 // pushLocked appends item to the fifo and wakes a Get; q.mu must be held.
 func (q *Queue[K]) pushLocked(item K) {
 	q.fifo.push(item)
-	q.metrics.pushed(item, q.fifo.len())
 	q.signal()
 }
 
@@ -120,7 +130,7 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 		if ok {
 			q.processing[item] = struct{}{}
 			delete(q.dirty, item)
-			q.metrics.popped(item, q.fifo.len())
+			q.metrics.popped(item, len(q.dirty))
 			if q.fifo.len() > 0 {
 				q.signal() // pass the wake-up on to the next waiter
 			}
@@ -223,9 +233,6 @@ func (q *Queue[K]) ShuttingDown() bool {
 // AddRateLimited queues item after the delay the rate limiter gives it; use it
 // when processing item failed and should be retried.
 func (q *Queue[K]) AddRateLimited(item K) {
-	q.mu.Lock()
-	q.metrics.retry()
-	q.mu.Unlock()
 	q.AddAfter(item, q.limiter.When(item))
 }
 
@@ -239,13 +246,14 @@ func (q *Queue[K]) NumRequeues(item K) int { return q.limiter.NumRequeues(item) 
 // AddAfter queues item once d has passed on the queue's clock; d <= 0 queues it
 // now. An item already waiting keeps the earlier of its two times.
 func (q *Queue[K]) AddAfter(item K, d time.Duration) {
-	if d <= 0 {
-		q.Add(item)
-		return
-	}
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.shutdown {
+		return
+	}
+	q.metrics.retry()
+	if d <= 0 {
+		q.addLocked(item)
 		return
 	}
 	if q.waiting.add(item, q.clock.Now().Add(d)) {
