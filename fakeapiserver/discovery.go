@@ -44,6 +44,8 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 			"gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
 			"goVersion": "go1.26", "compiler": "gc", "platform": "linux/amd64",
 			"emulationMajor": "1", "emulationMinor": "37", "minCompatibilityMajor": "1", "minCompatibilityMinor": "36"})
+	case (p == "/api" || p == "/apis") && wantsAggregated(r.Header.Get("Accept")):
+		s.writeAggregated(w, p == "/api")
 	case p == "/api":
 		writeValue(w, http.StatusOK, map[string]any{"kind": "APIVersions", "versions": []string{"v1"},
 			"serverAddressByClientCIDRs": []map[string]string{{"clientCIDR": "0.0.0.0/0", "serverAddress": r.Host}}})
@@ -88,7 +90,7 @@ func (s *Server) apiGroups() []apiGroup {
 		for _, v := range groups[name] {
 			g.Versions = append(g.Versions, groupVersion{GroupVersion: name + "/" + v, Version: v})
 		}
-		g.PreferredVersion = g.Versions[0]
+		g.PreferredVersion = g.Versions[0] // groups() sorts the preferred first
 		out = append(out, g)
 	}
 	return out

@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -127,7 +128,8 @@ func (r *registry) groupVersion(group, version string) []*Resource {
 	return out
 }
 
-// groups returns every non-core group with its versions, sorted.
+// groups returns every non-core group with its versions, in
+// kube-apiserver's order of preference (versionLess).
 func (r *registry) groups() map[string][]string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
@@ -146,7 +148,54 @@ func (r *registry) groups() map[string][]string {
 		}
 	}
 	for _, vs := range out {
-		sort.Strings(vs)
+		sort.Slice(vs, func(i, j int) bool { return versionLess(vs[i], vs[j]) })
 	}
 	return out
+}
+
+// versionLess orders versions as kube-apiserver prefers them: GA before
+// beta before alpha ("v2" < "v1" < "v1beta2" < "v1beta1" < "v1alpha1"),
+// then any other name, alphabetically.
+func versionLess(a, b string) bool {
+	ka, kb := versionKey(a), versionKey(b)
+	if ka.ok != kb.ok {
+		return ka.ok
+	}
+	if !ka.ok {
+		return a < b
+	}
+	if ka.stage != kb.stage {
+		return ka.stage < kb.stage
+	}
+	if ka.major != kb.major {
+		return ka.major > kb.major
+	}
+	return ka.minor > kb.minor
+}
+
+type versionRank struct {
+	ok           bool
+	stage        int // 0 GA, 1 beta, 2 alpha
+	major, minor int
+}
+
+// versionKey parses "v<major>[(alpha|beta)<minor>]".
+func versionKey(v string) versionRank {
+	rest, ok := strings.CutPrefix(v, "v")
+	if !ok {
+		return versionRank{}
+	}
+	num := func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n > 0 && s[0] != '0'
+	}
+	for stage, sep := range map[int]string{1: "beta", 2: "alpha"} {
+		if maj, mnr, found := strings.Cut(rest, sep); found {
+			a, ok1 := num(maj)
+			b, ok2 := num(mnr)
+			return versionRank{ok: ok1 && ok2, stage: stage, major: a, minor: b}
+		}
+	}
+	a, ok := num(rest)
+	return versionRank{ok: ok, major: a}
 }

@@ -2,10 +2,12 @@ package informer
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
 )
@@ -30,6 +32,21 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport}
 	lw.unmarshal = decodeOptions(opts)
 	return New[T](lw, opts)
+}
+
+// NewForName is NewForResource for a resource type named as kubectl names
+// it: "deploy", "deployments.apps", "deployments.v1.apps", "Deployment", or
+// the plural, singular or short name of a custom resource. d resolves the
+// name (reading discovery again when the name is new to it, so a custom
+// resource installed after d's first read is found) and lists and watches
+// over its client. namespace is ignored for a cluster-scoped resource.
+// ExpectedAPIVersion defaults to the resolved group/version.
+func NewForName[T any, P meta.PtrObject[T]](ctx context.Context, d *discovery.Client, name, namespace string, opts Options[P]) (*Informer[T, P], error) {
+	r, err := d.Resolve(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("informer: resource %q: %w", name, err)
+	}
+	return NewForResource[T, P](d.APIClient(), r.Ref(namespace), opts), nil
 }
 
 // decodeOptions are the extra options NewForResource's list and watch
