@@ -135,7 +135,9 @@ func TestListWithoutRVBacksOff(t *testing.T) {
 }
 
 func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
-	for _, rnd := range []float64{0, 0.5, 0.999} {
+	// The timeout is MinWatchTimeout·(1+rand): spread so that informers
+	// restarted together do not re-watch together.
+	for rnd, want := range map[float64]int64{0: 300, 0.5: 450, 0.999: 599} {
 		lw := &scriptLW{watches: []*fakeWatch{newFakeWatch(nil, nil)}}
 		r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.rand = func() float64 { return rnd } })
 		s := r.step(t.Context(), watchOpening{rv: "10"})
@@ -143,8 +145,7 @@ func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
 		opts := lw.lastWatch()
 		require.True(t, opts.AllowWatchBookmarks)
 		require.Equal(t, "10", opts.ResourceVersion)
-		require.GreaterOrEqual(t, opts.TimeoutSeconds, int64(300))
-		require.Less(t, opts.TimeoutSeconds, int64(600))
+		require.Equal(t, want, opts.TimeoutSeconds, "rand %v", rnd)
 		require.Equal(t, 3*time.Minute, opts.OpenTimeout, "bounded by the idle timeout")
 	}
 }

@@ -45,6 +45,7 @@ func TestParseLabelSelectorMatches(t *testing.T) {
 			require.Equal(t, tc.match, s.Matches(labels))
 			require.Equal(t, tc.canon, s.String())
 			require.Equal(t, tc.sel == "", s.Empty())
+			require.Equal(t, tc.sel == "", len(s.Requirements()) == 0, "requirements %v", s.Requirements())
 			again, err := meta.ParseLabelSelector(s.String())
 			require.NoError(t, err)
 			require.Equal(t, s.Requirements(), again.Requirements())
