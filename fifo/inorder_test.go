@@ -148,3 +148,32 @@ func TestInOrderWholeRelistsPopAsOneBatch(t *testing.T) {
 		{"Added d/1", "Added e/1"},
 	}, got)
 }
+
+// A relist of one delta is a relist too: it pops alone, never grouped with
+// the deltas queued after it (a batch would mix the relist, which the
+// informer applies as one swap, with ordinary changes).
+func TestInOrderOneDeltaRelistPopsAlone(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		list  []obj
+		relst []string
+	}{
+		{"one object", []obj{o("a", 2)}, []string{"Replaced a/2"}},
+		{"one tombstone", nil, []string{"Deleted? a/1"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := newStore()
+			q := fifo.NewInOrder(fifo.InOrderOptions[obj]{Key: objKey, KnownObjects: st, BatchSize: 10, WholeRelists: true})
+			q.Replace([]obj{o("a", 1)}, "1")
+			require.Equal(t, []popped{{[]string{"Replaced a/1"}, true}}, popAll(t, q, nil))
+			st.m["a"] = o("a", 1)
+			q.Replace(tc.list, "2")
+			q.Add(o("d", 1))
+			q.Add(o("e", 1))
+			require.Equal(t, []popped{
+				{tc.relst, false},
+				{[]string{"Added d/1", "Added e/1"}, false},
+			}, popAll(t, q, nil))
+		})
+	}
+}
