@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/zerokube/zerokube/internal/ring"
 )
 
 // DeltaOptions configures NewDelta.
@@ -40,7 +42,7 @@ type DeltaFIFO[T any] struct {
 
 	mu    sync.Mutex            // guards every field below
 	items map[string][]Delta[T] // pending deltas per key, oldest first, never empty
-	queue ring[string]          // keys of items, first-in first; each key once
+	queue ring.Ring[string]     // keys of items, first-in first; each key once
 	// relist is, with WholeRelists, how many keys at the head of queue the
 	// next Pop takes as one batch: every key queued when the last Replace
 	// ended. Keys queued later are behind them. 0 when no relist is queued.
@@ -124,7 +126,7 @@ func (f *DeltaFIFO[T]) queueLocked(k string, d Delta[T]) {
 	}
 	f.items[k] = append(ds, d)
 	if !ok {
-		f.queue.push(k)
+		f.queue.Push(k)
 		f.sig.notify()
 	}
 }
@@ -150,8 +152,8 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	}
 	// Queued keys: the pushes below never add to f.queue (every key is in
 	// f.items already), so indexing while queueing is safe.
-	for i := 0; i < f.queue.len(); i++ {
-		k := f.queue.at(i)
+	for i := 0; i < f.queue.Len(); i++ {
+		k := f.queue.At(i)
 		if _, ok := listed[k]; !ok {
 			f.tombstoneLocked(k, f.items[k])
 		}
@@ -176,12 +178,12 @@ func (f *DeltaFIFO[T]) Replace(list []T, resourceVersion string) error {
 	// population: the first list the consumer applies is this one.
 	joinsInitial := f.whole && f.initialLeft > 0 && len(f.cur.keys) == 0
 	if f.whole {
-		f.relist = f.queue.len()
+		f.relist = f.queue.Len()
 	}
 	switch {
 	case !f.populated:
 		f.populated = true
-		f.initialLeft = f.queue.len()
+		f.initialLeft = f.queue.Len()
 	case joinsInitial:
 		f.initialLeft = f.relist
 	}
@@ -260,7 +262,7 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(deltas []Delta[T], 
 // own TryPop returns false, processes what is queued), ErrClosed after
 // Close.
 func (f *DeltaFIFO[T]) TryPop(process func(deltas []Delta[T], isInInitialList bool) error) (bool, error) {
-	ok, err := f.sig.tryLocked(&f.mu, func() (bool, bool) { return f.queue.len() > 0, f.closed })
+	ok, err := f.sig.tryLocked(&f.mu, func() (bool, bool) { return f.queue.Len() > 0, f.closed })
 	if !ok {
 		return false, err
 	}
@@ -275,7 +277,7 @@ func (f *DeltaFIFO[T]) popLocked(process func(deltas []Delta[T], isInInitialList
 	if f.relist > 0 {
 		ds = f.takeBatchLocked()
 	} else {
-		k := f.queue.pop()
+		k := f.queue.Pop()
 		ds = f.items[k]
 		delete(f.items, k)
 		f.cur.keys = append(f.cur.keys[:0], k)
@@ -299,7 +301,7 @@ func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 			f.mu.Unlock()
 			return ErrClosed
 		}
-		if f.queue.len() > 0 {
+		if f.queue.Len() > 0 {
 			return nil
 		}
 		f.mu.Unlock()
@@ -323,7 +325,7 @@ func (f *DeltaFIFO[T]) finish(initial bool, errp *error) {
 	case requeue:
 		if _, newer := f.items[cur.keys[0]]; !newer {
 			f.items[cur.keys[0]] = cur.deltas[0]
-			f.queue.push(cur.keys[0])
+			f.queue.Push(cur.keys[0])
 			f.sig.notify()
 		}
 	}
@@ -362,14 +364,14 @@ func (f *DeltaFIFO[T]) HasSynced() bool {
 func (f *DeltaFIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queue.len()
+	return f.queue.Len()
 }
 
 // Drained reports whether no key is queued and no Pop is processing one.
 func (f *DeltaFIFO[T]) Drained() bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.queue.len() == 0 && len(f.cur.keys) == 0
+	return f.queue.Len() == 0 && len(f.cur.keys) == 0
 }
 
 // Close makes blocked and later Pops return ErrClosed, even if keys remain

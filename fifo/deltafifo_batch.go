@@ -36,7 +36,7 @@ func (f *DeltaFIFO[T]) takeBatchLocked() []Delta[T] {
 	f.cur = inflight[T]{keys: make([]string, n), deltas: make([][]Delta[T], n), index: make(map[string]int, n)}
 	total := 0
 	for i := range n {
-		k := f.queue.pop()
+		k := f.queue.Pop()
 		ds := f.items[k]
 		delete(f.items, k)
 		f.cur.keys[i], f.cur.deltas[i], f.cur.index[k] = k, ds, i
@@ -56,9 +56,9 @@ func (f *DeltaFIFO[T]) takeBatchLocked() []Delta[T] {
 // batch. f.mu held.
 func (f *DeltaFIFO[T]) requeueBatchLocked(b inflight[T], initial bool) {
 	relist := len(b.keys)
-	rest := make([]string, 0, f.queue.len())
-	for i := 0; f.queue.len() > 0; i++ {
-		k := f.queue.pop()
+	rest := make([]string, 0, f.queue.Len())
+	for i := 0; f.queue.Len() > 0; i++ {
+		k := f.queue.Pop()
 		if _, ok := b.index[k]; ok {
 			continue
 		}
@@ -71,10 +71,10 @@ func (f *DeltaFIFO[T]) requeueBatchLocked(b inflight[T], initial bool) {
 		if _, newer := f.items[k]; !newer {
 			f.items[k] = b.deltas[i]
 		}
-		f.queue.push(k)
+		f.queue.Push(k)
 	}
 	for _, k := range rest {
-		f.queue.push(k)
+		f.queue.Push(k)
 	}
 	f.relist = relist
 	if initial {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+
+	"github.com/zerokube/zerokube/internal/ring"
 )
 
 // DefaultBatchSize is InOrder's batch size when InOrderOptions.BatchSize is 0.
@@ -49,7 +51,7 @@ type InOrder[T any] struct {
 	sig   signal
 
 	mu    sync.Mutex // guards every field below
-	queue ring[item[T]]
+	queue ring.Ring[item[T]]
 	// The batch a Pop is processing outside the lock: inflight[i] is the key
 	// of buf[i]. Replace and Resync treat these keys as pending. buf is
 	// reused by every Pop, so a Pop costs no allocation.
@@ -108,11 +110,11 @@ func (q *InOrder[T]) write(t DeltaType, obj T) error {
 }
 
 func (q *InOrder[T]) pushLocked(k string, d Delta[T]) {
-	q.queue.push(item[T]{key: k, d: d})
+	q.queue.Push(item[T]{key: k, d: d})
 	// Only the push onto an empty queue can find a Pop waiting: Pop
 	// waits only after seeing the queue empty under q.mu. Skipping the
 	// channel operation for the rest saves it on every event of a burst.
-	if q.queue.len() == 1 {
+	if q.queue.Len() == 1 {
 		q.sig.notify()
 	}
 }
@@ -134,8 +136,8 @@ func (q *InOrder[T]) pendingLocked() (map[string]Delta[T], []string) {
 			note(k, q.buf[i])
 		}
 	}
-	for i := 0; i < q.queue.len(); i++ {
-		it := q.queue.at(i)
+	for i := 0; i < q.queue.Len(); i++ {
+		it := q.queue.At(i)
 		note(it.key, it.d)
 	}
 	return newest, order
@@ -155,7 +157,7 @@ func (q *InOrder[T]) Replace(list []T, resourceVersion string) error {
 		return ErrClosed
 	}
 	pending, order := q.pendingLocked()
-	start := q.queue.len()
+	start := q.queue.Len()
 	defer q.markGroupLocked(start)
 	listed := make(map[string]struct{}, len(list))
 	for _, obj := range list {
@@ -182,7 +184,7 @@ func (q *InOrder[T]) Replace(list []T, resourceVersion string) error {
 	}
 	if !q.populated {
 		q.populated = true
-		q.initialLeft = q.queue.len()
+		q.initialLeft = q.queue.Len()
 	}
 	return nil
 }
@@ -190,8 +192,8 @@ func (q *InOrder[T]) Replace(list []T, resourceVersion string) error {
 // markGroupLocked marks the deltas queued since start as one relist, when
 // the queue keeps relists whole. q.mu held.
 func (q *InOrder[T]) markGroupLocked(start int) {
-	if n := q.queue.len() - start; q.whole && n > 0 {
-		q.queue.ptr(start).group = n
+	if n := q.queue.Len() - start; q.whole && n > 0 {
+		q.queue.Ptr(start).group = n
 	}
 }
 
@@ -249,7 +251,7 @@ func (q *InOrder[T]) Pop(ctx context.Context, process func(deltas []Delta[T], is
 // holds the turn (that consumer, if it loops until its own TryPop returns
 // false, processes what is queued), ErrClosed after Close.
 func (q *InOrder[T]) TryPop(process func(deltas []Delta[T], isInInitialList bool) error) (bool, error) {
-	ok, err := q.sig.tryLocked(&q.mu, func() (bool, bool) { return q.queue.len() > 0, q.closed })
+	ok, err := q.sig.tryLocked(&q.mu, func() (bool, bool) { return q.queue.Len() > 0, q.closed })
 	if !ok {
 		return false, err
 	}
@@ -264,7 +266,7 @@ func (q *InOrder[T]) popLocked(process func(deltas []Delta[T], isInInitialList b
 	initial := q.initialLeft > 0
 	q.buf, q.inflight = q.buf[:0], q.inflight[:0]
 	for range n {
-		it := q.queue.pop()
+		it := q.queue.Pop()
 		q.buf = append(q.buf, it.d)
 		q.inflight = append(q.inflight, it.key)
 	}
@@ -280,16 +282,16 @@ func (q *InOrder[T]) popLocked(process func(deltas []Delta[T], isInInitialList b
 // one is at the head; otherwise up to the batch size, stopping before a
 // relist and at the end of the initial population. q.mu held, queue not empty.
 func (q *InOrder[T]) batchLenLocked() int {
-	q.group = q.queue.ptr(0).group
+	q.group = q.queue.Ptr(0).group
 	if q.group > 0 {
 		return q.group
 	}
-	limit := min(q.batch, q.queue.len())
+	limit := min(q.batch, q.queue.Len())
 	if q.initialLeft > 0 {
 		limit = min(limit, q.initialLeft)
 	}
 	n := 1
-	for n < limit && q.queue.ptr(n).group == 0 {
+	for n < limit && q.queue.Ptr(n).group == 0 {
 		n++
 	}
 	return n
@@ -304,7 +306,7 @@ func (q *InOrder[T]) waitLocked(ctx context.Context) error {
 			q.mu.Unlock()
 			return ErrClosed
 		}
-		if q.queue.len() > 0 {
+		if q.queue.Len() > 0 {
 			return nil
 		}
 		q.mu.Unlock()
@@ -322,9 +324,9 @@ func (q *InOrder[T]) finish(n int, initial bool, errp *error) {
 	requeue := err != nil && errors.Is(err, ErrRequeue) && !q.closed
 	if requeue {
 		for i := n - 1; i >= 0; i-- {
-			q.queue.pushFront(item[T]{key: q.inflight[i], d: q.buf[i]})
+			q.queue.PushFront(item[T]{key: q.inflight[i], d: q.buf[i]})
 		}
-		q.queue.ptr(0).group = q.group
+		q.queue.Ptr(0).group = q.group
 		q.sig.notify()
 	} else if initial {
 		// A requeued initial batch is still initial; anything else is done.
@@ -352,14 +354,14 @@ func (q *InOrder[T]) HasSynced() bool {
 func (q *InOrder[T]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.queue.len()
+	return q.queue.Len()
 }
 
 // Drained reports whether nothing is queued and no Pop is processing a batch.
 func (q *InOrder[T]) Drained() bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.queue.len() == 0 && !q.busy
+	return q.queue.Len() == 0 && !q.busy
 }
 
 // Close makes blocked and later Pops return ErrClosed, even if deltas

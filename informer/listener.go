@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zerokube/zerokube/internal/ring"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -74,9 +75,8 @@ type listener[P meta.Object] struct {
 	wake    chan struct{} // cap 1
 
 	mu      sync.Mutex // guards the fields below
-	q       []*notification[P]
-	head    int
-	live    int
+	q       ring.Ring[*notification[P]]
+	live    int                         // entries of q not dead
 	pending map[string]*notification[P] // last queued notification per key; nil until the queue is first full
 
 	// nextResync is when the handler's next resync is due; syncing says
@@ -160,7 +160,7 @@ func (l *listener[P]) push(n *notification[P]) {
 			return
 		}
 	}
-	l.q = append(l.q, n)
+	l.q.Push(n)
 	l.live++
 	if l.pending != nil && n.key != "" {
 		l.pending[n.key] = n
@@ -188,8 +188,8 @@ func (l *listener[P]) indexPendingLocked() {
 		return
 	}
 	l.pending = make(map[string]*notification[P], l.live)
-	for _, n := range l.q[l.head:] {
-		if !n.dead && n.key != "" {
+	for i := range l.q.Len() {
+		if n := l.q.At(i); !n.dead && n.key != "" {
 			l.pending[n.key] = n
 		}
 	}
@@ -208,10 +208,11 @@ func (l *listener[P]) pop() *notification[P] {
 func (l *listener[P]) popDepth() (*notification[P], int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.head < len(l.q) {
-		n := l.q[l.head]
-		l.q[l.head] = nil
-		l.head++
+	for l.q.Len() > 0 {
+		n := l.q.Pop()
+		if l.q.Len() == 0 {
+			l.pending = nil // drained: merging is off until the queue fills again
+		}
 		if n.dead {
 			continue
 		}
@@ -219,35 +220,9 @@ func (l *listener[P]) popDepth() (*notification[P], int) {
 			delete(l.pending, n.key)
 		}
 		l.live--
-		l.compact()
 		return n, l.live
 	}
 	return nil, 0
-}
-
-// keepDrained is the largest backing array a drained handler queue keeps:
-// enough for the bursts of a steady watch, far less than the 10,000
-// entries the initial list of 10,000 objects leaves behind (80 KB of
-// pointers, 8 bytes per cached object).
-const keepDrained = 1 << 10
-
-// compact drops the consumed prefix once it is most of the slice, so the
-// queue's memory follows its length.
-func (l *listener[P]) compact() {
-	if l.head == len(l.q) {
-		l.q, l.head = l.q[:0], 0
-		if cap(l.q) > keepDrained {
-			// The replay of a big initial list grew it: that room
-			// would otherwise stay allocated for the handler's life.
-			l.q = nil
-		}
-		l.pending = nil // drained: merging is off until the queue fills again
-		return
-	}
-	if l.head > 64 && l.head > len(l.q)/2 {
-		l.q = append(l.q[:0], l.q[l.head:]...)
-		l.head = 0
-	}
 }
 
 // run calls the handler until ctx ends or the handler is removed.

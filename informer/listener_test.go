@@ -71,14 +71,14 @@ func TestDrainedQueueGivesAReplaysRoomBack(t *testing.T) {
 	}
 	for l.pop() != nil {
 	}
-	require.Zero(t, cap(l.q), "a drained queue after a replay of 10,000")
+	require.Zero(t, l.q.Cap(), "a drained queue after a replay of 10,000")
 
 	for range 3 {
 		l.push(&notification[*pod]{kind: notifAdd, key: "ns/a", obj: mkPod("a", "1")})
 	}
 	for l.pop() != nil {
 	}
-	require.NotZero(t, cap(l.q), "a small drained queue keeps its array")
+	require.NotZero(t, l.q.Cap(), "a small drained queue keeps its array")
 }
 
 // A listener nudges its goroutine only for the first entry of an empty

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/zerokube/zerokube/internal/ring"
 )
 
 // ErrShutDown is what Get returns once the queue is shut down and empty: the
@@ -38,7 +40,7 @@ type Queue[K comparable] struct {
 	closing chan struct{}
 
 	mu         sync.Mutex
-	fifo       fifo[K]        // items to hand out, in order; guarded by mu
+	fifo       ring.Ring[K]   // items to hand out, in order; guarded by mu
 	dirty      map[K]struct{} // items queued or to be re-queued on Done; guarded by mu
 	processing map[K]struct{} // items a worker holds; guarded by mu
 	shutdown   bool           // guarded by mu
@@ -103,7 +105,7 @@ func (q *Queue[K]) addLocked(item K) {
 
 // pushLocked appends item to the fifo and wakes a Get; q.mu must be held.
 func (q *Queue[K]) pushLocked(item K) {
-	q.fifo.push(item)
+	q.fifo.Push(item)
 	q.signal()
 }
 
@@ -126,12 +128,12 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 			return zero, context.Cause(ctx)
 		}
 		q.mu.Lock()
-		item, ok := q.fifo.pop()
-		if ok {
+		if q.fifo.Len() > 0 {
+			item := q.fifo.Pop()
 			q.processing[item] = struct{}{}
 			delete(q.dirty, item)
 			q.metrics.popped(item, len(q.dirty))
-			if q.fifo.len() > 0 {
+			if q.fifo.Len() > 0 {
 				q.signal() // pass the wake-up on to the next waiter
 			}
 			q.mu.Unlock()
@@ -172,7 +174,7 @@ func (q *Queue[K]) Done(item K) {
 func (q *Queue[K]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.fifo.len()
+	return q.fifo.Len()
 }
 
 // ShutDown stops the queue: later adds are ignored, delayed items are dropped,
@@ -213,7 +215,7 @@ func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 // checkDrainedLocked closes drained when a drain is waiting and nothing is
 // left; q.mu must be held.
 func (q *Queue[K]) checkDrainedLocked() {
-	if q.drained == nil || !q.shutdown || q.fifo.len() > 0 || len(q.processing) > 0 {
+	if q.drained == nil || !q.shutdown || q.fifo.Len() > 0 || len(q.processing) > 0 {
 		return
 	}
 	select {

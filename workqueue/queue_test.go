@@ -194,3 +194,19 @@ func TestNoItemIsProcessedTwiceAtOnce(t *testing.T) {
 		require.False(t, p, "item %d added but never processed after", item)
 	}
 }
+
+// TestDrainedQueueGivesABurstsRoomBack: a burst of keys (a relist's
+// handler calls, each adding its key) grows the queue to one slot per key;
+// once the workers have taken them all it holds none of that room, as the
+// informer's queues do (internal/ring, invariant 3).
+func TestDrainedQueueGivesABurstsRoomBack(t *testing.T) {
+	q := New[int](Options[int]{})
+	for i := range 10_000 {
+		q.Add(i)
+	}
+	require.GreaterOrEqual(t, q.fifo.Cap(), 10_000)
+	for q.Len() > 0 {
+		q.Done(get(t, q))
+	}
+	require.Zero(t, q.fifo.Cap(), "a drained queue after a burst of 10,000")
+}

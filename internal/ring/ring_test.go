@@ -1,4 +1,4 @@
-package fifo
+package ring
 
 import (
 	"math/rand/v2"
@@ -8,36 +8,36 @@ import (
 )
 
 // TestRingMatchesSlice drives the ring through growth, wrap-around and
-// shrinking (bursts well past ringShrinkAbove) against a plain slice.
+// shrinking (bursts well past shrinkAbove) against a plain slice.
 func TestRingMatchesSlice(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	var r ring[int]
+	var r Ring[int]
 	var model []int
 	next := 0
 	for round := range 6 {
-		burst := 1 + rng.IntN(3*ringShrinkAbove)
+		burst := 1 + rng.IntN(3*shrinkAbove)
 		for range burst {
 			next++
 			if rng.IntN(1000) == 0 { // O(n) in the model: keep it rare
-				r.pushFront(next)
+				r.PushFront(next)
 				model = append([]int{next}, model...)
 			} else {
-				r.push(next)
+				r.Push(next)
 				model = append(model, next)
 			}
 		}
 		for len(model) > round { // leave a few behind to wrap around
-			if got := r.pop(); got != model[0] {
+			if got := r.Pop(); got != model[0] {
 				t.Fatalf("round %d: pop = %d, want %d", round, got, model[0])
 			}
 			model = model[1:]
 		}
-		require.Equal(t, len(model), r.len())
+		require.Equal(t, len(model), r.Len())
 		for i, v := range model {
-			require.Equal(t, v, r.at(i))
+			require.Equal(t, v, r.At(i))
 		}
 	}
-	require.LessOrEqual(t, len(r.buf), ringShrinkAbove, "memory given back after the bursts")
+	require.LessOrEqual(t, len(r.buf), shrinkAbove, "memory given back after the bursts")
 }
 
 // TestRingGivesABurstsBufferBackWhenEmpty: once a relist-sized burst has
@@ -45,22 +45,22 @@ func TestRingMatchesSlice(t *testing.T) {
 // for the informer's life); a small ring keeps its buffer when it empties,
 // so a steady watch does not reallocate per event.
 func TestRingGivesABurstsBufferBackWhenEmpty(t *testing.T) {
-	var r ring[int]
+	var r Ring[int]
 	for i := range 10_000 {
-		r.push(i)
+		r.Push(i)
 	}
-	for r.len() > 0 {
-		r.pop()
+	for r.Len() > 0 {
+		r.Pop()
 	}
 	require.Zero(t, len(r.buf), "an empty ring after a burst of 10,000")
 
-	for i := range ringKeepEmpty {
-		r.push(i)
+	for i := range KeepEmpty {
+		r.Push(i)
 	}
-	for r.len() > 0 {
-		r.pop()
+	for r.Len() > 0 {
+		r.Pop()
 	}
-	require.Equal(t, ringKeepEmpty, len(r.buf), "a ring of ringKeepEmpty keeps its buffer")
-	r.push(1)
-	require.Equal(t, 1, r.pop())
+	require.Equal(t, KeepEmpty, len(r.buf), "a ring of KeepEmpty keeps its buffer")
+	r.Push(1)
+	require.Equal(t, 1, r.Pop())
 }
