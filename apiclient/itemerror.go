@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/zerokube/zerokube/meta"
 )
 
 // ItemError reports a list item that is valid JSON but does not decode into
@@ -26,10 +28,7 @@ type ItemError struct {
 }
 
 func (e *ItemError) Error() string {
-	name := e.Name
-	if e.Namespace != "" {
-		name = e.Namespace + "/" + name
-	}
+	name := meta.JoinKey(e.Namespace, e.Name)
 	if name == "" {
 		name = "(name not decoded)"
 	}

@@ -89,7 +89,7 @@ func (o WatchOptions) query() url.Values {
 	if o.SendInitialEvents || o.NoInitialEvents {
 		q.Set("sendInitialEvents", strconv.FormatBool(o.SendInitialEvents))
 		if o.ResourceVersionMatch == "" {
-			o.ResourceVersionMatch = "NotOlderThan"
+			o.ResourceVersionMatch = meta.MatchNotOlderThan
 		}
 	}
 	setNonEmpty(q, "resourceVersionMatch", o.ResourceVersionMatch)

@@ -85,7 +85,7 @@ func launch(t *testing.T, tg *target, ns string, opts informer.Options[*configMa
 	wrap func(informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap]) *run {
 	c, err := apiclient.New(tg.cfg)
 	require.NoError(t, err)
-	lw := informer.NewListerWatcher[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, informer.Selectors{})
+	lw := informer.NewListerWatcher[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, informer.Options[*configMap]{})
 	if wrap != nil {
 		lw = wrap(lw)
 	}

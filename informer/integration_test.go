@@ -251,7 +251,7 @@ func TestGoneMidPaginatedListListsOnceWhole(t *testing.T) {
 	// A list at "0" is served whole; a 504 makes the reflector list at "",
 	// which is paginated.
 	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 504, Verb: "list"})
-	lw := &compactingLW{ListerWatcher: informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{}), e: e}
+	lw := &compactingLW{ListerWatcher: informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{}), e: e}
 	opts := fastOpts()
 	opts.PageSize = 3
 	opts.StreamingList = false

@@ -24,10 +24,7 @@ func (l Lister[P]) List(sel meta.LabelSelector) []P {
 
 // Get returns the object namespace/name ("" namespace for cluster-scoped).
 func (l Lister[P]) Get(namespace, name string) (P, bool) {
-	if namespace == "" {
-		return l.r.GetByKey(name)
-	}
-	return l.r.GetByKey(namespace + "/" + name)
+	return l.r.GetByKey(meta.JoinKey(namespace, name))
 }
 
 // ByIndex returns the objects filed under value in the named index.

@@ -75,9 +75,3 @@ type Watch[P any] interface {
 // Event is one decoded watch event: watchstream's type, so an apiclient
 // watch stream is a Watch without any copying.
 type Event[P any] = watchstream.Event[P]
-
-// ResourceVersionMatch values.
-const (
-	MatchNotOlderThan = "NotOlderThan"
-	MatchExact        = "Exact"
-)

@@ -58,7 +58,7 @@ func TestLeaseMembershipReshardsWhenReplicasJoinAndLeave(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: true, BookmarkInterval: 20 * time.Millisecond})
 	rnd := newRand(17)
 	churn(t, e, rnd, 60)
-	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{})
+	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 	a, b := join(t, e, lw, "a"), join(t, e, lw, "b")
 	placed(t, a, b)
 	shardsConverge(t, e, a.replica, b.replica)
@@ -100,7 +100,7 @@ func TestAReplicaThatDiesIsDroppedWhenItsLeaseExpires(t *testing.T) {
 	_, err := apiclient.Create[leaseOf](t.Context(), e.client, ref, dead)
 	require.NoError(t, err)
 
-	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{})
+	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 	r := startReplica(t, lw, shard.Selector{Field: shard.UID, Ranges: []shard.Range{shard.Full}})
 	m := &informer.Membership{Client: e.client, Namespace: "default", Group: "cms", Identity: "a", Shard: r.sh,
 		LeaseDuration: 15 * time.Second, RenewInterval: 5 * time.Second, Logger: quiet(), Clock: clk}

@@ -24,7 +24,7 @@ func (r *reflector[P]) listFrom(rv string, cause RelistCause) listing[P] {
 	}
 	if rv != "" && rv != "0" && opts.Limit > 0 {
 		// Without a match, rv plus limit would mean Exact: any newer state is fine.
-		opts.ResourceVersionMatch = MatchNotOlderThan
+		opts.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
 	r.cfg.metrics.Relist(cause)
 	r.tr(TraceEvent{Stage: StageRelist, Cause: cause, ResourceVersion: rv})
@@ -114,7 +114,7 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
 	opts := ListOptions{ResourceVersion: s.opts.ResourceVersion}
 	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-		opts.ResourceVersionMatch = MatchNotOlderThan
+		opts.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
 	r.cfg.metrics.Relist(CauseContinueExpired)
 	r.tr(TraceEvent{Stage: StageRelist, Cause: CauseContinueExpired, ResourceVersion: opts.ResourceVersion})
@@ -183,7 +183,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
 	r.cfg.metrics.Relist(s.cause)
 	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true})
-	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: MatchNotOlderThan,
+	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)

@@ -56,7 +56,7 @@ func TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged(t *testing.T) {
 	require.Equal(t, ListOptions{ResourceVersion: "7"}, r.listFrom("7", CauseWatchGone).opts)
 	require.Equal(t, ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", CauseListGone).opts)
 	r.paginated = true
-	require.Equal(t, ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: MatchNotOlderThan},
+	require.Equal(t, ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: meta.MatchNotOlderThan},
 		r.listFrom("7", CauseWatchGone).opts)
 }
 
@@ -304,7 +304,7 @@ func TestStreamingListAsksForInitialEvents(t *testing.T) {
 	s := r.step(t.Context(), r.initialState())
 	require.Equal(t, "stream-initial", s.stateName())
 	opts := lw.lastWatch()
-	require.Equal(t, WatchOptions{ResourceVersionMatch: MatchNotOlderThan, SendInitialEvents: true,
+	require.Equal(t, WatchOptions{ResourceVersionMatch: meta.MatchNotOlderThan, SendInitialEvents: true,
 		AllowWatchBookmarks: true, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, opts,
 		"the open timeout is the idle timeout: a request never answered must not hold the reflector")
 }

@@ -21,17 +21,12 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 	}
 	if opts.ExpectedAPIVersion == "" {
 		// Objects that say they are of another group/version are dropped.
-		opts.ExpectedAPIVersion = ref.GVR.Version
-		if ref.GVR.Group != "" {
-			opts.ExpectedAPIVersion = ref.GVR.Group + "/" + ref.GVR.Version
-		}
+		opts.ExpectedAPIVersion = ref.GVR.GroupVersion()
 	}
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
 		opts.Snapshot.Identity = SnapshotIdentity(c, ref, opts.Selectors)
 	}
-	lw := resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport}
-	lw.unmarshal = decodeOptions(opts)
-	return New[T](lw, opts)
+	return New[T](NewListerWatcher[T](c, ref, opts), opts)
 }
 
 // NewForName is NewForResource for a resource type named as kubectl names
@@ -89,16 +84,14 @@ func SnapshotIdentity(c *apiclient.Client, ref apiclient.Ref, sel Selectors) sna
 		LabelSelector: sel.LabelSelector, FieldSelector: sel.FieldSelector}
 }
 
-// NewListerWatcher lists and watches the objects of ref that sel selects
-// over c, watching over chunked HTTP with the default stream options.
-func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, sel Selectors) ListerWatcher[P] {
-	return NewListerWatcherWithTransport[T, P](c, ref, sel, Transport{})
-}
-
-// NewListerWatcherWithTransport is NewListerWatcher watching as tr says
-// (websocket, stream options).
-func NewListerWatcherWithTransport[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, sel Selectors, tr Transport) ListerWatcher[P] {
-	return resourceLW[T, P]{c: c, ref: ref, sel: sel, tr: tr}
+// NewListerWatcher is the ListerWatcher NewForResource builds: it lists and
+// watches the objects of ref over c that opts.Selectors select, as
+// opts.Transport says, decoding as opts say (managedFields skipped unless
+// KeepManagedFields, label maps shared by opts.Sharer). It reads no other
+// option. A caller of New that wraps the ListerWatcher (to count or trace
+// requests) starts from this one and passes New the same opts.
+func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) ListerWatcher[P] {
+	return resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport, unmarshal: decodeOptions(opts)}
 }
 
 type resourceLW[T any, P meta.PtrObject[T]] struct {

@@ -139,7 +139,7 @@ func TestShardsPartitionTheResourceUnderChurnAndFaults(t *testing.T) {
 				e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: serverSide,
 					BookmarkInterval: 20 * time.Millisecond, WatchBuffer: 16})
 				churn(t, e, rnd, 40) // some objects before the replicas start
-				lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{})
+				lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 				rs := make([]*replica, n)
 				for i := range n {
 					sel, err := shard.Of(i, n)
@@ -175,7 +175,7 @@ func TestServerSideAndClientSideShardsAreIdentical(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: true, BookmarkInterval: 20 * time.Millisecond})
 	rnd := rand.New(rand.NewPCG(7, 7))
 	churn(t, e, rnd, 60)
-	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{})
+	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 	for i := range 3 {
 		sel, err := shard.Of(i, 3)
 		require.NoError(t, err)
@@ -194,7 +194,7 @@ func TestReshardingFrom2To3AndBackConverges(t *testing.T) {
 			e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: serverSide, BookmarkInterval: 20 * time.Millisecond})
 			rnd := rand.New(rand.NewPCG(11, 13))
 			churn(t, e, rnd, 80)
-			lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Selectors{})
+			lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 			of := func(i, n int) shard.Selector {
 				s, err := shard.Of(i, n)
 				require.NoError(t, err)
@@ -231,7 +231,7 @@ func TestShardByNamespaceKeepsANamespaceTogether(t *testing.T) {
 		_, err := e.srv.Create(cmGVR, map[string]any{"metadata": map[string]any{"name": fmt.Sprint("cm-", i), "namespace": ns}})
 		require.NoError(t, err)
 	}
-	all := informer.NewListerWatcher[configMap](e.client, cmRef.Namespaced(""), informer.Selectors{})
+	all := informer.NewListerWatcher[configMap](e.client, cmRef.Namespaced(""), informer.Options[*configMap]{})
 	owner := map[string]int{}
 	for i := range 2 {
 		sel, err := shard.Of(i, 2)

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // UndecodableObject is an object the server holds whose JSON does not fit
@@ -23,11 +24,7 @@ type UndecodableObject struct {
 // fromItemError turns apiclient's report of a skipped list item into an
 // UndecodableObject.
 func fromItemError(e *apiclient.ItemError) UndecodableObject {
-	key := e.Name
-	if e.Namespace != "" {
-		key = e.Namespace + "/" + e.Name
-	}
-	return UndecodableObject{Key: key, Item: e.Item, Path: e.Path, Err: e.Err}
+	return UndecodableObject{Key: meta.JoinKey(e.Namespace, e.Name), Item: e.Item, Path: e.Path, Err: e.Err}
 }
 
 // skipUndecodable reports one object a list skipped: log, metric, trace,

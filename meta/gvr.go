@@ -17,3 +17,24 @@ func (g GVR) String() string {
 	}
 	return g.Group + "/" + g.Version + "/" + g.Resource
 }
+
+// GroupVersion is the apiVersion objects of g carry: "v1" for the core
+// group, "group/version" for the others ("apps/v1").
+func (g GVR) GroupVersion() string {
+	if g.Group == "" {
+		return g.Version
+	}
+	return g.Group + "/" + g.Version
+}
+
+// The values of the resourceVersionMatch parameter of a LIST (and of a
+// WATCH with sendInitialEvents). The empty value is a third one: with a
+// resourceVersion it means "not older than", except that with a limit too
+// kube-apiserver reads it as Exact.
+const (
+	// MatchNotOlderThan: any state at or after the resourceVersion.
+	MatchNotOlderThan = "NotOlderThan"
+	// MatchExact: the state at exactly the resourceVersion (a LIST only;
+	// 410 once that revision is compacted).
+	MatchExact = "Exact"
+)

@@ -139,12 +139,16 @@ type TypeMetaAccessor interface {
 // Key returns the store key of obj: "namespace/name", or "name" for
 // cluster-scoped objects. It is the key client-go's MetaNamespaceKeyFunc makes,
 // so keys printed by zerokube match what Kubernetes users know.
-func Key(obj Object) string {
-	ns, name := obj.GetNamespace(), obj.GetName()
-	if ns == "" {
+func Key(obj Object) string { return JoinKey(obj.GetNamespace(), obj.GetName()) }
+
+// JoinKey is the key of the object name in namespace: "namespace/name", or
+// "name" when namespace is "" (cluster-scoped, or not known). SplitKey
+// undoes it.
+func JoinKey(namespace, name string) string {
+	if namespace == "" {
 		return name
 	}
-	return ns + "/" + name
+	return namespace + "/" + name
 }
 
 // SplitKey splits a key made by Key into namespace and name.

@@ -55,10 +55,16 @@ func TestKeyAndSplitKey(t *testing.T) {
 	} {
 		obj := &slimPod{ObjectMeta: meta.ObjectMeta{Namespace: tc.ns, Name: tc.name}}
 		require.Equal(t, tc.key, meta.Key(obj))
+		require.Equal(t, tc.key, meta.JoinKey(tc.ns, tc.name))
 		ns, name := meta.SplitKey(tc.key)
 		require.Equal(t, tc.ns, ns)
 		require.Equal(t, tc.name, name)
 	}
+}
+
+func TestGroupVersionIsTheAPIVersionObjectsCarry(t *testing.T) {
+	require.Equal(t, "v1", meta.GVR{Version: "v1", Resource: "pods"}.GroupVersion())
+	require.Equal(t, "apps/v1", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}.GroupVersion())
 }
 
 func TestStatusErrorHelpers(t *testing.T) {

@@ -100,7 +100,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if d.cfg.snapshot != "" {
 		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot, Identity: informer.SnapshotIdentity(c, ref, opts.Selectors)}
 	}
-	lw := informer.NewListerWatcherWithTransport[T, P](c, ref, opts.Selectors, opts.Transport)
+	lw := informer.NewListerWatcher[T](c, ref, opts)
 	var traces []func(informer.TraceEvent)
 	var metrics []informer.Metrics
 	if d.cfg.trace {
