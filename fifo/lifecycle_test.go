@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fifo"
@@ -181,9 +182,9 @@ func TestConcurrentProducersAndConsumers(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range 50 {
-					require.NoError(t, q.Resync())
+					assert.NoError(t, q.Resync())
 					if i%5 == 0 { // a relist that misses everything
-						require.NoError(t, q.Replace(nil, "gap"))
+						assert.NoError(t, q.Replace(nil, "gap"))
 					}
 				}
 			}()
@@ -250,10 +251,10 @@ func TestProducersThatProcessTheirOwnWrites(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				for i := range 50 {
-					require.NoError(t, q.Resync())
+					assert.NoError(t, q.Resync())
 					drain()
 					if i%5 == 0 { // a relist that misses everything
-						require.NoError(t, q.Replace(nil, "gap"))
+						assert.NoError(t, q.Replace(nil, "gap"))
 						drain()
 					}
 				}
@@ -300,13 +301,13 @@ func writeMany(t *testing.T, q fifo.Queue[obj], w, n int) map[string]obj {
 		switch {
 		case !ok:
 			state[k] = o(k, i)
-			require.NoError(t, q.Add(state[k]))
+			assert.NoError(t, q.Add(state[k]))
 		case i%5 == 0:
 			delete(state, k)
-			require.NoError(t, q.Delete(old))
+			assert.NoError(t, q.Delete(old))
 		default:
 			state[k] = o(k, i)
-			require.NoError(t, q.Update(state[k]))
+			assert.NoError(t, q.Update(state[k]))
 		}
 	}
 	return state
