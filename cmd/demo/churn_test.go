@@ -23,9 +23,7 @@ func TestChurnStaysWithinItsBoundsAndUsesEveryWrite(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler)})
-			res, err := parseResource(tc.resource)
-			require.NoError(t, err)
-			ch := newChurner(srv, res, tc.namespace, 1)
+			ch := newChurner(srv, resolved(t, srv, tc.resource), tc.namespace, 1)
 			require.NoError(t, ch.seed())
 			before := srv.Stats()
 			deletes := 0

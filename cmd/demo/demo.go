@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
@@ -74,6 +76,9 @@ func (d *demo) run(ctx context.Context) (err error) {
 	var cfg *apiclient.Config
 	if d.cfg.real() {
 		if cfg, err = d.loadReal(); err != nil {
+			return err
+		}
+		if err = d.resolve(ctx, cfg); err != nil {
 			return err
 		}
 	} else if cfg, err = d.startFake(ctx); err != nil {
@@ -140,6 +145,14 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
 		return nil, err
 	}
+	// Built from what the server says, not by fakeapiserver: the server
+	// does not depend on the client it serves.
+	cfg := &apiclient.Config{Host: srv.URL(), QPS: -1, Namespace: "default", Source: "fakeapiserver",
+		BearerToken: srv.BearerToken()}
+	cfg.TLS.CAData = srv.CAData()
+	if err := d.resolve(ctx, cfg); err != nil {
+		return nil, err
+	}
 	ch := newChurner(srv, d.cfg.resource, d.cfg.namespace, uint64(d.now().UnixNano()))
 	d.fake, d.churn = srv, ch
 	seeded := true
@@ -164,12 +177,36 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 	if d.cfg.churn && seeded {
 		d.startChurn(ctx, ch)
 	}
-	// Built from what the server says, not by fakeapiserver: the server
-	// does not depend on the client it serves.
-	cfg := &apiclient.Config{Host: srv.URL(), QPS: -1, Namespace: "default", Source: "fakeapiserver",
-		BearerToken: srv.BearerToken()}
-	cfg.TLS.CAData = srv.CAData()
 	return cfg, nil
+}
+
+// resolve turns --resource into a group/version/resource and a scope
+// through the server's discovery, as kubectl resolves its arguments, so
+// that short names, kinds and custom resources work. It waits at most
+// --sync-timeout.
+func (d *demo) resolve(ctx context.Context, cfg *apiclient.Config) error {
+	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: slog.New(d.logHandler())})
+	if err != nil {
+		return fmt.Errorf("client for %s: %w", cfg.Host, err)
+	}
+	defer c.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, d.cfg.syncTimeout)
+	defer cancel()
+	name := d.cfg.resource.name
+	r, err := discovery.New(c, discovery.Options{}).Resolve(ctx, name)
+	var se *meta.StatusError
+	switch {
+	case err == nil:
+		d.cfg.resource.gvr, d.cfg.resource.cluster = r.GVR, !r.Namespaced
+		return nil
+	case discovery.IsNotFound(err) || discovery.IsAmbiguous(err):
+		return fmt.Errorf("--resource %s: resource not found: %w", name, err)
+	case errors.As(err, &se):
+		return fmt.Errorf("cannot resolve --resource %s at %s: %s: %w", name, cfg.Host, strings.ToLower(string(se.Status.Reason)), err)
+	case ctx.Err() == nil:
+		return fmt.Errorf("cannot resolve --resource %s at %s: server unreachable: %w", name, cfg.Host, err)
+	}
+	return fmt.Errorf("cannot resolve --resource %s at %s: %w", name, cfg.Host, err)
 }
 
 func (d *demo) startChurn(ctx context.Context, ch *churner) {

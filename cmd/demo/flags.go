@@ -74,7 +74,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", "kubeconfig of a real cluster to use instead of the embedded fake server (\"\" = kubectl's lookup, e.g. ~/.kube/config)")
 	fs.StringVar(&c.master, "master", "", "API server URL of a real cluster (overrides the kubeconfig's server)")
 	fs.StringVar(&c.namespace, "namespace", "default", "namespace to watch; \"\" for all namespaces")
-	fs.StringVar(&resource, "resource", "pods", "resource to watch: pods, a well-known plural (deployments, configmaps, …), version/resource or group/version/resource")
+	fs.StringVar(&resource, "resource", "pods", "resource to watch, named as kubectl names it (pods, deploy, deployments.apps, Deployment, a custom resource's plural or short name) or as version/resource or group/version/resource; resolved through the server's discovery")
 	fs.DurationVar(&c.resync, "resync", 60*time.Second, "resync period: every period each cached object is delivered again as an Update (0 = never)")
 	fs.StringVar(&c.selector, "selector", "", "label selector, e.g. app=web,tier!=db")
 	fs.BoolVar(&c.churn, "churn", true, "keep creating, relabelling and deleting objects on the embedded server")
@@ -147,60 +147,27 @@ func (c config) check() error {
 	return nil
 }
 
-// resourceSpec is what --resource names.
+// resourceSpec is what --resource names: the name as written, and what
+// the server's discovery resolved it to (demo.resolve).
 type resourceSpec struct {
+	name    string
 	gvr     meta.GVR
 	cluster bool // cluster-scoped: --namespace does not apply
 }
 
-// wellKnown maps bare plurals to their group/version, so --resource
-// deployments works as kubectl users expect.
-var wellKnown = map[string]resourceSpec{
-	"pods":                   {gvr: meta.GVR{Version: "v1", Resource: "pods"}},
-	"configmaps":             {gvr: meta.GVR{Version: "v1", Resource: "configmaps"}},
-	"secrets":                {gvr: meta.GVR{Version: "v1", Resource: "secrets"}},
-	"services":               {gvr: meta.GVR{Version: "v1", Resource: "services"}},
-	"serviceaccounts":        {gvr: meta.GVR{Version: "v1", Resource: "serviceaccounts"}},
-	"events":                 {gvr: meta.GVR{Version: "v1", Resource: "events"}},
-	"endpoints":              {gvr: meta.GVR{Version: "v1", Resource: "endpoints"}},
-	"persistentvolumeclaims": {gvr: meta.GVR{Version: "v1", Resource: "persistentvolumeclaims"}},
-	"namespaces":             {gvr: meta.GVR{Version: "v1", Resource: "namespaces"}, cluster: true},
-	"nodes":                  {gvr: meta.GVR{Version: "v1", Resource: "nodes"}, cluster: true},
-	"persistentvolumes":      {gvr: meta.GVR{Version: "v1", Resource: "persistentvolumes"}, cluster: true},
-	"deployments":            {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}},
-	"replicasets":            {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "replicasets"}},
-	"statefulsets":           {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "statefulsets"}},
-	"daemonsets":             {gvr: meta.GVR{Group: "apps", Version: "v1", Resource: "daemonsets"}},
-}
-
-// parseResource reads "pods", "v1/pods" or "apps/v1/deployments".
+// parseResource checks the form of a --resource name; the server's
+// discovery resolves it once a server is there (demo.resolve).
 func parseResource(s string) (resourceSpec, error) {
 	parts := strings.Split(s, "/")
 	for _, p := range parts {
 		if p == "" {
-			return resourceSpec{}, fmt.Errorf("--resource %q: want a plural name, version/resource or group/version/resource", s)
+			return resourceSpec{}, fmt.Errorf("--resource %q: want a name (pods, deploy, deployments.apps), version/resource or group/version/resource", s)
 		}
 	}
-	switch len(parts) {
-	case 1:
-		if r, ok := wellKnown[s]; ok {
-			return r, nil
-		}
-		return resourceSpec{}, fmt.Errorf("--resource %q: not a well-known resource; write it as group/version/resource (or version/resource for the core group)", s)
-	case 2:
-		return withScope(meta.GVR{Version: parts[0], Resource: parts[1]}), nil
-	case 3:
-		return withScope(meta.GVR{Group: parts[0], Version: parts[1], Resource: parts[2]}), nil
+	if len(parts) > 3 {
+		return resourceSpec{}, fmt.Errorf("--resource %q: too many slashes; want group/version/resource", s)
 	}
-	return resourceSpec{}, fmt.Errorf("--resource %q: too many slashes; want group/version/resource", s)
-}
-
-// withScope keeps the scope of a well-known resource spelled out in full.
-func withScope(gvr meta.GVR) resourceSpec {
-	if r, ok := wellKnown[gvr.Resource]; ok && r.gvr == gvr {
-		return r
-	}
-	return resourceSpec{gvr: gvr}
+	return resourceSpec{name: s}, nil
 }
 
 // isPods reports whether the slim Pod type fits the resource.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -62,7 +63,6 @@ func TestBadFlagsGiveOneClearLineAndExitTwo(t *testing.T) {
 		{[]string{"--resync=soon"}, `invalid value "soon" for flag -resync`},
 		{[]string{"--resync=-1s"}, "--resync must not be negative"},
 		{[]string{"--resource=a//b"}, `--resource "a//b"`},
-		{[]string{"--resource=widgets"}, "not a well-known resource"},
 		{[]string{"--resource=a/b/c/d"}, "too many slashes"},
 		{[]string{"--selector=a in (b"}, "--selector"},
 		{[]string{"--serve", "--master=https://example.com"}, "cannot be combined"},
@@ -125,43 +125,53 @@ func TestConnectionFailuresGiveOneClearLineAndExitOne(t *testing.T) {
 		{"no credentials", []string{"--kubeconfig", kubeconfigFor(t, secured.URL(), "")}, ": unauthorized: "},
 		{"wrong credentials", []string{"--kubeconfig", kubeconfigFor(t, secured.URL(), "nope")}, ": unauthorized: "},
 		{"not allowed", []string{"--kubeconfig", kubeconfigFor(t, secured.URL(), "configmaps-only")}, ": forbidden: "},
-		{"resource not served", []string{"--resource=example.com/v1/widgets", "--churn=false"}, "resource not found"},
+		{"resource not served", []string{"--resource=widgets", "--churn=false"}, `--resource widgets: resource not found: discovery: the server at`},
+		{"resource not served, spelled out", []string{"--resource=example.com/v1/widgets"}, "resource not found"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runOnce(t, tc.args...)
 			require.Equal(t, 1, code)
 			require.Empty(t, stdout)
-			if tc.name == "resource not served" {
-				// The embedded server's banner comes first; the failure is the last line.
-				lines := strings.Split(strings.TrimRight(stderr, "\n"), "\n")
-				stderr = lines[len(lines)-1] + "\n"
-			}
 			requireOneClearLine(t, stderr, tc.want)
 		})
 	}
 }
 
-func TestParseResource(t *testing.T) {
+func TestResourceNamesResolveThroughDiscovery(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    meta.GVR
 		cluster bool
 	}{
 		{"pods", meta.GVR{Version: "v1", Resource: "pods"}, false},
+		{"po", meta.GVR{Version: "v1", Resource: "pods"}, false},
 		{"v1/pods", meta.GVR{Version: "v1", Resource: "pods"}, false},
-		{"deployments", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
+		{"deploy", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
+		{"deployments.apps", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
 		{"apps/v1/deployments", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, false},
-		{"nodes", meta.GVR{Version: "v1", Resource: "nodes"}, true},
+		{"Node", meta.GVR{Version: "v1", Resource: "nodes"}, true},
 		{"v1/namespaces", meta.GVR{Version: "v1", Resource: "namespaces"}, true},
-		{"example.com/v1/widgets", meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}, false},
+		{"wd", meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}, false},
 	}
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler)})
+	require.NoError(t, srv.Register(fakeapiserver.Resource{GVR: meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"},
+		Kind: "Widget", Namespaced: true, ShortNames: []string{"wd"}}))
 	for _, tc := range tests {
-		got, err := parseResource(tc.in)
-		require.NoError(t, err, tc.in)
+		got := resolved(t, srv, tc.in)
 		require.Equal(t, tc.want, got.gvr, tc.in)
 		require.Equal(t, tc.cluster, got.cluster, tc.in)
 	}
+}
+
+// resolved is --resource name as the demo resolves it on srv.
+func resolved(t *testing.T, srv *fakeapiserver.Server, name string) resourceSpec {
+	t.Helper()
+	res, err := parseResource(name)
+	require.NoError(t, err, name)
+	d := &demo{cfg: config{resource: res, syncTimeout: 10 * time.Second}, status: &lineWriter{w: io.Discard}}
+	require.NoError(t, d.resolve(t.Context(), fakeapiservertest.ClientConfig(srv)), name)
+	return d.cfg.resource
 }
 
 func TestRealClusterOnlyWhenAskedFor(t *testing.T) {
