@@ -33,6 +33,32 @@ func nextAsync[T any, P meta.PtrObject[T]](s *watchstream.Stream[T, P]) <-chan e
 	return done
 }
 
+// next is Next with a deadline: on a stream fed by another goroutine, a
+// bug that loses an event must fail the test, not hang it until the
+// 10-minute timeout. On the deadline it stops the stream (which ends the
+// Next still running) and fails.
+func next[T any, P meta.PtrObject[T]](t *testing.T, s *watchstream.Stream[T, P]) (watchstream.Event[P], error) {
+	t.Helper()
+	type result struct {
+		ev  watchstream.Event[P]
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ev, err := s.Next()
+		done <- result{ev, err}
+	}()
+	select {
+	case r := <-done:
+		return r.ev, r.err
+	case <-time.After(prompt):
+		s.Stop()
+		<-done
+		t.Fatal("Next did not return")
+		return watchstream.Event[P]{}, nil
+	}
+}
+
 func waitErr(t *testing.T, done <-chan error) error {
 	t.Helper()
 	select {
@@ -54,7 +80,7 @@ func TestGzipMembersAreDecodedAsTheyArrive(t *testing.T) {
 	go func() {
 		writeErr <- enc.WriteFrame([]byte(`{"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"1"}}}` + "\n"))
 	}()
-	ev, err := s.Next()
+	ev, err := next(t, s)
 	require.NoError(t, err)
 	require.Equal(t, "a", ev.Object.Name, "delivered before a second member exists")
 	require.NoError(t, <-writeErr)
@@ -67,11 +93,11 @@ func TestGzipMembersAreDecodedAsTheyArrive(t *testing.T) {
 		}
 		writeErr <- err
 	}()
-	ev, err = s.Next()
+	ev, err = next(t, s)
 	require.NoError(t, err)
 	require.True(t, ev.InitialEventsEnd)
 	require.Equal(t, "9", ev.ResourceVersion)
-	_, err = s.Next()
+	_, err = next(t, s)
 	require.ErrorIs(t, err, io.EOF)
 	require.NoError(t, <-writeErr)
 }
@@ -144,7 +170,7 @@ func TestIdleTimeoutEndsASilentStream(t *testing.T) {
 	clk := clocktest.New()
 	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: time.Minute, Metrics: &c, Clock: clk})
 	go func() { _, _ = pw.Write([]byte(okEvent)) }()
-	_, err := s.Next()
+	_, err := next(t, s)
 	require.NoError(t, err)
 	done := nextAsync(s)
 	require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the read is waiting, the watchdog armed")
@@ -182,10 +208,10 @@ func TestIdleTimeoutIsResetByEveryRead(t *testing.T) {
 		}
 		_ = pw.Close()
 	}()
-	ev, err := s.Next()
+	ev, err := next(t, s)
 	require.NoError(t, err)
 	require.Equal(t, "a", ev.Object.Name)
-	_, err = s.Next()
+	_, err = next(t, s)
 	require.ErrorIs(t, err, io.EOF)
 	require.Greater(t, clk.Now().Sub(clocktest.Start), 10*idle, "the event took many times the timeout")
 }
