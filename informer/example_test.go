@@ -55,14 +55,21 @@ func Example() {
 		UpdateFunc: func(old, p *Pod) { seen <- fmt.Sprint("Update: ", meta.Key(p), " resync=", old == p) },
 	}, informer.HandlerOptions{})
 
-	ctx, cancel := context.WithCancel(context.Background())
+	// A bound on every wait: a broken informer fails the example instead
+	// of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	done := make(chan error)
 	go func() { done <- inf.Run(ctx) }()
 	if err := inf.WaitForSync(ctx); err != nil {
 		panic(err)
 	}
 	for range 3 {
-		fmt.Println(<-seen)
+		select {
+		case line := <-seen:
+			fmt.Println(line)
+		case <-ctx.Done():
+			panic("no notification within 30 s")
+		}
 	}
 	cancel()
 	<-done
@@ -90,7 +97,7 @@ func Example_controller() {
 		DeleteFunc: func(p *Pod, _ bool) { enqueue(p) },
 	}, informer.HandlerOptions{Synchronous: true})
 
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // bounds every wait below
 	done := make(chan error)
 	go func() { done <- inf.Run(ctx) }()
 	if err := inf.WaitForSync(ctx); err != nil {
