@@ -43,7 +43,7 @@ func builtins() []Resource {
 	for _, r := range []*Resource{&pods, &rs} {
 		r.Categories = []string{"all"}
 	}
-	// Leases: leader election, and shard membership (informer.Membership).
+	// Leases: leader election, and shard membership (leaderelection.Elector, leaderelection.Membership).
 	leases := Resource{GVR: meta.GVR{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}, Kind: "Lease", Namespaced: true}
 	svc := core("services", "Service", true, "svc")
 	deploy := apps("deployments", "Deployment", "deploy")

@@ -2,8 +2,9 @@
 // its one backoff (Backoff). Every package that waits takes a Clock in its
 // options and uses Real when none is given:
 //   - the informer (informer.Options.Clock): the reflector's backoff and
-//     watch timeouts, the idle watchdog, resync, snapshots; and
-//     Membership.Clock for its Lease rounds;
+//     watch timeouts, the idle watchdog, resync, snapshots;
+//   - leader election and shard membership (leaderelection.Config.Clock,
+//     Membership.Clock): their Lease rounds, deadlines and expiry;
 //   - its work queue (workqueue.Options.Clock): delays, rate limits, metrics;
 //   - the client (apiclient.Options.Clock): the waits between retried
 //     reads, the rate limiter, the watch open timeout, the list stall

@@ -1,0 +1,78 @@
+// Package leaderelection runs one leader among replicas, and places
+// replicas in shards, on coordination.k8s.io/v1 Leases.
+//
+// It sits beside the informer's data path, on the client:
+//
+//	apiclient ══HTTP══▶ Lease ◀── Elector (one leader: runs the controller)
+//	                          ◀── Membership (i of N: moves informer.Shard)
+//
+// A controller built on informers and a work queue runs its workers in
+// Config.OnStartedLeading: every replica keeps its caches warm, and one
+// acts. Both Elector and Membership read and write Leases through one
+// client (lease.go) and judge a Lease's liveness by one rule (sighting).
+//
+// # Leader election
+//
+// The semantics and defaults are client-go's tools/leaderelection: a
+// LeaseDuration of 15 s, a RenewDeadline of 10 s, a RetryPeriod of 2 s;
+// OnStartedLeading with a context that ends when leadership ends,
+// OnStoppedLeading, OnNewLeader; release on cancel; optimistic concurrency
+// on the Lease's resourceVersion, so that of two candidates racing for it
+// one write wins and the other gets 409 and has not acquired.
+//
+// Invariants:
+//  1. A leader's leadership ends, and its OnStartedLeading context is
+//     cancelled, RenewDeadline after the start of its last successful
+//     write of the Lease, by its own clock, unless a later write succeeded
+//     within that time. A write that succeeds only after that does not
+//     revive it. [TestSafety…]
+//  2. A candidate takes a Lease held by another only when LeaseDuration
+//     (the Lease's leaseDurationSeconds) has passed, by its own clock,
+//     since it first saw the Lease's current record; timestamps in the
+//     Lease are compared for change, never against its clock.
+//     Since it saw that record after it was written, and the holder wrote
+//     it after it started the write, the old leader has stopped
+//     (invariant 1) LeaseDuration - RenewDeadline before any other
+//     candidate can take over, provided the candidates' clocks run at the
+//     same rate to within that margin. [TestSafety…]
+//  3. Every write carries the resourceVersion the writer read: of
+//     concurrent takeovers exactly one succeeds.
+//     [TestTwoCandidatesRacingForAFreeLeaseOneWins]
+//  4. When Run's context ends, the leader's work context ends, Run waits
+//     for OnStartedLeading to return, and then (unless KeepOnCancel)
+//     writes the Lease with no holder, which any candidate takes at its
+//     next attempt. [TestReleaseOnCancelHandsOverAtTheNextAttempt]
+//  5. A waiting candidate attempts every RetryPeriod and also at the
+//     instant the Lease expires by its clock, so a new leader takes over at
+//     most LeaseDuration + RetryPeriod after the old one was cut off.
+//     [TestSafety…]
+//  6. Run returns only after every goroutine it started has ended.
+//
+// Where this differs from client-go, on purpose:
+//   - client-go's renew deadline restarts with each renewal cycle, counted
+//     from when the previous renewal returned; here it counts from the
+//     start of the last successful renewal (invariant 1). A renewal whose
+//     answer comes late (a slow server) therefore cannot stretch
+//     leadership past the moment the others may take over.
+//   - client-go calls OnStoppedLeading whenever Run returns, even for a
+//     candidate that never led; here only after leading.
+//   - client-go's ReleaseOnCancel is off by default, because it releases
+//     without waiting for the leader's work; here the work has returned
+//     before the release, so releasing is the default (KeepOnCancel).
+//   - client-go jitters its acquire period up to 2.2 × RetryPeriod; here
+//     the period is RetryPeriod plus the wake at expiry (invariant 5).
+//     Racing candidates are separated by the resourceVersion, not by time.
+//   - OnNewLeader runs on Run's goroutine and is not told of "no holder".
+//
+// As in client-go, this is not fencing: a leader whose process stalls
+// (a long pause, a clock that jumps) may act once more after the others
+// took over, before it sees its context end. Work that must never overlap
+// needs its own check at the resource it writes.
+//
+// # Membership
+//
+// Membership (membership.go) keeps one Lease per replica of a group and
+// gives the replica at place i of the N live holders shard.Of(i, N); it
+// moves an informer.Shard when a replica joins or leaves. Its invariants
+// are on the type.
+package leaderelection
