@@ -28,7 +28,11 @@ func TestNewChecksTheConfig(t *testing.T) {
 		{"renew deadline past the lease", func(c *leaderelection.Config) { c.RenewDeadline = 20 * time.Second },
 			"need LeaseDuration (15s) > RenewDeadline (20s) > RetryPeriod (2s)"},
 		{"retry period past the deadline", func(c *leaderelection.Config) { c.RetryPeriod = 10 * time.Second }, "> RetryPeriod (10s)"},
-		{"lease in fractions of a second", func(c *leaderelection.Config) { c.LeaseDuration = 1500 * time.Millisecond; c.RenewDeadline = time.Second; c.RetryPeriod = time.Millisecond },
+		{"lease in fractions of a second", func(c *leaderelection.Config) {
+			c.LeaseDuration = 1500 * time.Millisecond
+			c.RenewDeadline = time.Second
+			c.RetryPeriod = time.Millisecond
+		},
 			"not whole seconds"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
