@@ -294,7 +294,7 @@ func (m *mcase) final(t *testing.T) {
 		m.o.fail(checkHistory, "%s", m.h.bad())
 	}
 	if m.c.skip && !slices.ContainsFunc(m.inf.Undecodable(), func(u informer.UndecodableObject) bool { return u.Key == m.bad }) {
-		m.o.fail(checkUndecodable, "Undecodable() = %v, want %s", m.inf.Undecodable(), m.bad)
+		m.o.fail(checkUndecodable, "Undecodable() = %v, want %s (relists %v)", m.inf.Undecodable(), m.bad, m.relists())
 	}
 	causes := m.relists()
 	expired := slices.Index(causes, informer.CauseSnapshotExpired)
