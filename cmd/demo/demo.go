@@ -18,6 +18,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/metrics"
 )
 
 // demo is one run of the program.
@@ -37,6 +38,8 @@ type demo struct {
 	shard *informer.Shard       // --shard; nil for the whole resource
 	churn *churner              // its churn; nil against a real cluster
 	dash  *dashboard            // what the live page shows; nil without --ui
+
+	metrics *metrics.Registry // what /metrics serves; nil without --serve-health
 }
 
 // stopStep undoes one thing run started; what says what, for the
@@ -93,6 +96,9 @@ func (d *demo) run(ctx context.Context) (err error) {
 		d.status.printf("demo: serving until interrupted (--serve: no informer)")
 		<-ctx.Done()
 		return nil
+	}
+	if d.cfg.serveHealth != "" {
+		d.metrics = metrics.NewRegistry()
 	}
 	client, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: slog.New(d.logHandler())})
 	if err != nil {

@@ -39,7 +39,7 @@ type config struct {
 	shardBy       string // --shard-by uid|namespace
 	serverShards  bool   // the embedded server honours shardSelector
 	snapshot      string // --snapshot directory; "" = no warm restart
-	serveHealth   string // --serve-health address of /healthz; "" = none
+	serveHealth   string // --serve-health address of /healthz and /metrics; "" = none
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -93,7 +93,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")
 	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")
 	fs.StringVar(&c.snapshot, "snapshot", "", "keep a snapshot of the cache in this directory and, at the next start, resume from it instead of listing (warm restart; the server must be the same: use it with --master, e.g. against a demo --serve)")
-	fs.StringVar(&c.serveHealth, "serve-health", "", "serve the informer's health as JSON at http://ADDR/healthz (200 in step, 503 stale or not synced; a bare :8081 listens on loopback only)")
+	fs.StringVar(&c.serveHealth, "serve-health", "", "serve the informer's health as JSON at http://ADDR/healthz (200 in step, 503 stale or not synced) and its metrics for Prometheus at http://ADDR/metrics; a bare :8081 listens on loopback only")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {

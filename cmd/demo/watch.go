@@ -36,12 +36,13 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}()
 	stopInformer := func() { stop(); wg.Wait() }
 	if d.cfg.serveHealth != "" {
-		url, err := serveHealth(runCtx, &wg, d.cfg.serveHealth, inf)
+		url, err := serveHealth(runCtx, &wg, d.cfg.serveHealth, inf, d.metrics)
 		if err != nil {
 			stopInformer()
 			return err
 		}
-		d.status.printf("demo: health at %s", url)
+		d.status.printf("demo: health at %s/healthz", url)
+		d.status.printf("demo: metrics at %s/metrics", url)
 	}
 	syncCtx, cancel := context.WithTimeoutCause(syncCtx, d.cfg.syncTimeout, errSyncTimeout)
 	defer cancel()
@@ -109,6 +110,9 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	}
 	if d.dash != nil {
 		traces, metrics = append(traces, d.dash.observe), append(metrics, d.dash.metrics())
+	}
+	if m := d.exportedMetrics(ref); m != nil {
+		metrics = append(metrics, m)
 	}
 	opts.Trace, opts.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
 	inf := informer.New[T](lw, opts)
