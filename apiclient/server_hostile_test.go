@@ -1,6 +1,7 @@
 package apiclient_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -232,7 +233,7 @@ func callVerb(ctx context.Context, c *apiclient.Client, verb string) error {
 func TestCancellingAWebsocketWatchAbortsAHandshakeTheServerNeverAnswers(t *testing.T) {
 	// A server that accepts the connection and reads the upgrade request,
 	// but never answers it: only cancellation can end the dial.
-	host := silentServer(t, "")
+	host, asked := handshakeSink(t)
 	c, _ := newClient(t, &apiclient.Config{Host: host, QPS: -1})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -240,7 +241,11 @@ func TestCancellingAWebsocketWatchAbortsAHandshakeTheServerNeverAnswers(t *testi
 		_, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: true})
 		done <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the dial is waiting for the reply; there is no event to wait on
+	select { // the dial has sent its upgrade request and waits for the reply
+	case <-asked:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no upgrade request reached the server")
+	}
 	cancel()
 	select {
 	case err := <-done:
@@ -248,6 +253,37 @@ func TestCancellingAWebsocketWatchAbortsAHandshakeTheServerNeverAnswers(t *testi
 	case <-time.After(5 * time.Second):
 		t.Fatal("a cancelled websocket dial waited for the handshake timeout")
 	}
+}
+
+// handshakeSink is a server that reads one request's headers, closes asked,
+// and never answers; the connection stays open until the test ends.
+func handshakeSink(t *testing.T) (host string, asked <-chan struct{}) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ch, stop, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go func() { <-stop; _ = c.Close() }()
+		r := bufio.NewReader(c)
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if line == "\r\n" {
+				break
+			}
+		}
+		close(ch)
+		<-stop
+	}()
+	t.Cleanup(func() { close(stop); _ = ln.Close(); <-done })
+	return "http://" + ln.Addr().String(), ch
 }
 
 // hugeValue writes prefix, then n bytes of 'x', then suffix, or stops when

@@ -27,7 +27,7 @@ const stopWithin = 3 * time.Second
 type stage struct {
 	name string
 	// server prepares the fake server; nil host means use it.
-	server func(t *testing.T, srv *fakeapiserver.Server) (host string)
+	server func(t *testing.T, srv *fakeapiserver.Server, tr *tracer) (host string)
 	opts   func(o *informer.Options[*object])
 	// client tunes the apiclient; nil means no client-side retries, so
 	// failures reach the reflector at once.
@@ -41,6 +41,7 @@ type stage struct {
 type tracer struct {
 	backoffs, listPages atomic.Int64
 	handlerCalls        atomic.Int64
+	served              atomic.Int64 // items an endless list wrote to the informer
 }
 
 func (tr *tracer) trace(ev informer.TraceEvent) {
@@ -66,14 +67,16 @@ func fill(t *testing.T, srv *fakeapiserver.Server, n int) {
 	}
 }
 
-// endlessListServer answers every LIST with a body whose items never end.
-func endlessListServer(t *testing.T) string {
+// endlessListServer answers every LIST with a body whose items never end,
+// counting in served the items the client has taken.
+func endlessListServer(t *testing.T, served *atomic.Int64) string {
 	srv := &http.Server{ReadHeaderTimeout: 5 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"kind":"ConfigMapList","metadata":{"resourceVersion":"1"},"items":[`))
 		for i := 0; r.Context().Err() == nil; i++ {
 			if _, err := fmt.Fprintf(w, `{"metadata":{"name":"cm-%d","namespace":"default","resourceVersion":"1"}},`, i); err != nil {
 				return
 			}
+			served.Add(1)
 		}
 	})}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -84,16 +87,18 @@ func endlessListServer(t *testing.T) string {
 }
 
 var stages = []stage{
-	{name: "mid-list, waiting for the reply", server: func(t *testing.T, srv *fakeapiserver.Server) string {
+	{name: "mid-list, waiting for the reply", server: func(t *testing.T, srv *fakeapiserver.Server, _ *tracer) string {
 		srv.SetLatency(time.Hour)
 		return ""
 	}, ready: func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, _ *informer.Informer[object, *object], _ *tracer) {
 		await(t, "a request in flight", func() bool { return srv.Stats().Faults[fakeapiserver.FaultLatency] > 0 })
 	}},
-	{name: "mid-list, reading a body that never ends", server: func(t *testing.T, _ *fakeapiserver.Server) string {
-		return endlessListServer(t)
-	}, ready: func(t *testing.T, _ context.Context, _ *fakeapiserver.Server, _ *informer.Informer[object, *object], _ *tracer) {
-		time.Sleep(100 * time.Millisecond) // let it decode a few thousand items; there is no event to wait for
+	{name: "mid-list, reading a body that never ends", server: func(t *testing.T, _ *fakeapiserver.Server, tr *tracer) string {
+		return endlessListServer(t, &tr.served)
+	}, ready: func(t *testing.T, _ context.Context, _ *fakeapiserver.Server, _ *informer.Informer[object, *object], tr *tracer) {
+		// Past what socket buffers hold (about 60 bytes an item): the
+		// informer is decoding the list, not waiting for it.
+		await(t, "20,000 items read", func() bool { return tr.served.Load() > 20_000 })
 	}},
 	{name: "mid-watch", ready: func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, inf *informer.Informer[object, *object], _ *tracer) {
 		require.NoError(t, inf.WaitForSync(ctx))
@@ -110,11 +115,12 @@ var stages = []stage{
 		require.NoError(t, inf.WaitForSync(ctx))
 	}},
 	{name: "mid-dispatch, a slow handler with a long queue", handler: func(ctx context.Context) informer.Handler[*object] {
+		// The sleep is the handler's work, not a wait for something.
 		return informer.HandlerFuncs[*object]{AddFunc: func(*object, bool) { time.Sleep(50 * time.Millisecond) }}
 	}, ready: func(t *testing.T, ctx context.Context, srv *fakeapiserver.Server, inf *informer.Informer[object, *object], _ *tracer) {
 		require.NoError(t, inf.WaitForSync(ctx)) // 200 adds queued at 50 ms each: 10 s to drain, far over stopWithin
 	}},
-	{name: "during backoff", server: func(t *testing.T, srv *fakeapiserver.Server) string {
+	{name: "during backoff", server: func(t *testing.T, srv *fakeapiserver.Server, _ *tracer) string {
 		srv.FailNext(fakeapiserver.Failure{Count: 1000, Code: 500})
 		return ""
 	}, opts: func(o *informer.Options[*object]) {
@@ -122,20 +128,20 @@ var stages = []stage{
 	}, ready: func(t *testing.T, _ context.Context, _ *fakeapiserver.Server, _ *informer.Informer[object, *object], tr *tracer) {
 		await(t, "a backoff", func() bool { return tr.backoffs.Load() > 0 })
 	}},
-	{name: "waiting out a server's Retry-After", server: func(t *testing.T, srv *fakeapiserver.Server) string {
+	{name: "waiting out a server's Retry-After", server: func(t *testing.T, srv *fakeapiserver.Server, _ *tracer) string {
 		srv.FailNext(fakeapiserver.Failure{Count: 1000, Code: 429, RetryAfter: time.Hour})
 		return ""
 	}, ready: func(t *testing.T, _ context.Context, _ *fakeapiserver.Server, _ *informer.Informer[object, *object], tr *tracer) {
 		await(t, "a backoff", func() bool { return tr.backoffs.Load() > 0 })
 	}},
-	{name: "during the client's own retry wait", server: func(t *testing.T, srv *fakeapiserver.Server) string {
+	{name: "during the client's own retry wait", server: func(t *testing.T, srv *fakeapiserver.Server, _ *tracer) string {
 		srv.FailNext(fakeapiserver.Failure{Count: 1000, Code: 429, RetryAfter: time.Hour})
 		return ""
 	}, client: func(o *apiclient.Options) { o.Retry = apiclient.RetryOptions{} }, // defaults: 5 tries, Retry-After honoured up to 1 min
 		ready: func(t *testing.T, _ context.Context, srv *fakeapiserver.Server, _ *informer.Informer[object, *object], _ *tracer) {
 			await(t, "a 429 answered", func() bool { return srv.Stats().Faults[fakeapiserver.FaultFail] > 0 })
 		}},
-	{name: "mid streaming list", server: func(t *testing.T, srv *fakeapiserver.Server) string {
+	{name: "mid streaming list", server: func(t *testing.T, srv *fakeapiserver.Server, _ *tracer) string {
 		srv.SetLatency(time.Hour)
 		return ""
 	}, opts: func(o *informer.Options[*object]) { o.StreamingList = true },
@@ -152,9 +158,10 @@ func TestCancelAtEveryStage(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/websocket=%t", st.name, ws), func(t *testing.T) {
 				srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 				fill(t, srv, 200)
+				tr := &tracer{}
 				host := ""
 				if st.server != nil {
-					host = st.server(t, srv)
+					host = st.server(t, srv, tr)
 				}
 				cfg := fakeapiservertest.ClientConfig(srv)
 				if host != "" {
@@ -167,7 +174,6 @@ func TestCancelAtEveryStage(t *testing.T) {
 				c, err := apiclient.NewWithOptions(cfg, co)
 				require.NoError(t, err)
 				t.Cleanup(c.CloseIdleConnections)
-				tr := &tracer{}
 				opts := informer.Options[*object]{Logger: quiet(), Trace: tr.trace, Transport: informer.Transport{Websocket: ws}}
 				if st.opts != nil {
 					st.opts(&opts)
