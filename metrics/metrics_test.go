@@ -4,10 +4,16 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
 )
 
 func TestCatalogueNamesFollowPrometheusConventions(t *testing.T) {
@@ -98,4 +104,47 @@ func TestRegistryServesTheTextFormat(t *testing.T) {
 	r.ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	require.Equal(t, ContentType, rec.Header().Get("Content-Type"))
 	require.Contains(t, rec.Body.String(), "workqueue_depth{name=\"q\"} 1\n")
+}
+
+// Invariant 5: the frequent calls allocate nothing once their series
+// exist (the standard-library registry's series do not allocate either).
+func TestHotPathsDoNotAllocate(t *testing.T) {
+	r := NewRegistry()
+	m := Informer(r, "pods")
+	q := Workqueue(r, "pods")
+	m.HandlerCall("print", time.Millisecond, time.Millisecond) // resolves the handler's series
+	allocs := testing.AllocsPerRun(100, func() {
+		m.WatchEvent(meta.Modified)
+		m.QueueDepth(3)
+		m.HandlerQueueDepth("print", 2)
+		m.HandlerCall("print", time.Millisecond, time.Millisecond)
+		m.ResourceVersion("12345")
+		q.Added()
+		q.Depth(1)
+		q.Latency(time.Millisecond)
+		q.WorkDuration(time.Millisecond)
+	})
+	require.Zero(t, allocs)
+}
+
+// Series resolved concurrently for new label values are resolved once:
+// every call lands in the same series.
+func TestConcurrentFirstUsesShareOneSeries(t *testing.T) {
+	r := NewRegistry()
+	m := Informer(r, "pods")
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			for range 100 {
+				m.HandlerPanic("h" + strconv.Itoa(i%2))
+				m.Relist(informer.CauseWatchGone)
+			}
+		})
+	}
+	wg.Wait()
+	var b strings.Builder
+	require.NoError(t, r.WriteText(&b))
+	require.Contains(t, b.String(), `zerokube_handler_panics_total{informer="pods",handler="h0"} 400`)
+	require.Contains(t, b.String(), `zerokube_handler_panics_total{informer="pods",handler="h1"} 400`)
+	require.Contains(t, b.String(), `zerokube_reflector_relists_total{informer="pods",cause="watch-gone"} 800`)
 }

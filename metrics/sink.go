@@ -1,6 +1,10 @@
 package metrics
 
-import "sync"
+import (
+	"maps"
+	"sync"
+	"sync/atomic"
+)
 
 // CounterSeries is one series of a counter family: Add adds a value >= 0.
 type CounterSeries interface{ Add(v float64) }
@@ -36,17 +40,34 @@ type Sink interface {
 }
 
 // lazy resolves the series of a label value on first use and keeps it, so
-// the hot path (a watch event, a handler call) costs a lock-free map load
-// instead of the sink's label lookup. Its zero value is ready; make is
-// called at most once per key that is stored.
+// the hot path (a watch event, a handler call) costs an atomic load and a
+// map lookup, with no allocation and no lock, instead of the sink's label
+// lookup. Writes copy the map: they happen once per label value. Its zero
+// value is ready.
 type lazy[K comparable, S any] struct {
-	m sync.Map // K → S
+	m  atomic.Pointer[map[K]S] // never modified once stored
+	mu sync.Mutex              // serialises writers
 }
 
 func (l *lazy[K, S]) get(k K, make func(K) S) S {
-	if s, ok := l.m.Load(k); ok {
-		return s.(S)
+	if m := l.m.Load(); m != nil {
+		if s, ok := (*m)[k]; ok {
+			return s
+		}
 	}
-	s, _ := l.m.LoadOrStore(k, make(k))
-	return s.(S)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old := l.m.Load()
+	if old != nil {
+		if s, ok := (*old)[k]; ok {
+			return s
+		}
+	}
+	next := make(k)
+	m := map[K]S{k: next}
+	if old != nil {
+		maps.Copy(m, *old)
+	}
+	l.m.Store(&m)
+	return next
 }
