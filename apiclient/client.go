@@ -109,7 +109,7 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	if c.token, err = newTokenSource(cfg.BearerToken, cfg.BearerTokenFile, c.log); err != nil {
+	if c.token, err = newTokenSource(cfg.BearerToken, cfg.BearerTokenFile, c.log, c.clock); err != nil {
 		return nil, err
 	}
 	if cfg.Exec != nil {

@@ -42,9 +42,13 @@
 //     Config.AllowInsecureBearerToken, and never appears in an error, a log
 //     line, or a printed Config.
 //  7. A token file is read again when its modification time or size
-//     changes, so rotated service-account tokens are picked up. A credential
-//     plugin (kubeconfig exec) runs once per credential: again 30 s before
-//     its expiry, or after the server answers 401.
+//     changes, at least every minute (as client-go), and after the server
+//     answers 401, so rotated service-account tokens are picked up even when
+//     the file's metadata did not change. A credential plugin (kubeconfig
+//     exec) runs once per credential: again 30 s before its expiry, or after
+//     the server answers 401. A request answered 401 is sent once more when
+//     that gives other credentials (a 401 comes before the server does
+//     anything, so writes too); never more than once.
 //  8. A Client keeps no global state; it is safe for concurrent use.
 //  9. Every wait and timeout the client runs itself reads Options.Clock
 //     (the project's one clock, internal/clock): the waits between

@@ -104,10 +104,15 @@ func (p *execPlugin) get(ctx context.Context) (*credential, error) {
 	return c, nil
 }
 
-// invalidate drops the cached credential after the server rejected it.
-func (p *execPlugin) invalidate() {
+// invalidate drops the cached credential after the server refused the
+// token sent, so the next get runs the plugin again. A credential obtained
+// since sent was is kept: it has not been refused yet, and many requests
+// refused at once must not each run the plugin.
+func (p *execPlugin) invalidate(sent string) {
 	p.mu.Lock()
-	p.cred = nil
+	if p.cred != nil && p.cred.token == sent {
+		p.cred = nil
+	}
 	p.mu.Unlock()
 }
 

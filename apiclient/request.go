@@ -9,6 +9,7 @@ import (
 	"net/url"
 
 	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // request is one API call, before it is sent.
@@ -52,10 +53,24 @@ func (c *Client) do(ctx context.Context, r request) (*http.Response, error) {
 	}
 }
 
-// send makes one try of r.
+// send makes one try of r, and one more when the server answers 401 and
+// other credentials are at hand (renew): a rotated token file or a
+// plugin's new token. A 401 is given before a request does anything, so
+// even a write is safe to send again.
 func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
+	resp, sent, err := c.sendOnce(ctx, r)
+	if err == nil || !meta.IsUnauthorized(err) || !c.renew(ctx, sent) {
+		return resp, err
+	}
+	c.log.Debug("apiclient: 401: retrying once with renewed credentials", "method", r.method, "path", r.path)
+	resp, _, err = c.sendOnce(ctx, r)
+	return resp, err
+}
+
+// sendOnce makes one try of r, and says which bearer token it sent.
+func (c *Client) sendOnce(ctx context.Context, r request) (*http.Response, string, error) {
 	if err := c.waitLimiter(ctx); err != nil {
-		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
 	var body io.Reader
 	if r.body != nil {
@@ -63,10 +78,11 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	}
 	req, err := http.NewRequestWithContext(ctx, r.method, c.url(r.path, r.query).String(), body)
 	if err != nil {
-		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
-	if err := c.setHeaders(ctx, req.Header); err != nil {
-		return nil, err
+	tok, err := c.setHeaders(ctx, req.Header)
+	if err != nil {
+		return nil, "", err
 	}
 	for k, v := range r.header {
 		req.Header[k] = v
@@ -80,52 +96,39 @@ func (c *Client) send(ctx context.Context, r request) (*http.Response, error) {
 	}
 	gctx, sent, err := c.gate.enter(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
 	resp, err := c.http.Do(req.WithContext(gctx))
 	sent()
 	if err != nil {
 		// *url.Error carries the URL, which holds no secret: tokens go in
 		// headers only.
-		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
 	if ownGzip {
 		inflate(resp) // see gzip.go
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
-		if resp.StatusCode == http.StatusUnauthorized && c.exec != nil {
-			c.exec.invalidate() // the next request runs the plugin again
-		}
-		return nil, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, replyError(resp))
+		return nil, tok, fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, replyError(resp))
 	}
-	return resp, nil
+	return resp, tok, nil
 }
 
 // setHeaders adds the headers every request carries: user agent, JSON
-// accept, and the bearer token (from the config, its file, or the plugin).
-func (c *Client) setHeaders(ctx context.Context, h http.Header) error {
+// accept, and the bearer token (from the config, its file, or the plugin),
+// which it returns.
+func (c *Client) setHeaders(ctx context.Context, h http.Header) (string, error) {
 	h.Set("User-Agent", c.userAgent)
 	h.Set("Accept", "application/json")
-	var tok string
-	switch {
-	case c.token != nil:
-		t, err := c.token.get()
-		if err != nil {
-			return err
-		}
-		tok = t
-	case c.exec != nil:
-		cred, err := c.exec.get(ctx)
-		if err != nil {
-			return err
-		}
-		tok = cred.token
+	tok, err := c.bearer(ctx)
+	if err != nil {
+		return "", err
 	}
 	if tok != "" {
 		h.Set("Authorization", "Bearer "+tok)
 	}
-	return nil
+	return tok, nil
 }
 
 // withTimeout applies the Config's Timeout to a non-watch call.

@@ -169,6 +169,18 @@ func (b cancelOnClose) Close() error {
 // without an Origin header; the bearer token goes in the Authorization
 // header (the subprotocol form exists for browsers, which cannot set it).
 func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*websocket.Conn, error) {
+	var sent string
+	conn, err := c.dialWatchOnce(ctx, ref, opts, &sent)
+	if err != nil && meta.IsUnauthorized(err) && c.renew(ctx, sent) {
+		// As send does: one more try with the renewed credentials.
+		conn, err = c.dialWatchOnce(ctx, ref, opts, &sent)
+	}
+	return conn, err
+}
+
+// dialWatchOnce makes one try of dialWatch; *sent is the bearer token it
+// sent.
+func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, sent *string) (*websocket.Conn, error) {
 	path := ref.Path()
 	fail := func(err error) error { return fmt.Errorf("apiclient: websocket watch %s: %w", path, err) }
 	if err := c.waitLimiter(ctx); err != nil {
@@ -181,9 +193,11 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 		u.Scheme = "wss"
 	}
 	h := http.Header{}
-	if err := c.setHeaders(ctx, h); err != nil {
+	tok, err := c.setHeaders(ctx, h)
+	if err != nil {
 		return nil, err
 	}
+	*sent = tok
 	h.Set("Origin", origin.String())
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
