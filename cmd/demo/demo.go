@@ -55,15 +55,19 @@ func (d *demo) onStop(what func() string, stop func()) {
 
 // unwind stops everything in reverse order; after an interrupt it says
 // what it stopped, after a failure it stays quiet (the error is the line).
-func (d *demo) unwind(report bool) {
-	for i := len(d.stops) - 1; i >= 0; i-- {
+func (d *demo) unwind(report bool) { d.unwindTo(0, report) }
+
+// unwindTo stops, in reverse order, what was started since len(d.stops)
+// was mark.
+func (d *demo) unwindTo(mark int, report bool) {
+	for i := len(d.stops) - 1; i >= mark; i-- {
 		s := d.stops[i]
 		s.stop()
 		if report {
 			d.status.printf("demo: %s", s.what())
 		}
 	}
-	d.stops = nil
+	d.stops = d.stops[:mark]
 }
 
 // run connects (starting the embedded server unless a real cluster was
@@ -109,10 +113,16 @@ func (d *demo) run(ctx context.Context) (err error) {
 	if d.cfg.resource.cluster {
 		ref.Namespace = ""
 	}
-	if d.cfg.resource.isPods() {
-		return watchResource[Pod](ctx, d, client, ref, cfg.Host)
+	watch := func(ctx context.Context) error {
+		if d.cfg.resource.isPods() {
+			return watchResource[Pod](ctx, d, client, ref, cfg.Host)
+		}
+		return watchResource[meta.Raw](ctx, d, client, ref, cfg.Host)
 	}
-	return watchResource[meta.Raw](ctx, d, client, ref, cfg.Host)
+	if d.cfg.leaderElect {
+		return d.whileLeading(ctx, client, watch)
+	}
+	return watch(ctx)
 }
 
 // loadReal reads the kubeconfig (or --master) the way kubectl does.

@@ -40,6 +40,7 @@ type config struct {
 	serverShards  bool   // the embedded server honours shardSelector
 	snapshot      string // --snapshot directory; "" = no warm restart
 	serveHealth   string // --serve-health address of /healthz and /metrics; "" = none
+	leaderElect   bool   // --leader-elect: watch only while holding the demo's Lease
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -94,6 +95,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")
 	fs.StringVar(&c.snapshot, "snapshot", "", "keep a snapshot of the cache in this directory and, at the next start, resume from it instead of listing (warm restart; the server must be the same: use it with --master, e.g. against a demo --serve)")
 	fs.StringVar(&c.serveHealth, "serve-health", "", "serve the informer's health as JSON at http://ADDR/healthz (200 in step, 503 stale or not synced) and its metrics for Prometheus at http://ADDR/metrics; a bare :8081 listens on loopback only")
+	fs.BoolVar(&c.leaderElect, "leader-elect", false, "campaign for the Lease "+leaseName+" and watch only while leading; the others wait. Run two on one server (e.g. demo --serve, then twice demo --kubeconfig ITS_KUBECONFIG --leader-elect) and interrupt the leader: it releases the Lease and the other takes over within 2 s")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
@@ -139,6 +141,8 @@ func (c config) check() error {
 		return errors.New("--serve runs the embedded server; it cannot be combined with --kubeconfig or --master")
 	case c.serve && c.ui != "":
 		return errors.New("--ui shows an informer; --serve runs none")
+	case c.serve && c.leaderElect:
+		return errors.New("--leader-elect elects the demo that watches; --serve runs none")
 	case c.serve && c.serveHealth != "":
 		return errors.New("--serve-health reports an informer; --serve runs none")
 	case c.color != "auto" && c.color != "always" && c.color != "never":

@@ -14,8 +14,11 @@
 // On stderr it prints the server's URL and a kubeconfig, so kubectl in
 // another terminal can create, label and delete pods and watch the demo
 // react. --kubeconfig or --master points the same demo at a real cluster
-// (it then never writes); --trace prints every hop of the data path;
-// demo -h lists every flag.
+// (it then never writes, but for --leader-elect's Lease); --trace prints
+// every hop of the data path; --leader-elect makes it one of several
+// replicas of which only the leader prints (two on one demo --serve, then
+// interrupt the leader to see the other take over); demo -h lists every
+// flag.
 //
 // Output: stdout carries the handler lines (and, with --trace, the trace
 // lines, in order with them); stderr carries the banner, status and errors.

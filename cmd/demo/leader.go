@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/leaderelection"
+)
+
+// leaseName is the Lease the demos on one server campaign for
+// (--leader-elect).
+const leaseName = "zerokube-demo"
+
+// whileLeading runs work only while this demo holds the Lease: of the
+// demos started on one server, the leader prints the article's lines and
+// the others wait and say who leads. The work (the informer) stops before
+// the Lease is released, so when the leader is interrupted another takes
+// over at its next attempt and never while the first still prints.
+func (d *demo) whileLeading(ctx context.Context, c *apiclient.Client, work func(context.Context) error) error {
+	ns := d.cfg.namespace
+	if ns == "" || d.cfg.resource.cluster {
+		ns = "default"
+	}
+	id := identity()
+	var werr error
+	el, err := leaderelection.New(leaderelection.Config{
+		Client: c, Namespace: ns, Name: leaseName, Identity: id, Logger: slog.New(d.logHandler()),
+		OnStartedLeading: func(lctx context.Context) {
+			d.status.printf("demo: %s leads (lease %s/%s)", id, ns, leaseName)
+			mark := len(d.stops) // run waits in el.Run: no one else touches d.stops now
+			werr = work(lctx)
+			d.unwindTo(mark, true)
+		},
+		OnStoppedLeading: func() {
+			if ctx.Err() != nil {
+				d.status.printf("demo: %s released lease %s/%s", id, ns, leaseName)
+			}
+		},
+		OnNewLeader: func(leader string) {
+			if leader != id {
+				d.status.printf("demo: %s leads; %s waits", leader, id)
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	d.status.printf("demo: %s campaigns for lease %s/%s", id, ns, leaseName)
+	if err := el.Run(ctx); err != nil {
+		return err // leadership lost: the error says why
+	}
+	return werr
+}
+
+// identity names this demo in the Lease: host name and a random suffix,
+// unique even for two demos in one process.
+func identity() string {
+	host, err := os.Hostname()
+	if err != nil {
+		host = "demo"
+	}
+	b := make([]byte, 3)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s_%x", host, b)
+}
