@@ -124,7 +124,9 @@
 //
 // Logs go to Options.Logger (log/slog). Counters and gauges go to a
 // [Metrics] (list/watch calls, relists by cause, events by type, queue
-// depths, handler lag and duration, resourceVersion). Options.Trace receives
+// depths, handler lag and duration, resourceVersion); package metrics
+// (github.com/zerokube/zerokube/metrics) exports them in Prometheus's format,
+// and the prom module into a client_golang registry. Options.Trace receives
 // a typed [TraceEvent] at every stage of an object's way (list page, watch
 // opened, event, bookmark, delta queued, cache replaced by a relist, store
 // updated, resync, handler called, relist with its cause), which the demo

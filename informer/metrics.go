@@ -10,13 +10,10 @@ import (
 // informer's goroutines and must not block. Embed [NopMetrics] to implement
 // only what you export and stay compatible when methods are added.
 //
-// A Prometheus-style adapter is a struct holding a CounterVec per method:
-//
-//	type promMetrics struct {
-//		informer.NopMetrics
-//		relists *prometheus.CounterVec // label: cause
-//	}
-//	func (m promMetrics) Relist(c informer.RelistCause) { m.relists.WithLabelValues(c.String()).Inc() }
+// For Prometheus, metrics.Informer (package github.com/zerokube/zerokube/metrics)
+// implements it: pass metrics.Informer(reg, "pods") with the standard-library
+// metrics.Registry, or sink.Informer("pods") with the prom module's Sink over
+// a client_golang registry.
 type Metrics interface {
 	// ListCall counts LIST pages; err is nil on success.
 	ListCall(err error)
