@@ -34,6 +34,10 @@
 // (sync, churn, relist after compaction, streaming list) against both
 // servers.
 //
+// The Lease tests (leaderelection_test.go) run leader election (acquire,
+// renew, a stale write refused with 409, release and takeover) and shard
+// membership on both servers.
+//
 // Invariants:
 //  1. A scenario works in a namespace of its own (or on its own fake server),
 //     so scenarios do not see each other's objects on the shared real server.
