@@ -32,9 +32,13 @@ type churner struct {
 	srv *fakeapiserver.Server
 	res resourceSpec
 	ns  string // where the objects go; "" for cluster-scoped resources
-	// paused stops the ticks from writing (the live page's pause button);
-	// writes asked for by the page still happen.
+	// paused stops the ticks from writing (the live page's pause and step
+	// buttons); writes asked for by the page still happen.
 	paused atomic.Bool
+	// every is the time between two writes, which the page may change
+	// while run waits; retime wakes run to take a new value at once.
+	every  atomic.Int64
+	retime chan struct{}
 
 	mu      sync.Mutex // guards the fields below: the ticker and the page both write
 	rng     *rand.Rand
@@ -48,7 +52,8 @@ func newChurner(srv *fakeapiserver.Server, res resourceSpec, namespace string, s
 	} else if namespace == "" {
 		namespace = "default" // --namespace "" watches everything; write somewhere
 	}
-	return &churner{srv: srv, res: res, ns: namespace, rng: rand.New(rand.NewPCG(seed, seed^0x5eed))}
+	return &churner{srv: srv, res: res, ns: namespace, rng: rand.New(rand.NewPCG(seed, seed^0x5eed)),
+		retime: make(chan struct{}, 1)}
 }
 
 // seed creates the first few objects, before the informer starts, so the
@@ -64,34 +69,68 @@ func (c *churner) seed() error {
 	return nil
 }
 
-// run makes one write every interval until ctx ends. Write errors (a
-// kubectl user deleted the object first, say) are reported and skipped.
+// run makes one write every interval (every, until the page changes it)
+// until ctx ends. Write errors (a kubectl user deleted the object first,
+// say) are reported and skipped.
 func (c *churner) run(ctx context.Context, every time.Duration, report func(error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
+	c.setInterval(every)
 	for {
+		t := time.NewTimer(c.interval())
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
+		case <-c.retime:
+			t.Stop()
+			continue
 		case <-t.C:
-			if c.paused.Load() {
-				continue
-			}
-			if err := c.step(); err != nil {
-				report(err)
-			}
+		}
+		if c.paused.Load() {
+			continue
+		}
+		if _, err := c.change(); err != nil {
+			report(err)
 		}
 	}
 }
 
-// step picks one write: create when there are few objects, delete when
-// there are many, otherwise any of create, relabel and delete.
+// The bounds of the page's slower and faster buttons.
+const (
+	minChurnInterval = 250 * time.Millisecond
+	maxChurnInterval = 30 * time.Second
+)
+
+// interval is the time between two writes now.
+func (c *churner) interval() time.Duration { return time.Duration(c.every.Load()) }
+
+// setInterval changes it, within the bounds, and wakes run to use it.
+func (c *churner) setInterval(d time.Duration) time.Duration {
+	if c.every.Load() != 0 { // the command line's value is kept as given
+		d = min(max(d, minChurnInterval), maxChurnInterval)
+	}
+	c.every.Store(int64(d))
+	select {
+	case c.retime <- struct{}{}:
+	default:
+	}
+	return d
+}
+
+// step makes one change (see change).
 func (c *churner) step() error {
+	_, err := c.change()
+	return err
+}
+
+// change picks one write and says what it did: create when there are few
+// objects, delete when there are many, otherwise any of create, relabel
+// and delete.
+func (c *churner) change() (text, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	names, err := c.names()
 	if err != nil {
-		return err
+		return text{}, err
 	}
 	op := c.rng.IntN(3)
 	switch {
@@ -102,14 +141,23 @@ func (c *churner) step() error {
 	}
 	switch op {
 	case 0:
-		_, err := c.create()
-		return err
+		name, err := c.create()
+		return say(msgCreated, name), err
 	case 1:
-		return c.relabel(names[c.rng.IntN(len(names))])
+		name := names[c.rng.IntN(len(names))]
+		return say(msgRelabelled, name), c.relabel(name)
 	default:
-		return c.delete(names[c.rng.IntN(len(names))])
+		name := names[c.rng.IntN(len(names))]
+		return say(msgDeleted, name), c.delete(name)
 	}
 }
+
+// What a write did, for the page's buttons and the step.
+var (
+	msgCreated    = msg{en: "created %s", zh: "创建了 %s"}
+	msgRelabelled = msg{en: "relabelled %s", zh: "给 %s 换了标签"}
+	msgDeleted    = msg{en: "deleted %s", zh: "删除了 %s"}
+)
 
 // names lists the churn's own objects as the server has them now, so
 // objects created or deleted with kubectl are taken into account.

@@ -23,7 +23,7 @@ type dashboard struct {
 	words *tracer // the --trace wording, reused for the log lines
 
 	mu       sync.Mutex // guards the fields below
-	mode     string     // "fake" (fault buttons) or "real" (view only)
+	mode     string     // "fake" (the embedded server: buttons) or "remote" (view only)
 	resource string
 	server   func() serverView // nil against a real cluster
 	cacheLen func() int        // set once the informer exists
@@ -36,7 +36,7 @@ type dashboard struct {
 	log      []logLine
 	seq      int64
 	changed  chan struct{} // closed and replaced on every change
-	actions  []actionView
+	actions  []action      // the page's buttons; nil without an embedded server
 }
 
 // logKeep is how many log lines the page can scroll back through.
@@ -117,6 +117,7 @@ type serverView struct {
 	Watchers        int              `json:"watchers"`
 	Faults          map[string]int64 `json:"faults"`
 	ChurnPaused     bool             `json:"churnPaused"`
+	ChurnEvery      string           `json:"churnEvery"` // the time between two churn writes
 }
 
 // logLine is one hop of the data path, named in the article's and
@@ -127,7 +128,8 @@ type logLine struct {
 	Stage    string    `json:"stage"`    // zerokube's stage name
 	Part     string    `json:"part"`     // the box on the page
 	ClientGo string    `json:"clientGo"` // where client-go does the same
-	Text     string    `json:"text"`
+	Text     string    `json:"text"`     // in the language the page asked for
+	said     text
 }
 
 // actionView is a button of the page.
@@ -173,6 +175,13 @@ func (d *dashboard) wakeLocked() {
 	d.changed = make(chan struct{})
 }
 
+// touch wakes the streams after a change the informer does not report.
+func (d *dashboard) touch() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.wakeLocked()
+}
+
 // changes returns a channel closed at the next change.
 func (d *dashboard) changes() <-chan struct{} {
 	d.mu.Lock()
@@ -183,14 +192,14 @@ func (d *dashboard) changes() <-chan struct{} {
 // observe folds one trace event into the page; it is (part of) the
 // informer's Options.Trace.
 func (d *dashboard) observe(ev informer.TraceEvent) {
-	text := d.describe(ev)
+	said := d.describe(ev)
 	now := d.now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.apply(ev, now)
 	part, cg := stageTerms(ev.Stage)
 	d.seq++
-	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: ev.Stage.String(), Part: part, ClientGo: cg, Text: text})
+	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: ev.Stage.String(), Part: part, ClientGo: cg, said: said})
 	if len(d.log) > logKeep {
 		d.log = append(d.log[:0], d.log[len(d.log)-logKeep:]...)
 	}
@@ -198,7 +207,7 @@ func (d *dashboard) observe(ev informer.TraceEvent) {
 }
 
 // describe words ev as --trace does.
-func (d *dashboard) describe(ev informer.TraceEvent) string {
+func (d *dashboard) describe(ev informer.TraceEvent) text {
 	if ev.Stage == informer.StageStoreUpdated {
 		d.words.applied() // keeps the "depth ≈" of the wording in step
 	}
@@ -286,8 +295,8 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 	}
 }
 
-// snapshot returns the page's state now.
-func (d *dashboard) snapshot() state {
+// snapshot returns the page's state now, its words in language l.
+func (d *dashboard) snapshot(l lang) state {
 	d.mu.Lock()
 	server, cacheLen, nsValues := d.server, d.cacheLen, d.nsValues
 	d.mu.Unlock()
@@ -307,7 +316,14 @@ func (d *dashboard) snapshot() state {
 	st := state{
 		Mode: d.mode, Resource: d.resource, Now: d.now(), Server: sv,
 		Reflector: d.refl, Queue: d.queue, Loop: d.loop, Cache: c,
-		Log: append([]logLine(nil), d.log...), Actions: d.actions, Seq: d.seq,
+		Log: make([]logLine, len(d.log)), Seq: d.seq,
+	}
+	for _, a := range d.actions {
+		st.Actions = append(st.Actions, a.view(l))
+	}
+	for i, line := range d.log {
+		line.Text = line.said.in(l)
+		st.Log[i] = line
 	}
 	st.Reflector.Events = copyMap(d.refl.Events)
 	st.Reflector.Relists = copyMap(d.refl.Relists)

@@ -30,9 +30,11 @@ type demo struct {
 	getenv func(string) string
 	stdout io.Writer // to decide on colour
 
-	source string      // where the objects come from, for the synced line
-	synced atomic.Bool // opens the log gate (see gatedHandler)
-	stops  []stopStep  // undone in reverse order when run returns
+	source text // where the objects come from, for the synced line
+	// graceful marks the objects whose deletion began (see terminating).
+	graceful *terminating
+	synced   atomic.Bool // opens the log gate (see gatedHandler)
+	stops    []stopStep  // undone in reverse order when run returns
 
 	fake  *fakeapiserver.Server // the embedded server; nil against a real cluster
 	shard *informer.Shard       // --shard; nil for the whole resource
@@ -45,12 +47,17 @@ type demo struct {
 // stopStep undoes one thing run started; what says what, for the
 // shutdown report.
 type stopStep struct {
-	what func() string
+	what func() text
 	stop func()
 }
 
-func (d *demo) onStop(what func() string, stop func()) {
+func (d *demo) onStop(what func() text, stop func()) {
 	d.stops = append(d.stops, stopStep{what: what, stop: stop})
+}
+
+// tell prints one status line on stderr in the reader's language.
+func (d *demo) tell(m msg, args ...any) {
+	d.status.printf("demo: %s", d.cfg.lang.f(m, args...))
 }
 
 // unwind stops everything in reverse order; after an interrupt it says
@@ -64,7 +71,7 @@ func (d *demo) unwindTo(mark int, report bool) {
 		s := d.stops[i]
 		s.stop()
 		if report {
-			d.status.printf("demo: %s", s.what())
+			d.status.printf("demo: %s", s.what().in(d.cfg.lang))
 		}
 	}
 	d.stops = d.stops[:mark]
@@ -76,7 +83,7 @@ func (d *demo) run(ctx context.Context) (err error) {
 	defer func() {
 		interrupted := err == nil && ctx.Err() != nil
 		if interrupted {
-			d.status.printf("demo: interrupted, shutting down")
+			d.tell(msg{en: "interrupted, shutting down", zh: "收到中断信号，正在退出"})
 		}
 		d.unwind(interrupted)
 	}()
@@ -97,7 +104,7 @@ func (d *demo) run(ctx context.Context) (err error) {
 		}
 	}
 	if d.cfg.serve {
-		d.status.printf("demo: serving until interrupted (--serve: no informer)")
+		d.tell(msg{en: "serving until interrupted (--serve: no informer)", zh: "一直提供服务，直到被中断（--serve：不运行 informer）"})
 		<-ctx.Done()
 		return nil
 	}
@@ -108,7 +115,9 @@ func (d *demo) run(ctx context.Context) (err error) {
 	if err != nil {
 		return fmt.Errorf("client for %s: %w", cfg.Host, err)
 	}
-	d.onStop(func() string { return "closed the API client's connections" }, client.CloseIdleConnections)
+	d.onStop(func() text {
+		return say(msg{en: "closed the API client's connections", zh: "关闭了 API 客户端的连接"})
+	}, client.CloseIdleConnections)
 	ref := apiclient.Ref{GVR: d.cfg.resource.gvr, Namespace: d.cfg.namespace}
 	if d.cfg.resource.cluster {
 		ref.Namespace = ""
@@ -135,8 +144,10 @@ func (d *demo) loadReal() (*apiclient.Config, error) {
 	if source == "" {
 		source = "flags"
 	}
-	// Said after the sync, so that a failure stays the only line.
-	d.source = fmt.Sprintf("the real cluster at %s (from %s; the demo only reads)", cfg.Host, source)
+	// Said after the sync, so that a failure stays the only line. It is
+	// not called "the real cluster": --master may name another demo's
+	// embedded server (demo --serve).
+	d.source = say(msg{en: "the API server at %s (from %s; the demo only reads)", zh: "位于 %s 的 API Server（配置来自 %s；demo 只读不写）"}, cfg.Host, source)
 	return cfg, nil
 }
 
@@ -151,12 +162,14 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 	if err := srv.Start(context.WithoutCancel(ctx)); err != nil {
 		return nil, fmt.Errorf("start the embedded API server: %w", err)
 	}
-	d.onStop(func() string { return "stopped the fake API server at " + srv.URL() }, func() { _ = srv.Close() })
+	d.onStop(func() text {
+		return say(msg{en: "stopped the fake API server at %s", zh: "停止了 %s 上的模拟 API Server"}, srv.URL())
+	}, func() { _ = srv.Close() })
 	dir, err := os.MkdirTemp("", "zerokube-demo-")
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig directory: %w", err)
 	}
-	d.onStop(func() string { return "removed " + dir }, func() { _ = os.RemoveAll(dir) })
+	d.onStop(func() text { return say(msg{en: "removed %s", zh: "删除了 %s"}, dir) }, func() { _ = os.RemoveAll(dir) })
 	kubeconfig := filepath.Join(dir, "kubeconfig")
 	if err := srv.WriteKubeconfig(kubeconfig); err != nil {
 		return nil, err
@@ -179,7 +192,7 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 		if _, cerr := srv.Create(namespacesGVR, map[string]any{"metadata": map[string]any{"name": ch.ns}}); cerr != nil {
 			return nil, fmt.Errorf("create namespace %s: %w", ch.ns, cerr)
 		}
-		d.status.printf("demo: namespace %s did not exist: created it in the embedded server", ch.ns)
+		d.tell(msg{en: "namespace %s did not exist: created it in the embedded server", zh: "命名空间 %s 不存在：已在内嵌的 API Server 里创建"}, ch.ns)
 		err = ch.seed()
 	}
 	if meta.IsNotFound(err) {
@@ -189,7 +202,7 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 		return nil, err
 	}
 	d.banner(srv.URL(), kubeconfig, ch)
-	d.source = "the embedded fake API server"
+	d.source = say(msg{en: "the embedded fake API server", zh: "内嵌的模拟 API Server"})
 	if d.cfg.churn && seeded {
 		d.startChurn(ctx, ch)
 	}
@@ -233,25 +246,26 @@ func (d *demo) startChurn(ctx context.Context, ch *churner) {
 		defer wg.Done()
 		ch.run(ctx, d.cfg.churnEvery, func(err error) { d.status.printf("demo: %s", oneLine(err)) })
 	}()
-	d.onStop(func() string { return fmt.Sprintf("stopped the churn after %d writes", ch.writeCount()) },
-		func() { cancel(); wg.Wait() })
+	d.onStop(func() text {
+		return say(msg{en: "stopped the churn after %d writes", zh: "停止了自动变更，共写入 %d 次"}, ch.writeCount())
+	}, func() { cancel(); wg.Wait() })
 }
 
 // banner tells the reader where the server is and how to poke it.
 func (d *demo) banner(url, kubeconfig string, ch *churner) {
-	where := ch.ns
-	if where == "" {
-		where = "the cluster scope"
+	where := say(msg{en: "%s", zh: "%s"}, ch.ns)
+	if ch.ns == "" {
+		where = say(msg{en: "the cluster scope", zh: "集群范围"})
 	}
-	churn := "no churn"
+	churn := say(msg{en: "no churn", zh: "不自动变更"})
 	if d.cfg.churn {
-		churn = fmt.Sprintf("churn every %v", d.cfg.churnEvery)
+		churn = say(msg{en: "churn every %v", zh: "每 %v 自动变更一次"}, d.cfg.churnEvery)
 	}
 	res := d.cfg.resource.gvr.Resource
 	k := "kubectl --kubeconfig " + kubeconfig
-	d.status.printf("demo: fake API server at %s (%d %s in %s, %s)", url, ch.writes, res, where, churn)
-	d.status.printf("demo: kubeconfig %s", kubeconfig)
-	d.status.printf("demo: try in another terminal:  %s get %s -w", k, res)
+	d.tell(msg{en: "fake API server at %s (%d %s in %s, %s)", zh: "模拟 API Server 地址 %[1]s（%[4]s 中有 %[2]d 个 %[3]s，%[5]s）"}, url, ch.writes, res, where, churn)
+	d.tell(msg{en: "kubeconfig %s", zh: "kubeconfig 文件 %s"}, kubeconfig)
+	d.tell(msg{en: "try in another terminal:  %s get %s -w", zh: "在另一个终端里试试：  %s get %s -w"}, k, res)
 	if d.cfg.resource.isPods() {
 		d.status.printf("demo:   %s run mine --image=nginx", k)
 		d.status.printf("demo:   %s label pod mine tier=web", k)
@@ -290,11 +304,12 @@ func (g gatedHandler) WithGroup(name string) slog.Handler {
 // startUI serves the live page (--ui): the buttons act on the embedded
 // server and its churn; against a real cluster the page only shows.
 func (d *demo) startUI() error {
-	mode, res := "real", apiclient.Ref{GVR: d.cfg.resource.gvr, Namespace: d.cfg.namespace}.String()
+	mode, res := "remote", apiclient.Ref{GVR: d.cfg.resource.gvr, Namespace: d.cfg.namespace}.String()
 	if d.fake != nil {
 		mode = "fake"
 	}
 	d.dash = newDashboard(d.now, mode, res)
+	d.dash.words.graceful = d.graceful // before the informer starts tracing
 	var actions []action
 	if d.fake != nil {
 		srv, ch := d.fake, d.churn
@@ -306,15 +321,17 @@ func (d *demo) startUI() error {
 				faults[string(k)] = v
 			}
 			return serverView{URL: srv.URL(), ResourceVersion: srv.ResourceVersion(), Requests: st.Requests,
-				Writes: st.Writes, Watchers: st.ActiveWatchers, Faults: faults, ChurnPaused: ch.paused.Load()}
+				Writes: st.Writes, Watchers: st.ActiveWatchers, Faults: faults, ChurnPaused: ch.paused.Load(), ChurnEvery: ch.interval().String()}
 		}
 	}
-	u, err := startUI(d.cfg.ui, d.dash, actions)
+	u, err := startUI(d.cfg.ui, d.dash, actions, d.cfg.lang)
 	if err != nil {
 		return err
 	}
-	d.onStop(func() string { return "stopped the live page at " + u.URL() }, u.stop)
-	d.status.printf("demo: live page of the data path at %s", u.URL())
+	d.onStop(func() text {
+		return say(msg{en: "stopped the live page at %s", zh: "关闭了实时页面 %s"}, u.URL())
+	}, u.stop)
+	d.tell(msg{en: "live page of the data path at %s", zh: "数据通路的实时页面：%s"}, u.URL())
 	return nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -257,6 +259,19 @@ func TestSnapshotResumesAndRelistsAfterCompaction(t *testing.T) {
 	waitFor(t, third.stdout, regexp.MustCompile(`relist \(cause: snapshot-expired\)`))
 	waitFor(t, third.stdout, regexp.MustCompile(`deleted while nobody watched`))
 	require.Equal(t, 0, third.stop(t))
+
+	// A damaged snapshot is said in one line on stderr, without -v.
+	files, err := filepath.Glob(filepath.Join(dir, "*"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		require.NoError(t, os.WriteFile(f, []byte("not a snapshot"), 0o600))
+	}
+	fourth := startDemo(t, "--master", url, "--snapshot", dir, "--churn=false")
+	waitFor(t, fourth.stderr, regexp.MustCompile(`synced 2 v1/pods`))
+	lines := regexp.MustCompile(`(?m)^demo: the snapshot in .* was not used: it .*; listing instead \(-v says more\)$`).FindAllString(fourth.stderr.String(), -1)
+	require.Len(t, lines, 1, "stderr:\n%s", fourth.stderr.String())
+	require.Equal(t, 0, fourth.stop(t))
 }
 
 // seedName is the name of one of the server's pods.

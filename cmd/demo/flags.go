@@ -41,6 +41,8 @@ type config struct {
 	snapshot      string // --snapshot directory; "" = no warm restart
 	serveHealth   string // --serve-health address of /healthz and /metrics; "" = none
 	leaderElect   bool   // --leader-elect: watch only while holding the demo's Lease
+	langFlag      string // --lang as given; "" = from the environment
+	lang          lang   // the language of the trace, the status lines and the page
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -97,6 +99,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.serveHealth, "serve-health", "", "serve the informer's health as JSON at http://ADDR/healthz (200 in step, 503 stale or not synced) and its metrics for Prometheus at http://ADDR/metrics; a bare :8081 listens on loopback only")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "campaign for the Lease "+leaseName+" and watch only while leading; the others wait. Run two on one server (e.g. demo --serve, then twice demo --kubeconfig ITS_KUBECONFIG --leader-elect) and interrupt the leader: it releases the Lease and the other takes over within 2 s")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
+	fs.StringVar(&c.langFlag, "lang", "", "language of the --trace words, the demo's messages and the live page: en or zh (default: from LC_ALL, LC_MESSAGES or LANG; English unless they name Chinese); the handler lines and the trace's stage names stay the same")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -112,6 +115,11 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		return c, fmt.Errorf("unexpected argument %q (flags only; see demo -h)", fs.Arg(0))
 	}
 	var err error
+	if c.langFlag != "" {
+		if c.lang, err = parseLang(c.langFlag); err != nil {
+			return c, err
+		}
+	}
 	if c.resource, err = parseResource(resource); err != nil {
 		return c, err
 	}
@@ -198,7 +206,13 @@ func (c config) shardSelector() (shard.Selector, error) {
 	i, err1 := strconv.Atoi(is)
 	n, err2 := strconv.Atoi(ns)
 	if !ok || err1 != nil || err2 != nil {
-		return shard.Selector{}, fmt.Errorf("--shard wants i/N, e.g. 0/2, got %q", c.shard)
+		return shard.Selector{}, fmt.Errorf("--shard wants i/n, e.g. 0/2, got %q", c.shard)
+	}
+	switch {
+	case n < 1:
+		return shard.Selector{}, fmt.Errorf("--shard %s: n must be at least 1 (i/n, e.g. 0/2)", c.shard)
+	case i < 0 || i >= n:
+		return shard.Selector{}, fmt.Errorf("--shard %s: i must be between 0 and n-1 = %d", c.shard, n-1)
 	}
 	sel, err := shard.Of(i, n)
 	if err != nil {

@@ -205,24 +205,52 @@ func TestColourOnlyForTerminalsOrWhenAsked(t *testing.T) {
 	require.Contains(t, out.String(), "BOOKMARK: resourceVersion is now 42")
 }
 
-// The trace explains what the stages did, in words: a stopping informer is
-// not a server closing the watch, a relist's unchanged object is not news,
-// and a resync is named.
+// The trace explains what the stages did, in words, in English and in
+// Chinese: a stopping informer is not a server closing the watch, a
+// relist's unchanged object is not news, a resync is named, and a snapshot
+// load is no relist.
 func TestTraceWordsForStopsRelistsAndResyncs(t *testing.T) {
 	tr := &tracer{now: time.Now, websocket: true}
 	for _, tc := range []struct {
-		ev   informer.TraceEvent
-		want string
+		ev     informer.TraceEvent
+		en, zh string
 	}{
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: context.Canceled}, "the informer is shutting down (Ctrl-C)"},
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3}, "WATCH closed cleanly by the server"},
-		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "7"}, "over a websocket"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpUnchanged, Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/a"}, "deleted while nobody watched"},
-		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "in one step: 3 objects"},
-		{informer.TraceEvent{Stage: informer.StageResync, Handler: "print", Items: 3}, "resync due for handler(s) print"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpSync, Key: "default/a"}, "from a resync, old == new"},
+		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: context.Canceled}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
+		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3}, "WATCH closed cleanly by the server", "正常关闭了 WATCH"},
+		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "7"}, "over a websocket", "走 websocket"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpUnchanged, Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)", "资源版本仍是 5"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/a"}, "deleted while nobody watched", "没人 watch 的时候被删除"},
+		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache replaced by the relist in one step: 3 objects", "一次性替换：3 个对象"},
+		{informer.TraceEvent{Stage: informer.StageResync, Handler: "print", Items: 3}, "resync due for handler(s) print", "事件处理函数 print 到了 resync 时间"},
+		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpSync, Key: "default/a"}, "from a resync, old == new", "来自 resync，old == new"},
+		{informer.TraceEvent{Stage: informer.StageListPage, Page: 2, Items: 1, ResourceVersion: "9"}, "LIST page 2: 1 items at resourceVersion 9, no continue token: last page", "LIST 第 2 页：1 个对象，资源版本 9，没有 continue 令牌：这是最后一页"},
+		// A snapshot fills the cache in one step too, but no relist happened.
+		{informer.TraceEvent{Stage: informer.StageSnapshotLoaded, Items: 3, ResourceVersion: "12"}, "resumed from snapshot at RV 12, watching: 3 objects loaded", "从快照恢复（资源版本 12）"},
+		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache filled from the snapshot in one step: 3 objects (no LIST was made)", "本地缓存一次性装入快照：3 个对象"},
+		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 4}, "cache replaced by the relist in one step: 4 objects", "一次性替换：4 个对象"},
 	} {
-		require.Contains(t, tr.describe(tc.ev), tc.want)
+		said := tr.describe(tc.ev)
+		require.Contains(t, said.in(langEN), tc.en)
+		require.Contains(t, said.in(langZH), tc.zh)
 	}
+}
+
+// A pod's graceful deletion reaches the handler as an Update before the
+// Delete; the trace line of that handler call says why, only for an
+// object whose deletion began.
+func TestTraceExplainsTheUpdateOfAGracefulDeletion(t *testing.T) {
+	marks := newTerminating()
+	tr := &tracer{now: time.Now, graceful: marks}
+	called := informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpUpdate, Key: "default/a"}
+	require.NotContains(t, tr.describe(called).in(langEN), "Graceful deletion")
+
+	now := time.Now()
+	pod := &Pod{}
+	pod.Namespace, pod.Name, pod.DeletionTimestamp = "default", "a", &now
+	marks.saw("default/a", pod, false)
+	require.Contains(t, tr.describe(called).in(langEN), "Graceful deletion: the server first sets deletionTimestamp")
+	require.Contains(t, tr.describe(called).in(langZH), "优雅删除（graceful deletion）")
+
+	marks.saw("default/a", pod, true) // the Delete: the mark goes
+	require.NotContains(t, tr.describe(called).in(langEN), "Graceful deletion")
 }

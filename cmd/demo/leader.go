@@ -30,26 +30,26 @@ func (d *demo) whileLeading(ctx context.Context, c *apiclient.Client, work func(
 	el, err := leaderelection.New(leaderelection.Config{
 		Client: c, Namespace: ns, Name: leaseName, Identity: id, Logger: slog.New(d.logHandler()),
 		OnStartedLeading: func(lctx context.Context) {
-			d.status.printf("demo: %s leads (lease %s/%s)", id, ns, leaseName)
+			d.tell(msg{en: "%s leads (lease %s/%s)", zh: "%s 成为 leader（Lease %s/%s）"}, id, ns, leaseName)
 			mark := len(d.stops) // run waits in el.Run: no one else touches d.stops now
 			werr = work(lctx)
 			d.unwindTo(mark, true)
 		},
 		OnStoppedLeading: func() {
 			if ctx.Err() != nil {
-				d.status.printf("demo: %s released lease %s/%s", id, ns, leaseName)
+				d.tell(msg{en: "%s released lease %s/%s", zh: "%s 释放了 Lease %s/%s"}, id, ns, leaseName)
 			}
 		},
 		OnNewLeader: func(leader string) {
 			if leader != id {
-				d.status.printf("demo: %s leads; %s waits", leader, id)
+				d.tell(msg{en: "%s leads; %s waits", zh: "%s 是 leader；%s 等待中"}, leader, id)
 			}
 		},
 	})
 	if err != nil {
 		return err
 	}
-	d.status.printf("demo: %s campaigns for lease %s/%s", id, ns, leaseName)
+	d.tell(msg{en: "%s campaigns for lease %s/%s", zh: "%s 开始竞选 Lease %s/%s"}, id, ns, leaseName)
 	if err := el.Run(ctx); err != nil {
 		return err // leadership lost: the error says why
 	}

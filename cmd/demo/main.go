@@ -15,10 +15,17 @@
 // another terminal can create, label and delete pods and watch the demo
 // react. --kubeconfig or --master points the same demo at a real cluster
 // (it then never writes, but for --leader-elect's Lease); --trace prints
-// every hop of the data path; --leader-elect makes it one of several
-// replicas of which only the leader prints (two on one demo --serve, then
-// interrupt the leader to see the other take over); demo -h lists every
-// flag.
+// every hop of the data path; --ui serves a live page of it; --leader-elect
+// makes it one of several replicas of which only the leader prints (two on
+// one demo --serve, then interrupt the leader to see the other take over);
+// demo -h lists every flag.
+//
+// Language: --lang zh (or LC_ALL, LC_MESSAGES or LANG naming Chinese)
+// turns the trace's words, the demo's status lines and the live page into
+// Chinese, for the readers of the article; English is the default. The
+// handler lines, the trace's stage names and op names stay the same in
+// both, so scripts that read them keep working. Errors of flags and of the
+// libraries stay in English.
 //
 // Output: stdout carries the handler lines (and, with --trace, the trace
 // lines, in order with them); stderr carries the banner, status and errors.
@@ -56,8 +63,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "demo:", oneLine(err))
 		return 2
 	}
+	if cfg.langFlag == "" {
+		cfg.lang = envLang(os.Getenv)
+	}
 	d := &demo{cfg: cfg, out: &lineWriter{w: stdout}, status: &lineWriter{w: stderr},
-		now: time.Now, getenv: os.Getenv, stdout: stdout}
+		now: time.Now, getenv: os.Getenv, stdout: stdout, graceful: newTerminating()}
 	if err := d.run(ctx); err != nil {
 		d.status.printf("demo: %s", oneLine(err))
 		return 1

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,6 +78,10 @@ func startDemo(t testing.TB, args ...string) *running {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &running{stdout: &syncBuffer{}, stderr: &syncBuffer{}, cancel: cancel, done: make(chan int, 1)}
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--lang") }) {
+		// The tests read the English words whatever the developer's LANG.
+		args = append([]string{"--lang=en"}, args...)
+	}
 	go func() { r.done <- run(ctx, args, r.stdout, r.stderr) }()
 	t.Cleanup(func() { r.stop(t) })
 	return r

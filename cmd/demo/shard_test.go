@@ -22,8 +22,16 @@ func TestShardFlagNamesOneShardOfN(t *testing.T) {
 	sel, _ = c.shardSelector()
 	require.Equal(t, shard.Namespace, sel.Field)
 
-	for _, bad := range [][]string{{"--shard", "2/2"}, {"--shard", "x"}, {"--shard", "0/2", "--shard-by", "name"}, {"--shard", "0/0"}} {
-		_, err := parseFlags(bad, io.Discard)
-		require.Error(t, err, "%v", bad)
+	for _, bad := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"--shard", "2/2"}, "--shard 2/2: i must be between 0 and n-1 = 1"},
+		{[]string{"--shard", "x"}, `--shard wants i/n, e.g. 0/2, got "x"`},
+		{[]string{"--shard", "0/2", "--shard-by", "name"}, "--shard-by must be uid or namespace"},
+		{[]string{"--shard", "0/0"}, "--shard 0/0: n must be at least 1"},
+	} {
+		_, err := parseFlags(bad.args, io.Discard)
+		require.ErrorContains(t, err, bad.says, "%v", bad.args)
 	}
 }

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"time"
 
@@ -22,9 +19,14 @@ type tracer struct {
 	// websocket: the informer watches over a websocket (--websocket); the
 	// trace says so, since the events look the same either way.
 	websocket bool
+	lang      lang
+	// graceful tells the handler calls of a graceful deletion's first step
+	// apart; nil: the trace does not tell them apart.
+	graceful *terminating
 
-	mu    sync.Mutex // guards depth
-	depth int        // deltas queued and not yet applied (see queued)
+	mu           sync.Mutex // guards depth and fromSnapshot
+	depth        int        // deltas queued and not yet applied (see queued)
+	fromSnapshot bool       // a snapshot was loaded and its batch not yet applied
 }
 
 // ANSI colours by stage: list in blue, watch in cyan, events yellow,
@@ -67,112 +69,12 @@ func stageColor(s informer.Stage) string {
 
 // trace prints one event. It is the informer's Options.Trace.
 func (t *tracer) trace(ev informer.TraceEvent) {
-	detail := t.describe(ev)
+	detail := t.describe(ev).in(t.lang)
 	stage := fmt.Sprintf("%-14s", ev.Stage)
 	if t.color {
 		stage = stageColor(ev.Stage) + stage + ansiReset
 	}
 	t.out.printf("trace %s %s %s", t.now().Format("15:04:05.000"), stage, detail)
-}
-
-// describe says what happened at ev's stage, in the words of doc.go.
-func (t *tracer) describe(ev informer.TraceEvent) string {
-	switch ev.Stage {
-	case informer.StageListPage:
-		cont := "no continue token: last page"
-		if ev.More {
-			cont = "continue token present: more pages follow"
-		}
-		return fmt.Sprintf("LIST page %d: %d items at resourceVersion %s, %s", ev.Page, ev.Items, ev.ResourceVersion, cont)
-	case informer.StageReplace:
-		return fmt.Sprintf("Replace(%d items, resourceVersion %s) into the delta queue (depth ≈%d); objects missing from it become tombstones",
-			ev.Items, ev.ResourceVersion, t.queued(ev.Items))
-	case informer.StageWatchOpened:
-		if ev.Streaming {
-			return fmt.Sprintf("WATCH opened as a streaming list (sendInitialEvents) from resourceVersion %q%s", ev.ResourceVersion, t.wire())
-		}
-		return fmt.Sprintf("WATCH opened from resourceVersion %s%s", ev.ResourceVersion, t.wire())
-	case informer.StageEvent:
-		return fmt.Sprintf("event %s %s at resourceVersion %s", ev.EventType, ev.Key, ev.ResourceVersion)
-	case informer.StageBookmark:
-		if ev.Op == informer.OpInitialEventsEnd {
-			return fmt.Sprintf("BOOKMARK marked initial-events-end: the streaming list is complete at resourceVersion %s; it becomes one Replace", ev.ResourceVersion)
-		}
-		return fmt.Sprintf("BOOKMARK: resourceVersion is now %s (nothing queued)", ev.ResourceVersion)
-	case informer.StageWatchEnded:
-		return watchEnded(ev)
-	case informer.StageDeltaQueued:
-		return fmt.Sprintf("delta %s %s queued (depth ≈%d)", ev.Op, ev.Key, t.queued(1))
-	case informer.StageStoreUpdated:
-		return storeUpdated(ev)
-	case informer.StageCacheReplaced:
-		return fmt.Sprintf("cache replaced by the relist in one step: %d objects (readers saw the old list until now, never a mix)", ev.Items)
-	case informer.StageResync:
-		return fmt.Sprintf("resync due for handler(s) %s: each of the %d cached objects is re-delivered as OnUpdate(obj, obj), no request to the server", ev.Handler, ev.Items)
-	case informer.StageHandlerCalled:
-		if ev.Op == informer.OpSync {
-			return fmt.Sprintf("handler %q called: update %s from a resync, old == new (took %v)", ev.Handler, ev.Key, ev.Duration.Round(time.Microsecond))
-		}
-		return fmt.Sprintf("handler %q called: %s %s (took %v)", ev.Handler, ev.Op, ev.Key, ev.Duration.Round(time.Microsecond))
-	case informer.StageRelist:
-		if ev.Cause == informer.CauseSnapshotExpired {
-			return fmt.Sprintf("relist (cause: %s): the snapshot's resourceVersion %s has left the server's history (410); "+
-				"this list reconciles the cache: deletes become tombstones, changes updates, unchanged objects nothing", ev.Cause, ev.ResourceVersion)
-		}
-		return fmt.Sprintf("relist (cause: %s) from resourceVersion %q", ev.Cause, ev.ResourceVersion)
-	case informer.StageBackoff:
-		return fmt.Sprintf("backing off %v after: %s", ev.Duration.Round(time.Millisecond), errText(ev.Err))
-	case informer.StageSynced:
-		return fmt.Sprintf("synced: %d objects in the cache at resourceVersion %s", ev.Items, ev.ResourceVersion)
-	case informer.StageSkipped:
-		return fmt.Sprintf("skipped %s: %s", ev.Key, errText(ev.Err))
-	}
-	if s, ok := describeSnapshot(ev); ok {
-		return s
-	}
-	return fmt.Sprintf("%+v", ev)
-}
-
-// storeUpdated explains what the processing stage did with one delta.
-func storeUpdated(ev informer.TraceEvent) string {
-	switch ev.Op {
-	case informer.OpSnapshot:
-		return fmt.Sprintf("store %s from the snapshot, as it was at resourceVersion %s: handlers hear an initial add", ev.Key, ev.ResourceVersion)
-	case informer.OpReplace:
-		return fmt.Sprintf("store %s from the relist at resourceVersion %s: handlers hear add or update", ev.Key, ev.ResourceVersion)
-	case informer.OpUnchanged:
-		return fmt.Sprintf("store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it", ev.Key, ev.ResourceVersion)
-	case informer.OpTombstone:
-		return fmt.Sprintf("store delete %s: the relist no longer has it, deleted while nobody watched (finalStateUnknown)", ev.Key)
-	case informer.OpSync:
-		return fmt.Sprintf("store %s resync: the cached object, unchanged, goes to the handlers due a resync", ev.Key)
-	}
-	return fmt.Sprintf("store %s %s (cache updated before any handler hears of it)", ev.Op, ev.Key)
-}
-
-// wire says how the watch travels: the events read the same either way.
-func (t *tracer) wire() string {
-	if t.websocket {
-		return " over a websocket (--websocket: one JSON event per message)"
-	}
-	return " over chunked HTTP (one JSON event per line)"
-}
-
-func watchEnded(ev informer.TraceEvent) string {
-	if errors.Is(ev.Err, context.Canceled) {
-		return fmt.Sprintf("WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch", ev.Items)
-	}
-	if ev.Err == nil || errors.Is(ev.Err, io.EOF) {
-		return fmt.Sprintf("WATCH closed cleanly by the server after %d events; re-watching from resourceVersion %s", ev.Items, ev.ResourceVersion)
-	}
-	return fmt.Sprintf("WATCH ended after %d events: %s", ev.Items, errText(ev.Err))
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "no error"
-	}
-	return oneLine(err)
 }
 
 // queued adds n deltas to the depth estimate and returns it. The informer's

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"embed"
 	"encoding/json"
@@ -25,14 +26,20 @@ var uiFiles embed.FS
 // needs before its first fetch (the mode and the resource's name).
 var pageTemplate = template.Must(template.ParseFS(uiFiles, "ui/index.html"))
 
-// uiServer serves the page and its three endpoints:
+// uiServer serves the page, the docs pages its boxes link to, and three
+// endpoints:
 //
 //	GET  /api/state   one JSON snapshot of the data path (see state)
 //	GET  /api/events  the same snapshot as server-sent events, on every change
-//	POST /api/action  {"action": "<name>"}: a button (see actions)
+//	POST /api/action  {"action": "<name>", "lang": "zh"}: a button (see actions)
+//	GET  /docs/{file} docs/internals.md and its Chinese twin, as HTML
+//
+// The page and the first two take ?lang=en or ?lang=zh; without it they
+// speak the demo's language (--lang).
 type uiServer struct {
 	dash    *dashboard
-	actions map[string]action // nil against a real cluster
+	lang    lang              // the default language of the page
+	actions map[string]action // nil when the demo has no embedded server
 	srv     *http.Server
 	ln      net.Listener
 	wg      sync.WaitGroup
@@ -49,22 +56,21 @@ func uiAddr(addr string) string {
 	return net.JoinHostPort("127.0.0.1", port)
 }
 
-// startUI listens on addr and serves until stop is called.
-func startUI(addr string, dash *dashboard, actions []action) (*uiServer, error) {
+// startUI listens on addr and serves until stop is called; l is the
+// page's default language.
+func startUI(addr string, dash *dashboard, actions []action, l lang) (*uiServer, error) {
 	ln, err := net.Listen("tcp", uiAddr(addr))
 	if err != nil {
 		return nil, fmt.Errorf("--ui %s: %w", addr, err)
 	}
-	u := &uiServer{dash: dash, ln: ln}
+	u := &uiServer{dash: dash, ln: ln, lang: l}
 	if actions != nil {
 		u.actions = map[string]action{}
-		views := make([]actionView, 0, len(actions))
 		for _, a := range actions {
 			u.actions[a.name] = a
-			views = append(views, actionView{Name: a.name, Label: a.label, Help: a.help, Fault: a.fault})
 		}
 		dash.mu.Lock()
-		dash.actions = views
+		dash.actions = actions
 		dash.mu.Unlock()
 	}
 	u.srv = &http.Server{Handler: u.routes(), ReadHeaderTimeout: 10 * time.Second}
@@ -93,26 +99,40 @@ func (u *uiServer) routes() http.Handler {
 	mux.HandleFunc("GET /{$}", u.page)
 	mux.HandleFunc("GET /api/state", u.state)
 	mux.HandleFunc("GET /api/events", u.events)
+	mux.HandleFunc("GET /docs/{file}", serveDoc)
 	mux.HandleFunc("POST /api/action", u.action)
 	mux.HandleFunc("/api/action", onlyMethod("POST", "use POST with a JSON body {\"action\": \"<name>\"}"))
 	mux.HandleFunc("/api/state", onlyMethod("GET", "use GET"))
 	mux.HandleFunc("/api/events", onlyMethod("GET", "use GET, as an EventSource does"))
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeUIError(w, http.StatusNotFound, fmt.Sprintf("no page at %s %s: the page is /, its data /api/state and /api/events, its buttons POST /api/action", r.Method, r.URL.Path))
+		writeUIError(w, http.StatusNotFound, fmt.Sprintf("no page at %s %s: the page is /, its data /api/state and /api/events, its buttons POST /api/action, its docs /docs/", r.Method, r.URL.Path))
 	})
 	return mux
 }
 
+// langOf is the language a request asks for with ?lang=, else the page's.
+func (u *uiServer) langOf(r *http.Request) lang {
+	if l, ok := localeLang(r.URL.Query().Get("lang")); ok {
+		return l
+	}
+	return u.lang
+}
+
 func (u *uiServer) page(w http.ResponseWriter, r *http.Request) {
-	st := u.dash.snapshot()
+	l := u.langOf(r)
+	var body bytes.Buffer
+	if err := pageTemplate.Execute(&body, newPageData(u.dash.snapshot(l), l)); err != nil {
+		writeUIError(w, http.StatusInternalServerError, err.Error())
+		return
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_ = pageTemplate.Execute(w, st) // an error here is a client gone mid-page
+	_, _ = body.WriteTo(w)
 }
 
 func (u *uiServer) state(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(u.dash.snapshot())
+	_ = json.NewEncoder(w).Encode(u.dash.snapshot(u.langOf(r)))
 }
 
 // events streams a snapshot at once and then after every change, at most
@@ -127,9 +147,10 @@ func (u *uiServer) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	const minGap = 250 * time.Millisecond
+	l := u.langOf(r)
 	for {
 		changed := u.dash.changes()
-		body, err := json.Marshal(u.dash.snapshot())
+		body, err := json.Marshal(u.dash.snapshot(l))
 		if err != nil {
 			return
 		}
@@ -155,6 +176,7 @@ func (u *uiServer) events(w http.ResponseWriter, r *http.Request) {
 // actionRequest is the body of POST /api/action.
 type actionRequest struct {
 	Action string `json:"action"`
+	Lang   string `json:"lang,omitempty"` // of the answer; the page's default without it
 }
 
 // actionReply answers it: what the button did, in a sentence for the page.
@@ -172,7 +194,7 @@ func (u *uiServer) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if u.actions == nil {
-		writeUIError(w, http.StatusConflict, "the demo is reading a real cluster: the page has no buttons there, it only shows")
+		writeUIError(w, http.StatusConflict, "the demo reads an API server it did not start (--kubeconfig or --master): the page has no buttons there, it only shows")
 		return
 	}
 	a, ok := u.actions[req.Action]
@@ -182,13 +204,18 @@ func (u *uiServer) action(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
+	l := u.lang
+	if req.Lang != "" {
+		l, _ = localeLang(req.Lang)
+	}
 	result, err := a.run(ctx)
 	if err != nil {
 		writeUIError(w, http.StatusInternalServerError, fmt.Sprintf("%s: %v", a.name, err))
 		return
 	}
+	u.dash.touch() // a button may change what the page shows (the churn's pace)
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(actionReply{Action: a.name, Result: result})
+	_ = json.NewEncoder(w).Encode(actionReply{Action: a.name, Result: result.in(l)})
 }
 
 func (u *uiServer) actionNames() string {
@@ -199,7 +226,7 @@ func (u *uiServer) actionNames() string {
 		if i > 0 {
 			names += ", "
 		}
-		names += a.Name
+		names += a.name
 	}
 	return names
 }

@@ -36,11 +36,7 @@ func TestLivePageInABrowser(t *testing.T) {
 	if bin == "" {
 		t.Skip("no chromium on PATH: install Debian's chromium package (apt-get install chromium); .ci/run does")
 	}
-	r := startDemo(t, "--ui", "127.0.0.1:0", "--churn-interval", "150ms", "--resync=0")
-	base := r.uiURL(t)
-	b := launchBrowser(t, bin)
-	b.call(t, "Page.enable", nil)
-	b.call(t, "Page.navigate", map[string]any{"url": base})
+	b, _ := openLivePage(t, bin, "--ui", "127.0.0.1:0", "--churn-interval", "150ms", "--resync=0")
 
 	b.waitJS(t, "the pipeline, synced, with live counters", `
 		document.getElementById("refl-state").dataset.state === "watching" &&
@@ -67,6 +63,62 @@ func TestLivePageInABrowser(t *testing.T) {
 	}
 	b.screenshot(t, shot)
 	t.Logf("screenshot written to %s", shot)
+}
+
+// openLivePage starts the demo with args and opens its page in Chromium.
+func openLivePage(t *testing.T, bin string, args ...string) (*browser, string) {
+	t.Helper()
+	r := startDemo(t, args...)
+	base := r.uiURL(t)
+	b := launchBrowser(t, bin)
+	b.call(t, "Page.enable", nil)
+	b.call(t, "Page.navigate", map[string]any{"url": base})
+	return b, base
+}
+
+// TestLivePageInChineseInABrowser opens the page as a Chinese-reading
+// class would (--lang zh) in a narrow window: the page speaks Chinese, no
+// key breaks inside a word, the step button makes one change and says so,
+// a box's link opens its section of the internals page the demo serves,
+// and the switch turns the page into English.
+func TestLivePageInChineseInABrowser(t *testing.T) {
+	bin := findChromium()
+	if bin == "" {
+		t.Skip("no chromium on PATH: install Debian's chromium package (apt-get install chromium); .ci/run does")
+	}
+	b, _ := openLivePage(t, bin, "--ui", "127.0.0.1:0", "--churn-interval", "150ms", "--resync=0", "--lang", "zh")
+	b.call(t, "Emulation.setDeviceMetricsOverride", map[string]any{"width": 1000, "height": 800, "deviceScaleFactor": 1, "mobile": false})
+	b.waitJS(t, "the Chinese page, synced and live", `
+		document.documentElement.lang === "zh-CN" &&
+		document.getElementById("refl-state").dataset.state === "watching" &&
+		document.getElementById("refl-state").textContent.startsWith("增量 watch 中") &&
+		document.getElementById("cache-synced").textContent === "是" &&
+		document.getElementById("conn").textContent === "实时" &&
+		document.querySelector("#box-queue h2").textContent.includes("DeltaFIFO 增量队列") &&
+		document.querySelector("#log tr:last-child td.text")?.textContent.match(/[\u4e00-\u9fff]/)`)
+
+	// Keys: each part of namespace/name on one line, whatever the width.
+	b.waitJS(t, "keys in the queue and processing boxes", `document.querySelectorAll("#queue-last .key").length > 0 && document.querySelector("#loop-last .key")`)
+	broken := `[...document.querySelectorAll(".key > span")].filter((s) => s.getClientRects().length !== 1 ||
+		s.getBoundingClientRect().height > 1.5 * parseFloat(getComputedStyle(s).lineHeight || "16")).map((s) => s.textContent).join(",")`
+	require.Equal(t, `""`, string(b.eval(t, broken)), "a key part broke across lines")
+
+	b.evalInt(t, `(document.querySelector('button[data-action="step"]').click(), 0)`)
+	b.waitJS(t, "the step's answer, in Chinese", `document.getElementById("action-result").textContent.startsWith("step: 自动变更已暂停；这一步：")`)
+	b.waitJS(t, "the churn shown paused", `document.getElementById("server-churn").textContent === "已暂停"`)
+
+	href := strings.Trim(string(b.eval(t, `document.querySelector("#box-reflector a.doc").href`)), `"`)
+	require.Regexp(t, `/docs/internals(\.zh-CN)?\.md#reflector$`, href)
+	b.call(t, "Page.navigate", map[string]any{"url": href})
+	b.waitJS(t, "the reflector's section of the internals page", `location.hash === "#reflector" && document.getElementById("reflector") !== null &&
+		document.querySelectorAll("h3").length > 5`)
+
+	b.call(t, "Page.navigate", map[string]any{"url": strings.Split(href, "/docs/")[0] + "/?lang=zh"})
+	b.waitJS(t, "the page again", `document.getElementById("lang-switch") !== null`)
+	b.evalInt(t, `(document.getElementById("lang-switch").click(), 0)`)
+	b.waitJS(t, "the English page after the switch", `document.documentElement.lang === "en" &&
+		document.querySelector("#box-loop h2").textContent.startsWith("Processing loop") &&
+		document.getElementById("conn").textContent === "live"`)
 }
 
 // findChromium returns the browser's path, or "".

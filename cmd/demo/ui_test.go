@@ -22,7 +22,7 @@ import (
 // uiURL waits for the demo's line naming the live page and returns its URL.
 func (r *running) uiURL(t testing.TB) string {
 	t.Helper()
-	return waitFor(t, r.stderr, regexp.MustCompile(`live page of the data path at (\S+)`))[1]
+	return waitFor(t, r.stderr, regexp.MustCompile(`(?:live page of the data path at |数据通路的实时页面：)(\S+)`))[1]
 }
 
 // stateStream reads the page's server-sent events, the same stream the
@@ -35,8 +35,14 @@ type stateStream struct {
 
 func openStream(t testing.TB, base string) *stateStream {
 	t.Helper()
+	return openStreamLang(t, base, "")
+}
+
+// openStreamLang opens the stream in language l ("": the page's default).
+func openStreamLang(t testing.TB, base, l string) *stateStream {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	req, err := http.NewRequestWithContext(ctx, "GET", base+"api/events", nil)
+	req, err := http.NewRequestWithContext(ctx, "GET", base+"api/events?lang="+l, nil)
 	require.NoError(t, err)
 	res, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)
@@ -75,7 +81,13 @@ func (s *stateStream) await(t testing.TB, what string, cond func(st state) bool)
 // act presses a button through the endpoint the page's buttons use.
 func act(t testing.TB, base, name string) actionReply {
 	t.Helper()
-	res, err := http.Post(base+"api/action", "application/json", strings.NewReader(`{"action":"`+name+`"}`))
+	return actLang(t, base, name, "")
+}
+
+// actLang presses it asking for the answer in language l.
+func actLang(t testing.TB, base, name, l string) actionReply {
+	t.Helper()
+	res, err := http.Post(base+"api/action", "application/json", strings.NewReader(`{"action":"`+name+`","lang":"`+l+`"}`))
 	require.NoError(t, err)
 	defer res.Body.Close()
 	require.Equal(t, http.StatusOK, res.StatusCode, "action %s", name)
@@ -83,6 +95,8 @@ func act(t testing.TB, base, name string) actionReply {
 	require.NoError(t, json.NewDecoder(res.Body).Decode(&reply))
 	return reply
 }
+
+var regexpOf = regexp.MustCompile
 
 func watching(st state) bool { return st.Reflector.State == "watching" && st.Reflector.Synced }
 
@@ -147,8 +161,8 @@ func TestLivePageReportsWhatTheInformerWentThrough(t *testing.T) {
 func TestLivePageRejectsBadRequests(t *testing.T) {
 	dash := newDashboard(time.Now, "fake", "v1/pods")
 	ran := 0
-	u, err := startUI("127.0.0.1:0", dash, []action{{name: "ok", label: "OK", run: func(context.Context) (string, error) { ran++; return "done", nil }},
-		{name: "broken", label: "Broken", run: func(context.Context) (string, error) { return "", errors.New("it broke") }}})
+	u, err := startUI("127.0.0.1:0", dash, []action{{name: "ok", label: msg{en: "OK", zh: "好"}, run: func(context.Context) (text, error) { ran++; return say(msg{en: "done", zh: "完成"}), nil }},
+		{name: "broken", label: msg{en: "Broken", zh: "坏了"}, run: func(context.Context) (text, error) { return text{}, errors.New("it broke") }}}, langEN)
 	require.NoError(t, err)
 	defer u.stop()
 	base := u.URL()
@@ -186,10 +200,10 @@ func TestLivePageRejectsBadRequests(t *testing.T) {
 	require.Equal(t, "done", act(t, base, "ok").Result)
 }
 
-// TestLivePageAgainstARealClusterOnlyShows: with no fault server there are
+// TestLivePageOfAnotherServerOnlyShows: with no fault server there are
 // no buttons, and pressing one through the endpoint says why.
-func TestLivePageAgainstARealClusterOnlyShows(t *testing.T) {
-	u, err := startUI("127.0.0.1:0", newDashboard(time.Now, "real", "v1/pods"), nil)
+func TestLivePageOfAnotherServerOnlyShows(t *testing.T) {
+	u, err := startUI("127.0.0.1:0", newDashboard(time.Now, "remote", "v1/pods"), nil, langEN)
 	require.NoError(t, err)
 	defer u.stop()
 	res, err := http.Post(u.URL()+"api/action", "application/json", strings.NewReader(`{"action":"compact"}`))
@@ -202,8 +216,8 @@ func TestLivePageAgainstARealClusterOnlyShows(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res2.StatusCode)
 	var page strings.Builder
 	_, _ = bufio.NewReader(res2.Body).WriteTo(&page)
-	assert.Contains(t, page.String(), `data-mode="real"`)
-	assert.Contains(t, page.String(), "real cluster (view only)")
+	assert.Contains(t, page.String(), `data-mode="remote"`)
+	assert.Contains(t, page.String(), "named by --kubeconfig or --master (view only)")
 }
 
 func TestUIAddrListensOnLoopbackByDefault(t *testing.T) {
@@ -248,9 +262,9 @@ func TestDashboardFoldsTraceEvents(t *testing.T) {
 	for i, s := range steps {
 		now = now.Add(time.Second)
 		d.observe(s.ev)
-		require.Equal(t, s.state, d.snapshot().Reflector.State, "step %d: %s", i, s.ev)
+		require.Equal(t, s.state, d.snapshot(langEN).Reflector.State, "step %d: %s", i, s.ev)
 	}
-	st := d.snapshot()
+	st := d.snapshot(langEN)
 	assert.Equal(t, map[string]int{"initial": 1, "watch-gone": 1}, st.Reflector.Relists)
 	assert.Equal(t, "9", st.Reflector.RV)
 	assert.Equal(t, 1, st.Reflector.ListPages, "the last list's pages")
@@ -272,7 +286,7 @@ func TestDashboardLogKeepsTheLastLines(t *testing.T) {
 	for i := range logKeep + 50 {
 		d.observe(informer.TraceEvent{Stage: informer.StageEvent, EventType: meta.Modified, Key: fmt.Sprintf("ns/o%d", i)})
 	}
-	st := d.snapshot()
+	st := d.snapshot(langEN)
 	require.Len(t, st.Log, logKeep)
 	assert.Equal(t, int64(logKeep+50), st.Log[logKeep-1].Seq)
 	assert.Equal(t, int64(logKeep+50), st.Seq)

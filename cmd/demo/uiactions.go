@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
@@ -11,9 +10,15 @@ import (
 // action is one button of the live page. run does it and says what it
 // did in a sentence the page shows next to the buttons.
 type action struct {
-	name, label, help string
-	fault             bool // provokes a failure path (drawn in red), not a write
-	run               func(ctx context.Context) (string, error)
+	name        string
+	label, help msg
+	fault       bool // provokes a failure path (drawn in red), not a write
+	run         func(ctx context.Context) (text, error)
+}
+
+// view is the button as the page draws it, in language l.
+func (a action) view(l lang) actionView {
+	return actionView{Name: a.name, Label: l.f(a.label), Help: l.f(a.help), Fault: a.fault}
 }
 
 // faultServer is what the buttons need of the embedded fake server: its
@@ -36,74 +41,123 @@ func fakeActions(srv faultServer, ch *churner) []action {
 	for i := range faults {
 		faults[i].fault = true
 	}
-	return append(writeActions(ch), faults...)
+	return append(append(writeActions(ch), churnActions(ch)...), faults...)
 }
 
-// writeActions write to the server as kubectl would, or pause the churn.
+// writeActions write to the server as kubectl would.
 func writeActions(ch *churner) []action {
 	return []action{
-		{name: "create", label: "Create a pod", help: "a write the watch delivers as ADDED",
-			run: func(context.Context) (string, error) {
+		{name: "create", label: msg{en: "Create a pod", zh: "创建 Pod"}, help: msg{en: "a write the watch delivers as ADDED", zh: "一次写入，watch 以 ADDED 事件送达"},
+			run: func(context.Context) (text, error) {
 				ch.mu.Lock()
 				defer ch.mu.Unlock()
 				name, err := ch.create()
-				return "created " + name, err
+				return say(msgCreated, name), err
 			}},
-		{name: "label", label: "Label a pod", help: "a write the watch delivers as MODIFIED",
-			run: func(context.Context) (string, error) {
+		{name: "label", label: msg{en: "Label a pod", zh: "给 Pod 打标签"}, help: msg{en: "a write the watch delivers as MODIFIED", zh: "一次写入，watch 以 MODIFIED 事件送达"},
+			run: func(context.Context) (text, error) {
 				name, err := ch.pick(ch.relabel)
-				return "relabelled " + name, err
+				return say(msgRelabelled, name), err
 			}},
-		{name: "delete", label: "Delete a pod", help: "a write the watch delivers as DELETED",
-			run: func(context.Context) (string, error) {
+		{name: "delete", label: msg{en: "Delete a pod", zh: "删除 Pod"},
+			help: msg{en: "a graceful deletion: MODIFIED (deletionTimestamp set), then DELETED", zh: "一次优雅删除：先是 MODIFIED（写上 deletionTimestamp），然后是 DELETED"},
+			run: func(context.Context) (text, error) {
 				name, err := ch.pick(ch.delete)
-				return "deleted " + name, err
+				return say(msgDeleted, name), err
 			}},
-		{name: "pause-churn", label: "Pause churn", help: "stop the background writes",
-			run: func(context.Context) (string, error) { ch.paused.Store(true); return "churn paused", nil }},
-		{name: "resume-churn", label: "Resume churn", help: "restart the background writes",
-			run: func(context.Context) (string, error) { ch.paused.Store(false); return "churn resumed", nil }},
 	}
 }
+
+// churnActions let a class follow the churn at its own pace: pause it,
+// step it one change at a time, or slow it down.
+func churnActions(ch *churner) []action {
+	return []action{
+		{name: "pause-churn", label: msg{en: "Pause churn", zh: "暂停自动变更"}, help: msg{en: "stop the background writes", zh: "停止后台的自动写入"},
+			run: func(context.Context) (text, error) {
+				ch.paused.Store(true)
+				return say(msg{en: "churn paused", zh: "自动变更已暂停"}), nil
+			}},
+		{name: "resume-churn", label: msg{en: "Resume churn", zh: "继续自动变更"}, help: msg{en: "restart the background writes", zh: "恢复后台的自动写入"},
+			run: func(context.Context) (text, error) {
+				ch.paused.Store(false)
+				return say(msg{en: "churn resumed, one change every %v", zh: "自动变更已恢复，每 %v 一次"}, ch.interval()), nil
+			}},
+		{name: "step", label: msg{en: "Step: one change", zh: "单步：变更一次"},
+			help: msg{en: "pause the churn and make one change now: follow it box by box, then step again",
+				zh: "暂停自动变更，立即做一次变更：逐个方框跟着它走一遍，再点下一步"},
+			run: func(context.Context) (text, error) {
+				ch.paused.Store(true)
+				did, err := ch.change()
+				return say(msg{en: "churn paused; one change: %s", zh: "自动变更已暂停；这一步：%s"}, did), err
+			}},
+		{name: "churn-slower", label: msg{en: "Slower", zh: "慢一点"}, help: msg{en: "double the time between two churn writes", zh: "把两次自动写入的间隔加倍"},
+			run: func(context.Context) (text, error) {
+				return say(msgChurnEvery, ch.setInterval(2*ch.interval())), nil
+			}},
+		{name: "churn-faster", label: msg{en: "Faster", zh: "快一点"}, help: msg{en: "halve the time between two churn writes", zh: "把两次自动写入的间隔减半"},
+			run: func(context.Context) (text, error) {
+				return say(msgChurnEvery, ch.setInterval(ch.interval()/2)), nil
+			}},
+	}
+}
+
+var msgChurnEvery = msg{en: "the churn now writes every %v", zh: "现在每 %v 自动写入一次"}
 
 // faultActions provoke the reflector's failure paths.
 func faultActions(srv faultServer, ch *churner) []action {
 	return []action{
-		{name: "cut-watch", label: "Cut the watch", help: "the stream breaks mid-event: the reflector re-watches from its last resourceVersion, nothing is relisted",
-			run: func(context.Context) (string, error) {
-				return fmt.Sprintf("armed %d watch(es) to break in their next frame", srv.CutWatches()), nil
+		{name: "cut-watch", label: msg{en: "Cut the watch", zh: "切断 watch"},
+			help: msg{en: "the stream breaks mid-event: the reflector re-watches from its last resourceVersion, nothing is relisted",
+				zh: "事件流在半个事件处断开：Reflector 从最后的资源版本重新 watch，不重新 list"},
+			run: func(context.Context) (text, error) {
+				return say(msg{en: "armed %d watch(es) to break in their next frame", zh: "已让 %d 个 watch 在下一帧断开"}, srv.CutWatches()), nil
 			}},
-		{name: "drop-watches", label: "Drop all watches", help: "the server ends every watch cleanly, as on shutdown: the reflector re-watches",
-			run: func(context.Context) (string, error) {
-				return fmt.Sprintf("ended %d watch(es)", srv.DropWatches()), nil
+		{name: "drop-watches", label: msg{en: "Drop all watches", zh: "关闭所有 watch"},
+			help: msg{en: "the server ends every watch cleanly, as on shutdown: the reflector re-watches",
+				zh: "API Server 像关机时那样正常结束所有 watch：Reflector 重新 watch"},
+			run: func(context.Context) (text, error) {
+				return say(msg{en: "ended %d watch(es)", zh: "结束了 %d 个 watch"}, srv.DropWatches()), nil
 			}},
-		{name: "compact", label: "Compact history", help: "the server forgets old events: a watch or continue token from before now gets 410 Gone",
-			run: func(context.Context) (string, error) {
+		{name: "compact", label: msg{en: "Compact history", zh: "压缩历史"},
+			help: msg{en: "the server forgets old events: a watch or continue token from before now gets 410 Gone",
+				zh: "API Server 丢掉旧事件：此前的资源版本或 continue 令牌再来 watch/list 会得到 410 Gone"},
+			run: func(context.Context) (text, error) {
 				srv.Compact(0)
-				return fmt.Sprintf("history compacted up to resourceVersion %d", srv.ResourceVersion()), nil
+				return say(msg{en: "history compacted up to resourceVersion %d", zh: "历史已压缩到资源版本 %d"}, srv.ResourceVersion()), nil
 			}},
-		{name: "compact-cut", label: "Compact + cut watch (410)", help: "a write the watch misses, then compaction past it, then a broken stream: the re-watch gets 410 Gone, the reflector relists and Replace reconciles",
-			run: func(context.Context) (string, error) { return provokeGone(srv, ch) }},
-		{name: "fail-lists-503", label: "Next lists: 503", help: "the next 3 LISTs answer 503, then a 410 forces a relist: watch the backoff",
-			run: func(context.Context) (string, error) {
+		{name: "compact-cut", label: msg{en: "Compact + cut watch (410)", zh: "压缩 + 切断 watch（410）"},
+			help: msg{en: "a write the watch misses, then compaction past it, then a broken stream: the re-watch gets 410 Gone, the reflector relists and Replace reconciles",
+				zh: "先做一次 watch 看不到的写入，再把历史压缩过去，然后断开连接：重新 watch 得到 410 Gone，Reflector 重新 list，由 Replace 校正本地缓存"},
+			run: func(context.Context) (text, error) { return provokeGone(srv, ch) }},
+		{name: "fail-lists-503", label: msg{en: "Next lists: 503", zh: "接下来的 list：503"},
+			help: msg{en: "the next 3 LISTs answer 503, then a 410 forces a relist: watch the backoff",
+				zh: "接下来 3 次 LIST 返回 503，再用一次 410 逼出重新 list：观察退避（backoff）"},
+			run: func(context.Context) (text, error) {
 				srv.FailNext(fakeapiserver.Failure{Count: 3, Code: 503, Verb: "list"})
-				msg, err := provokeGone(srv, ch)
-				return "the next 3 LISTs answer 503; " + msg, err
+				gone, err := provokeGone(srv, ch)
+				return say(msg{en: "the next 3 LISTs answer 503; %s", zh: "接下来 3 次 LIST 返回 503；%s"}, gone), err
 			}},
-		{name: "fail-lists-429", label: "Next lists: 429", help: "the next 2 LISTs answer 429 with Retry-After 2s, then a 410 forces a relist",
-			run: func(context.Context) (string, error) {
+		{name: "fail-lists-429", label: msg{en: "Next lists: 429", zh: "接下来的 list：429"},
+			help: msg{en: "the next 2 LISTs answer 429 with Retry-After 2s, then a 410 forces a relist",
+				zh: "接下来 2 次 LIST 返回 429（Retry-After 2 秒），再用一次 410 逼出重新 list"},
+			run: func(context.Context) (text, error) {
 				srv.FailNext(fakeapiserver.Failure{Count: 2, Code: 429, Verb: "list", RetryAfter: 2 * time.Second})
-				msg, err := provokeGone(srv, ch)
-				return "the next 2 LISTs answer 429 (Retry-After: 2); " + msg, err
+				gone, err := provokeGone(srv, ch)
+				return say(msg{en: "the next 2 LISTs answer 429 (Retry-After: 2); %s", zh: "接下来 2 次 LIST 返回 429（Retry-After: 2）；%s"}, gone), err
 			}},
-		{name: "stall", label: "Stall the watch", help: "the stream goes silent but stays open (a half-open connection): only the reflector's idle timeout ends it",
-			run: func(context.Context) (string, error) {
-				return fmt.Sprintf("stalled %d watch(es); writes now reach the informer only after the idle timeout ends the watch", srv.StallWatches()), nil
+		{name: "stall", label: msg{en: "Stall the watch", zh: "让 watch 卡住"},
+			help: msg{en: "the stream goes silent but stays open (a half-open connection): only the reflector's idle timeout ends it",
+				zh: "事件流不再有数据但连接不断（半开连接）：只有 Reflector 的空闲超时能结束它"},
+			run: func(context.Context) (text, error) {
+				return say(msg{en: "stalled %d watch(es); writes now reach the informer only after the idle timeout ends the watch",
+					zh: "卡住了 %d 个 watch；之后的写入要等空闲超时结束这个 watch 才会到达 informer"}, srv.StallWatches()), nil
 			}},
-		{name: "restart", label: "Restart the server", help: "every connection drops, the objects stay: the reflector re-watches from its resourceVersion",
-			run: func(context.Context) (string, error) {
+		{name: "restart", label: msg{en: "Restart the server", zh: "重启 API Server"},
+			help: msg{en: "every connection drops, the objects stay: the reflector re-watches from its resourceVersion",
+				zh: "所有连接断开，对象都还在：Reflector 从自己的资源版本重新 watch"},
+			run: func(context.Context) (text, error) {
 				srv.Restart()
-				return "dropped every connection; objects and history kept", nil
+				return say(msg{en: "dropped every connection; objects and history kept", zh: "断开了所有连接；对象和历史都保留"}), nil
 			}},
 	}
 }
@@ -113,17 +167,18 @@ func faultActions(srv faultServer, ch *churner) []action {
 // history is compacted past that write, and every connection is dropped.
 // The reflector re-watches from the resourceVersion it had, the server
 // answers 410 Gone, and the reflector relists.
-func provokeGone(srv faultServer, ch *churner) (string, error) {
+func provokeGone(srv faultServer, ch *churner) (text, error) {
 	srv.StallWatches()
 	ch.mu.Lock()
 	name, err := ch.create()
 	ch.mu.Unlock()
 	if err != nil {
 		srv.Restart() // do not leave the watch stalled
-		return "", err
+		return text{}, err
 	}
 	srv.Compact(0)
 	rv := srv.ResourceVersion()
 	srv.Restart()
-	return fmt.Sprintf("created %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone", name, rv), nil
+	return say(msg{en: "created %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone",
+		zh: "创建了 %s（卡住的 watch 看不到它），把历史压缩到 %d，并断开所有连接：重新 watch 会得到 410 Gone"}, name, rv), nil
 }

@@ -41,8 +41,8 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 			stopInformer()
 			return err
 		}
-		d.status.printf("demo: health at %s/healthz", url)
-		d.status.printf("demo: metrics at %s/metrics", url)
+		d.tell(msg{en: "health at %s/healthz", zh: "健康检查地址 %s/healthz"}, url)
+		d.tell(msg{en: "metrics at %s/metrics", zh: "指标（metrics）地址 %s/metrics"}, url)
 	}
 	syncCtx, cancel := context.WithTimeoutCause(syncCtx, d.cfg.syncTimeout, errSyncTimeout)
 	defer cancel()
@@ -55,20 +55,21 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}
 	d.synced.Store(true)
 	n := len(inf.Lister().List(meta.LabelSelector{}))
-	d.status.printf("demo: synced %d %s from %s", n, ref, d.source)
+	d.tell(msg{en: "synced %d %s from %s", zh: "已同步 %[1]d 个对象：%[2]s，来自%[3]s"}, n, refSaid(ref), d.source)
 	if n == 0 {
 		d.warnMissingNamespace(ctx, c, ref)
 	}
 	if d.shard != nil {
-		who := "the informer (the server ignores shardSelector)"
+		who := say(msg{en: "the informer (the server ignores shardSelector)", zh: "informer 自己（API Server 忽略 shardSelector）"})
 		if d.shard.ServerSide() {
-			who = "the server (its list carried metadata.shardInfo)"
+			who = say(msg{en: "the server (its list carried metadata.shardInfo)", zh: "API Server（它的列表带有 metadata.shardInfo）"})
 		}
-		d.status.printf("demo: shard %s filtered by %s", d.cfg.shard, who)
+		d.tell(msg{en: "shard %s filtered by %s", zh: "分片 %s 由%s过滤"}, d.cfg.shard, who)
 	}
-	d.onStop(func() string {
-		return fmt.Sprintf("stopped the informer on %s (%d objects cached, resourceVersion %s)",
-			ref, len(inf.Lister().List(meta.LabelSelector{})), inf.LastSyncResourceVersion())
+	d.onStop(func() text {
+		return say(msg{en: "stopped the informer on %s (%d objects cached, resourceVersion %s)",
+			zh: "停止了 informer：%s（本地缓存 %d 个对象，资源版本 %s）"},
+			refSaid(ref), len(inf.Lister().List(meta.LabelSelector{})), inf.LastSyncResourceVersion())
 	}, stopInformer)
 	<-ctx.Done()
 	return nil
@@ -96,16 +97,20 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if sel, _ := d.cfg.shardSelector(); !sel.IsEverything() {
 		opts.Shard, _ = informer.NewShard(sel) // checked with the flags
 		d.shard = opts.Shard
-		d.status.printf("demo: caching shard %s of %s: %s", d.cfg.shard, ref, sel)
+		d.tell(msg{en: "caching shard %s of %s: %s", zh: "只缓存分片 %[1]s：%[2]s，%[3]s"}, d.cfg.shard, refSaid(ref), sel)
 	}
 	if d.cfg.snapshot != "" {
 		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot, Identity: informer.SnapshotIdentity(c, ref, opts.Selectors)}
 	}
+	var metrics []informer.Metrics
+	if d.cfg.snapshot != "" {
+		metrics = append(metrics, snapshotReport{d: d})
+	}
 	lw := informer.NewListerWatcher[T](c, ref, opts)
 	var traces []func(informer.TraceEvent)
-	var metrics []informer.Metrics
 	if d.cfg.trace {
-		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket}
+		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket,
+			lang: d.cfg.lang, graceful: d.graceful}
 		traces, metrics = append(traces, t.traceFunc()), append(metrics, depthMetrics{t: t})
 	}
 	if d.dash != nil {
@@ -149,7 +154,9 @@ func syncFailure(ref apiclient.Ref, host string, timeout time.Duration, err, cau
 // namespace/name key, for tombstones too (their last known state has it).
 func printer[P meta.Object](d *demo) informer.HandlerFuncs[P] {
 	line := func(verb string, obj P) {
-		d.out.printf("%s", articleLine(d.now(), verb, meta.Key(obj)))
+		key := meta.Key(obj)
+		d.graceful.saw(key, obj, verb == "Delete")
+		d.out.printf("%s", articleLine(d.now(), verb, key))
 	}
 	return informer.HandlerFuncs[P]{
 		AddFunc:    func(obj P, _ bool) { line("Add", obj) },
@@ -167,6 +174,7 @@ func (d *demo) warnMissingNamespace(ctx context.Context, c *apiclient.Client, re
 	}
 	_, err := apiclient.Get[meta.Raw](ctx, c, apiclient.Ref{GVR: namespacesGVR}, ref.Namespace)
 	if meta.IsNotFound(err) {
-		d.status.printf("demo: namespace %s does not exist on the server: nothing will arrive until it is created", ref.Namespace)
+		d.tell(msg{en: "namespace %s does not exist on the server: nothing will arrive until it is created",
+			zh: "API Server 上没有命名空间 %s：在它被创建之前不会收到任何对象"}, ref.Namespace)
 	}
 }

@@ -1,8 +1,14 @@
 // The live page's script: it draws /api/events (or, when the stream
 // breaks, /api/state every second) into the boxes. It only ever sets
-// textContent, so object names from the server cannot inject markup.
+// textContent, so object names from the server cannot inject markup. Its
+// words come from the page (the "js." entries of pagewords.go), in the
+// page's language; the state and events it asks for are in that language
+// too.
 "use strict";
 const $ = (id) => document.getElementById(id);
+const W = JSON.parse($("words").textContent);
+const LANG = document.body.dataset.lang;
+const w = (k) => W[k] ?? k;
 let shownSeq = 0;
 let lastCounts = {};
 let poller = null;
@@ -17,6 +23,21 @@ function ago(iso, now) {
   if (!t || t < 0 || iso.startsWith("0001")) return "–";
   const s = Math.max(0, (Date.parse(now) - t) / 1000);
   return s < 60 ? s.toFixed(1) + " s" : Math.floor(s / 60) + "m" + String(Math.floor(s % 60)).padStart(2, "0") + "s";
+}
+
+// keyEl shows a namespace/name key that never breaks inside a word: it
+// may wrap only after the slash.
+function keyEl(key) {
+  const span = document.createElement("span");
+  span.className = "key";
+  const cut = key.indexOf("/") + 1;
+  for (const part of cut > 0 ? [key.slice(0, cut), key.slice(cut)] : [key]) {
+    const p = document.createElement("span");
+    p.textContent = part;
+    span.append(p, document.createElement("wbr"));
+  }
+  span.lastChild.remove();
+  return span;
 }
 
 function sum(m) { return Object.values(m || {}).reduce((a, b) => a + b, 0); }
@@ -37,23 +58,23 @@ function render(st) {
     set("server-requests", st.server.requests);
     set("server-watchers", st.server.watchers);
     set("server-writes", st.server.writes);
-    set("server-churn", st.server.churnPaused ? "paused" : "on");
+    set("server-churn", st.server.churnPaused ? w("paused") : w("every") + " " + st.server.churnEvery);
   } else {
     set("server-rv", r.resourceVersion || "–");
   }
   const state = $("refl-state");
   state.dataset.state = r.state;
-  set("refl-state", r.state + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? " (" + r.cause + ")" : ""));
+  set("refl-state", w("state." + r.state) + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? " (" + r.cause + ")" : ""));
   set("refl-since", ago(r.since, st.now));
   set("refl-rv", r.resourceVersion || "–");
-  set("refl-list", r.listPages ? r.listPages + " page(s), " + r.listItems + " items at " + r.listResourceVersion : "–");
+  set("refl-list", r.listPages ? r.listPages + " " + w("pages") + ", " + r.listItems + " " + w("items-at") + " " + r.listResourceVersion : "–");
   set("refl-watch", ago(r.watchSince, st.now));
-  set("refl-events", sum(r.events) + " (" + r.watchEvents + " on this watch)");
+  set("refl-events", sum(r.events) + " (" + r.watchEvents + " " + w("on-watch") + ")");
   set("refl-bookmarks", r.bookmarks);
   const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v).join(", ");
   set("refl-relists", sum(r.relists) + (causes ? " · " + causes : ""));
   set("refl-backoffs", r.backoffs);
-  set("refl-error", r.lastError || "");
+  set("refl-error", r.lastError ? w("last-error") + " " + r.lastError : "");
   flash("reflector", sum(r.events) + r.listCalls);
 
   const q = st.queue;
@@ -65,7 +86,7 @@ function render(st) {
   const items = (q.last || []).map((d) => d.op + " " + d.key);
   if (list.dataset.items !== items.join("\n")) {
     list.dataset.items = items.join("\n");
-    list.replaceChildren(...items.map((t) => { const li = document.createElement("li"); li.textContent = t; return li; }));
+    list.replaceChildren(...(q.last || []).map((d) => { const li = document.createElement("li"); li.append(d.op + " ", keyEl(d.key)); return li; }));
   }
   flash("queue", q.queued);
 
@@ -74,13 +95,18 @@ function render(st) {
   set("loop-ops", Object.entries(l.byOp || {}).map(([op, n]) => op + " " + n).join(" · ") || "–");
   set("loop-resyncs", l.resyncs);
   set("loop-swaps", l.cacheSwaps);
-  set("loop-last", l.lastOp ? l.lastOp + " " + l.lastKey : "–");
+  const last = l.lastOp ? l.lastOp + " " + l.lastKey : "–";
+  const lastEl = $("loop-last");
+  if (lastEl.dataset.text !== last) {
+    lastEl.dataset.text = last;
+    lastEl.replaceChildren(...(l.lastOp ? [l.lastOp + " ", keyEl(l.lastKey)] : ["–"]));
+  }
   flash("loop", l.applied);
 
   set("cache-objects", st.cache.objects);
   set("cache-indexes", (st.cache.indexes || []).join(", ") || "–");
   set("cache-namespaces", (st.cache.namespaces || []).join(", ") || "–");
-  set("cache-synced", r.synced ? "yes" : "no");
+  set("cache-synced", r.synced ? w("yes") : w("no"));
   flash("cache", st.cache.objects);
 
   renderHandlers(st.handlers || []);
@@ -101,8 +127,8 @@ function renderHandlers(hs) {
     title.textContent = h.name;
     const dl = document.createElement("dl");
     for (const [k, v] of [["calls", h.calls], ["queue", h.queueDepth], ["lag", h.lagMs.toFixed(2) + " ms"],
-      ["max lag", h.maxLagMs.toFixed(2) + " ms"], ["coalesced", h.coalesced], ["panics", h.panics]]) {
-      const dt = document.createElement("dt"); dt.textContent = k;
+      ["max-lag", h.maxLagMs.toFixed(2) + " ms"], ["coalesced", h.coalesced], ["panics", h.panics]]) {
+      const dt = document.createElement("dt"); dt.textContent = w(k);
       const dd = document.createElement("dd"); dd.textContent = v;
       if (k === "calls") dd.className = "handler-calls";
       dl.append(dt, dd);
@@ -130,11 +156,11 @@ function renderButtons(actions) {
 async function act(name) {
   const out = $("action-result");
   try {
-    const res = await fetch("/api/action", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action: name }) });
+    const res = await fetch("/api/action", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ action: name, lang: LANG }) });
     const body = await res.json();
-    out.textContent = res.ok ? name + ": " + body.result : "error " + body.code + ": " + body.error;
+    out.textContent = res.ok ? name + ": " + body.result : w("error") + " " + body.code + ": " + body.error;
   } catch (e) {
-    out.textContent = "the demo did not answer: " + e;
+    out.textContent = w("no-answer") + " " + e;
   }
 }
 
@@ -147,7 +173,7 @@ function renderLog(lines) {
     tr.className = l.part + " " + l.stage;
     tr.dataset.seq = l.seq;
     for (const [cls, text] of [["t", new Date(l.time).toLocaleTimeString([], { hour12: false }) + "." + String(new Date(l.time).getMilliseconds()).padStart(3, "0")],
-      ["part", l.part], ["stage", l.stage], ["cg", l.clientGo], ["text", l.text]]) {
+      ["part", w("part." + l.part)], ["stage", l.stage], ["cg", l.clientGo], ["text", l.text]]) {
       const td = document.createElement("td");
       td.className = cls;
       td.textContent = text;
@@ -162,19 +188,19 @@ function renderLog(lines) {
 
 function connected(on) {
   const c = $("conn");
-  c.textContent = on ? "live" : "reconnecting…";
+  c.textContent = on ? w("live") : w("reconnecting");
   c.className = "badge " + (on ? "on" : "off");
 }
 
 async function poll() {
   try {
-    const res = await fetch("/api/state", { cache: "no-store" });
+    const res = await fetch("/api/state?lang=" + LANG, { cache: "no-store" });
     render(await res.json());
   } catch (e) { connected(false); }
 }
 
 function connect() {
-  const es = new EventSource("/api/events");
+  const es = new EventSource("/api/events?lang=" + LANG);
   es.onmessage = (e) => { connected(true); if (poller) { clearInterval(poller); poller = null; } render(JSON.parse(e.data)); };
   es.onerror = () => {
     connected(false);

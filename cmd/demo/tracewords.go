@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"github.com/zerokube/zerokube/informer"
+)
+
+// describe says what happened at ev's stage, in the words of doc.go and
+// docs/internals.md (docs/internals.zh-CN.md for the Chinese), in both
+// languages. It keeps the tracer's estimates in step, so it is called once
+// per event.
+func (t *tracer) describe(ev informer.TraceEvent) text {
+	switch ev.Stage {
+	case informer.StageListPage:
+		cont := say(msg{en: "no continue token: last page", zh: "没有 continue 令牌：这是最后一页"})
+		if ev.More {
+			cont = say(msg{en: "continue token present: more pages follow", zh: "带有 continue 令牌：后面还有更多页"})
+		}
+		return say(msg{en: "LIST page %d: %d items at resourceVersion %s, %s",
+			zh: "LIST 第 %d 页：%d 个对象，资源版本 %s，%s"}, ev.Page, ev.Items, ev.ResourceVersion, cont)
+	case informer.StageReplace:
+		return say(msg{en: "Replace(%d items, resourceVersion %s) into the delta queue (depth ≈%d); objects missing from it become tombstones",
+			zh: "Replace（%d 个对象，资源版本 %s）放入增量队列 DeltaFIFO（深度约 %d）；本地缓存里有、列表里没有的对象会变成墓碑（tombstone）"},
+			ev.Items, ev.ResourceVersion, t.queued(ev.Items))
+	case informer.StageWatchOpened:
+		if ev.Streaming {
+			return say(msg{en: "WATCH opened as a streaming list (sendInitialEvents) from resourceVersion %q%s",
+				zh: "以流式列表（streaming list，sendInitialEvents=true）建立 WATCH，起始资源版本 %q%s"}, ev.ResourceVersion, t.wire())
+		}
+		return say(msg{en: "WATCH opened from resourceVersion %s%s", zh: "WATCH 已建立，从资源版本 %s 开始增量获取%s"}, ev.ResourceVersion, t.wire())
+	case informer.StageEvent:
+		return say(msg{en: "event %s %s at resourceVersion %s", zh: "收到事件 %s %s，资源版本 %s"}, ev.EventType, ev.Key, ev.ResourceVersion)
+	case informer.StageBookmark:
+		if ev.Op == informer.OpInitialEventsEnd {
+			return say(msg{en: "BOOKMARK marked initial-events-end: the streaming list is complete at resourceVersion %s; it becomes one Replace",
+				zh: "带 initial-events-end 标记的 BOOKMARK：流式列表已经完整，资源版本 %s；整个列表作为一次 Replace 放入队列"}, ev.ResourceVersion)
+		}
+		return say(msg{en: "BOOKMARK: resourceVersion is now %s (nothing queued)", zh: "BOOKMARK：资源版本推进到 %s（没有对象入队）"}, ev.ResourceVersion)
+	case informer.StageWatchEnded:
+		return watchEnded(ev)
+	case informer.StageDeltaQueued:
+		return say(msg{en: "delta %s %s queued (depth ≈%d)", zh: "增量 %s %s 入队（队列深度约 %d）"}, ev.Op, ev.Key, t.queued(1))
+	case informer.StageStoreUpdated:
+		return storeUpdated(ev)
+	case informer.StageCacheReplaced:
+		return t.cacheReplaced(ev)
+	case informer.StageResync:
+		return say(msg{en: "resync due for handler(s) %s: each of the %d cached objects is re-delivered as OnUpdate(obj, obj), no request to the server",
+			zh: "事件处理函数 %s 到了 resync 时间：本地缓存里的 %d 个对象逐个以 OnUpdate(obj, obj) 再交付一次，不向 API Server 发任何请求"}, ev.Handler, ev.Items)
+	case informer.StageHandlerCalled:
+		return t.handlerCalled(ev)
+	case informer.StageRelist:
+		return t.relist(ev)
+	case informer.StageBackoff:
+		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), errSaid(ev.Err))
+	case informer.StageSynced:
+		return say(msg{en: "synced: %d objects in the cache at resourceVersion %s", zh: "同步完成（synced）：本地缓存中有 %d 个对象，资源版本 %s"}, ev.Items, ev.ResourceVersion)
+	case informer.StageSkipped:
+		return say(msg{en: "skipped %s: %s", zh: "跳过 %s：%s"}, ev.Key, errSaid(ev.Err))
+	}
+	if s, ok := t.describeSnapshot(ev); ok {
+		return s
+	}
+	return say(msg{en: "%+v", zh: "%+v"}, ev)
+}
+
+// storeUpdated explains what the processing stage did with one delta.
+func storeUpdated(ev informer.TraceEvent) text {
+	switch ev.Op {
+	case informer.OpSnapshot:
+		return say(msg{en: "store %s from the snapshot, as it was at resourceVersion %s: handlers hear an initial add",
+			zh: "从快照写入本地缓存 %s（快照里的资源版本 %s）：事件处理函数收到一次初始 add"}, ev.Key, ev.ResourceVersion)
+	case informer.OpReplace:
+		return say(msg{en: "store %s from the relist at resourceVersion %s: handlers hear add or update",
+			zh: "按 list 的结果写入本地缓存 %s（资源版本 %s）：事件处理函数收到 add 或 update"}, ev.Key, ev.ResourceVersion)
+	case informer.OpUnchanged:
+		return say(msg{en: "store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it",
+			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息，只有到了 resync 时间的事件处理函数会收到它"}, ev.Key, ev.ResourceVersion)
+	case informer.OpTombstone:
+		return say(msg{en: "store delete %s: the relist no longer has it, deleted while nobody watched (finalStateUnknown)",
+			zh: "从本地缓存删除 %s：重新 list 的结果里已经没有它，它是在没人 watch 的时候被删除的（finalStateUnknown）"}, ev.Key)
+	case informer.OpSync:
+		return say(msg{en: "store %s resync: the cached object, unchanged, goes to the handlers due a resync",
+			zh: "%s resync：本地缓存里的对象原样交给到了 resync 时间的事件处理函数"}, ev.Key)
+	}
+	return say(msg{en: "store %s %s (cache updated before any handler hears of it)",
+		zh: "本地缓存 %s %s（先更新本地缓存，再通知事件处理函数）"}, ev.Op, ev.Key)
+}
+
+// cacheReplaced says what filled the cache in one step: a relist's list,
+// or the snapshot loaded at start, which is no relist at all.
+func (t *tracer) cacheReplaced(ev informer.TraceEvent) text {
+	t.mu.Lock()
+	fromSnapshot := t.fromSnapshot
+	t.fromSnapshot = false
+	t.mu.Unlock()
+	if fromSnapshot {
+		return say(msg{en: "cache filled from the snapshot in one step: %d objects (no LIST was made)",
+			zh: "本地缓存一次性装入快照：%d 个对象（没有发 LIST 请求）"}, ev.Items)
+	}
+	return say(msg{en: "cache replaced by the relist in one step: %d objects (readers saw the old list until now, never a mix)",
+		zh: "本地缓存被这次 list 的结果一次性替换：%d 个对象（读缓存的代码此前看到的一直是旧列表，不会看到新旧混合）"}, ev.Items)
+}
+
+// handlerCalled says which handler call returned, and why an Update comes
+// before the Delete of a pod deleted gracefully.
+func (t *tracer) handlerCalled(ev informer.TraceEvent) text {
+	took := ev.Duration.Round(time.Microsecond)
+	switch {
+	case ev.Op == informer.OpSync:
+		return say(msg{en: "handler %q called: update %s from a resync, old == new (took %v)",
+			zh: "事件处理函数 %q 被调用：%s 的 update 来自 resync，old == new（耗时 %v）"}, ev.Handler, ev.Key, took)
+	case ev.Op == informer.OpUpdate && t.graceful.has(ev.Key):
+		return say(msg{en: "handler %q called: update %s (took %v). Graceful deletion: the server first sets deletionTimestamp " +
+			"(a MODIFIED event, hence this Update:), and sends DELETED once the object is gone",
+			zh: "事件处理函数 %q 被调用：update %s（耗时 %v）。这是优雅删除（graceful deletion）：API Server 先给对象写上 deletionTimestamp" +
+				"（一次 MODIFIED 事件，所以先打印 Update:），对象真正删掉之后才发 DELETED"}, ev.Handler, ev.Key, took)
+	}
+	return say(msg{en: "handler %q called: %s %s (took %v)", zh: "事件处理函数 %q 被调用：%s %s（耗时 %v）"}, ev.Handler, ev.Op, ev.Key, took)
+}
+
+// relist says why the reflector lists (again).
+func (t *tracer) relist(ev informer.TraceEvent) text {
+	t.mu.Lock()
+	t.fromSnapshot = false // this list, not the snapshot, fills the cache next
+	t.mu.Unlock()
+	if ev.Cause == informer.CauseSnapshotExpired {
+		return say(msg{en: "relist (cause: %s): the snapshot's resourceVersion %s has left the server's history (410); " +
+			"this list reconciles the cache: deletes become tombstones, changes updates, unchanged objects nothing",
+			zh: "重新 list（原因：%s）：快照的资源版本 %s 已不在 API Server 的历史里（410 Gone）；" +
+				"这次 list 用来校正本地缓存：已删除的对象变成墓碑，变化的变成 update，没变的不产生通知"}, ev.Cause, ev.ResourceVersion)
+	}
+	return say(msg{en: "relist (cause: %s) from resourceVersion %q", zh: "list（原因：%s），资源版本 %q"}, ev.Cause, ev.ResourceVersion)
+}
+
+// wire says how the watch travels: the events read the same either way.
+func (t *tracer) wire() text {
+	if t.websocket {
+		return say(msg{en: " over a websocket (--websocket: one JSON event per message)", zh: "，走 websocket（--websocket：每条消息一个 JSON 事件）"})
+	}
+	return say(msg{en: " over chunked HTTP (one JSON event per line)", zh: "，走分块传输的 HTTP（chunked：每行一个 JSON 事件）"})
+}
+
+func watchEnded(ev informer.TraceEvent) text {
+	if errors.Is(ev.Err, context.Canceled) {
+		return say(msg{en: "WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch",
+			zh: "WATCH 在 %d 个事件后停止：informer 正在退出（Ctrl-C），不再重新 watch"}, ev.Items)
+	}
+	if ev.Err == nil || errors.Is(ev.Err, io.EOF) {
+		return say(msg{en: "WATCH closed cleanly by the server after %d events; re-watching from resourceVersion %s",
+			zh: "API Server 在 %d 个事件后正常关闭了 WATCH；从资源版本 %s 重新 watch"}, ev.Items, ev.ResourceVersion)
+	}
+	return say(msg{en: "WATCH ended after %d events: %s", zh: "WATCH 在 %d 个事件后中断：%s"}, ev.Items, errSaid(ev.Err))
+}
+
+// errSaid is an error in one line; the error's own words stay as the
+// server or the library wrote them.
+func errSaid(err error) text {
+	if err == nil {
+		return say(msg{en: "no error", zh: "没有错误"})
+	}
+	return say(msg{en: "%s", zh: "%s"}, oneLine(err))
+}
+
+func errText(err error) string { return errSaid(err).in(langEN) }
