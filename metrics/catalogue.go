@@ -124,6 +124,19 @@ var (
 		Help: "Seconds taken to encode and write one snapshot."}
 )
 
+// The informer's health (informer.Health), read at scrape time.
+var (
+	synced = &Desc{Name: "zerokube_informer_synced", Kind: Gauge, Labels: []string{labelInformer},
+		Help: "1 once the informer's initial list is in its cache, else 0."}
+	stale = &Desc{Name: "zerokube_informer_stale", Kind: Gauge, Labels: []string{labelInformer},
+		Help: "1 when the informer is synced but has heard nothing from the server for longer than StaleAfter, else 0."}
+	lastProgress = &Desc{Name: "zerokube_reflector_last_progress_timestamp_seconds", Kind: Gauge,
+		Labels: []string{labelInformer},
+		Help:   "Unix time the reflector last heard from the server (a list, a watch event or a bookmark); 0 before that."}
+	failures = &Desc{Name: "zerokube_reflector_consecutive_failures", Kind: Gauge, Labels: []string{labelInformer},
+		Help: "LIST and WATCH attempts that failed in a row since the reflector last heard from the server."}
+)
+
 // The event handlers' metrics, one series per handler of an informer.
 var (
 	handlerQueueDepth = &Desc{Name: "zerokube_handler_queue_depth", Kind: Gauge,
@@ -144,13 +157,14 @@ var (
 )
 
 // Catalogue returns every metric this package can record, work queue
-// first, then reflector, informer and handlers. A Sink that registers
+// first, then reflector, informer, health and handlers. A Sink that registers
 // families ahead of use (client_golang's registry does) registers these.
 func Catalogue() []*Desc {
 	return []*Desc{
 		queueDepth, queueAdds, queueLatency, queueWork, queueUnfinished, queueLongest, queueRetries,
 		listRequests, watchRequests, relists, watchEvents, resourceVersion,
 		deltaQueueDepth, skipped, snapshotLoads, snapshotSaves, snapshotBytes, snapshotSeconds,
+		synced, stale, lastProgress, failures,
 		handlerQueueDepth, handlerLag, handlerDuration, handlerPanics, handlerCoalesced,
 	}
 }

@@ -13,7 +13,8 @@
 //	               Registry (stdlib, text format)  or  the prom module (client_golang)
 //
 // [Informer] and [Workqueue] turn the two Metrics interfaces' calls into
-// series of a [Sink]. The [Catalogue] owns every metric's name, help,
+// series of a [Sink]; [Health] adds gauges read from informer.Health at
+// each scrape (synced, stale, last progress, consecutive failures). The [Catalogue] owns every metric's name, help,
 // type, labels and buckets; nothing else writes them. Two sinks read it:
 // this package's [Registry], on the standard library alone, which serves
 // the text exposition format (the demo's /metrics), and the module

@@ -38,11 +38,20 @@ func serveHealth(ctx context.Context, wg *sync.WaitGroup, addr string, inf infor
 }
 
 // exportedMetrics records the informer of ref into the registry that
-// /metrics serves (label informer=the resource, e.g. "pods"); nil
-// without --serve-health.
+// /metrics serves; nil without --serve-health.
 func (d *demo) exportedMetrics(ref apiclient.Ref) informer.Metrics {
 	if d.metrics == nil {
 		return nil
 	}
-	return metrics.Informer(d.metrics, ref.GVR.Resource)
+	return metrics.Informer(d.metrics, metricsName(ref))
 }
+
+// exportHealth adds inf's health gauges (synced, stale, last progress,
+// failures) to /metrics, under the name exportedMetrics gives it.
+func (d *demo) exportHealth(ref apiclient.Ref, inf informer.HealthReporter) {
+	metrics.Health(d.metrics, metricsName(ref), inf)
+}
+
+// metricsName is the informer label of ref's series: the resource, e.g.
+// "pods".
+func metricsName(ref apiclient.Ref) string { return ref.GVR.Resource }

@@ -53,6 +53,7 @@ func TestServeHealthServesMetricsThatPromtoolAccepts(t *testing.T) {
 	require.Equal(t, metrics.ContentType, typ)
 	require.Contains(t, body, `zerokube_reflector_list_requests_total{informer="pods",result="success"} `)
 	require.Contains(t, body, `zerokube_reflector_relists_total{informer="pods",cause="initial"} 1`)
+	require.Contains(t, body, `zerokube_informer_synced{informer="pods"} 1`)
 	promtest.CheckMetrics(t, []byte(body))
 	require.Equal(t, 0, d.stop(t))
 }
@@ -68,5 +69,7 @@ func TestAPrometheusServerScrapesTheDemo(t *testing.T) {
 	require.Equal(t, "zerokube", got[0].Labels["job"])
 	got = p.Query(t, `zerokube_reflector_resource_version{informer="pods"}`, nil)
 	require.Positive(t, got[0].Value)
+	got = p.Query(t, `zerokube_informer_synced{informer="pods"}`, nil)
+	require.Equal(t, 1.0, got[0].Value)
 	require.Equal(t, 0, d.stop(t))
 }

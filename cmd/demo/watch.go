@@ -36,6 +36,7 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}()
 	stopInformer := func() { stop(); wg.Wait() }
 	if d.cfg.serveHealth != "" {
+		d.exportHealth(ref, inf)
 		url, err := serveHealth(runCtx, &wg, d.cfg.serveHealth, inf, d.metrics)
 		if err != nil {
 			stopInformer()

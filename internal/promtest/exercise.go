@@ -39,6 +39,8 @@ func Exercise(s metrics.Sink) {
 	m.SnapshotLoaded("resumed")
 	m.SnapshotSaved(nil, 4096, 20*time.Millisecond)
 	m.SnapshotSaved(errors.New("disk full"), 1, time.Millisecond)
+	metrics.Health(s, "pods", health{Synced: true, LastProgress: time.Unix(1700000000, 5e8),
+		Failure: &informer.SyncError{Reason: informer.FailureServer, Attempts: 3}})
 
 	clock := clocktest.New()
 	q := workqueue.New(workqueue.Options[string]{Clock: clock, Metrics: metrics.Workqueue(s, "pods")})
@@ -49,3 +51,8 @@ func Exercise(s metrics.Sink) {
 	clock.Advance(2 * time.Second)
 	q.AddRateLimited("c")
 }
+
+// health is an informer.HealthReporter of a fixed Health.
+type health informer.Health
+
+func (h health) Health() informer.Health { return informer.Health(h) }
