@@ -10,6 +10,7 @@ require (
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.4
 	golang.org/x/time v0.12.0
+	google.golang.org/protobuf v1.36.11
 )
 
 require (

@@ -4,7 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzDecodeEnvelope: any input either decodes or fails with a
@@ -55,4 +61,93 @@ func FuzzWatchStream(f *testing.F) {
 			_, _ = DecodeList(msg, func(int, []byte) error { return nil })
 		}
 	})
+}
+
+func fuzzSeeds(f *testing.F) {
+	f.Helper()
+	pairs, _ := filepathGlobRealPB()
+	for _, b := range pairs {
+		f.Add(b)
+	}
+}
+
+// FuzzAppendObjectJSON: any enveloped input either fails with a
+// *DecodeError or gives valid JSON. That JSON encodes back to protobuf that
+// decodes, and after that first normalisation (a present pointer whose JSON
+// is null, such as an empty FieldsV1, comes back absent, as it does through
+// Go's structs) the round trip is stable.
+func FuzzAppendObjectJSON(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		js, err := AppendObjectJSON(nil, b)
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error is not a *DecodeError: %v", err)
+			}
+			return
+		}
+		if !jsontext.Value(js).IsValid() {
+			t.Fatalf("invalid JSON: %s", js)
+		}
+		once := roundTrip(t, js)
+		if once == nil {
+			return // e.g. a time outside RFC 3339's years
+		}
+		twice := roundTrip(t, once)
+		var v1, v2 any
+		if err := json.Unmarshal(once, &v1); err != nil {
+			t.Fatalf("our JSON does not decode: %v\n%s", err, once)
+		}
+		if err := json.Unmarshal(twice, &v2); err != nil || !reflect.DeepEqual(v1, v2) {
+			t.Fatalf("JSON changed on a round trip (%v):\n%s\n%s", err, once, twice)
+		}
+	})
+}
+
+// roundTrip is JSON -> protobuf -> JSON; nil when the JSON does not encode.
+func roundTrip(t *testing.T, js []byte) []byte {
+	pb, err := AppendObjectProto(nil, js)
+	if err != nil {
+		return nil
+	}
+	again, err := AppendObjectJSON(nil, pb)
+	if err != nil {
+		t.Fatalf("our own protobuf does not decode: %v\n%s", err, js)
+	}
+	return again
+}
+
+// FuzzAppendObjectProto: any JSON input either fails with a *DecodeError or
+// gives protobuf that decodes.
+func FuzzAppendObjectProto(f *testing.F) {
+	files, _ := filepath.Glob("testdata/real/*.json")
+	for _, name := range files {
+		b, _ := os.ReadFile(name)
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, js []byte) {
+		pb, err := AppendObjectProto(nil, js)
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) {
+				t.Fatalf("error is not a *DecodeError: %v", err)
+			}
+			return
+		}
+		if _, err := AppendObjectJSON(nil, pb); err != nil {
+			t.Fatalf("our own protobuf does not decode: %v\n%s", err, js)
+		}
+	})
+}
+
+func filepathGlobRealPB() ([][]byte, error) {
+	files, err := filepath.Glob("testdata/real/*.pb")
+	var out [][]byte
+	for _, name := range files {
+		if b, err := os.ReadFile(name); err == nil && bytes.HasPrefix(b, []byte(Magic)) {
+			out = append(out, b)
+		}
+	}
+	return out, err
 }

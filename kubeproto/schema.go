@@ -17,13 +17,14 @@ const (
 
 // Field flags, from the Go field's type and its json tag.
 const (
-	fRepeated  uint8 = 1 << iota // a slice: the field occurs once per element
-	fMap                         // a map: repeated entries of a key/value message
-	fNullable                    // a pointer in Go: absent and zero differ
-	fOmitEmpty                   // json:",omitempty"
-	fOmitZero                    // json:",omitzero"
-	fInline                      // json:",inline": JSON flattens the message into its parent
-	fPacked                      // protobuf packed repeated scalars
+	fRepeated   uint8 = 1 << iota // a slice: the field occurs once per element
+	fMap                          // a map: repeated entries of a key/value message
+	fNullable                     // a pointer in Go: absent and zero differ
+	fOmitEmpty                    // json:",omitempty"
+	fOmitZero                     // json:",omitzero"
+	fInline                       // json:",inline": JSON flattens the message into its parent
+	fPacked                       // protobuf packed repeated scalars
+	fEmptyArray                   // a list's items: JSON [] when empty, as kube-apiserver writes
 )
 
 // Special messages: their JSON form differs from their protobuf shape.

@@ -80,20 +80,29 @@ func TestWatchEventRoundTripsThroughFrames(t *testing.T) {
 	for _, typ := range []string{"ADDED", "MODIFIED", "BOOKMARK"} {
 		stream = AppendFrame(stream, AppendWatchEvent(nil, WatchEvent{Type: typ, Object: obj}))
 	}
-	fr := NewFrameReader(bytes.NewReader(stream), 0)
 	var types []string
-	for {
-		msg, err := fr.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		ev, err := DecodeWatchEvent(msg)
-		require.NoError(t, err)
+	for _, ev := range readEvents(t, stream) {
 		assert.Equal(t, obj, ev.Object)
 		types = append(types, ev.Type)
 	}
 	assert.Equal(t, []string{"ADDED", "MODIFIED", "BOOKMARK"}, types)
+}
+
+// readEvents reads every frame of a watch stream as a WatchEvent.
+func readEvents(t *testing.T, stream []byte) []WatchEvent {
+	t.Helper()
+	fr := NewFrameReader(bytes.NewReader(stream), 0)
+	var evs []WatchEvent
+	for {
+		msg, err := fr.Next()
+		if err == io.EOF {
+			return evs
+		}
+		require.NoError(t, err)
+		ev, err := DecodeWatchEvent(bytes.Clone(msg))
+		require.NoError(t, err)
+		evs = append(evs, ev)
+	}
 }
 
 func TestFrameReaderRefusesFramesAboveTheLimit(t *testing.T) {
@@ -169,4 +178,14 @@ func TestLookupsFindBuiltInKindsOnly(t *testing.T) {
 	assert.Equal(t, 19, f.Number())
 	src, _ := vol.FieldByNumber(2)
 	assert.True(t, src.Inline())
+}
+
+// Invariant 2's bound for AppendJSON: an empty occurrence (2 bytes) of any
+// message writes that message's zero JSON, which must stay small.
+func TestZeroJSONOfEveryMessageIsAtMost300Bytes(t *testing.T) {
+	for i := range messages {
+		out, err := appendMessageValueJSON(nil, int32(i), nil, 0)
+		require.Nil(t, err)
+		assert.LessOrEqual(t, len(out), 300, str(messages[i].name))
+	}
 }

@@ -118,6 +118,13 @@ func (g *gen) message(t reflect.Type) string {
 			m.fields = append(m.fields, f)
 		}
 	}
+	// kube-apiserver writes an empty list's items as [] in JSON (never
+	// null), though protobuf cannot tell empty from absent.
+	listMeta := protoName(reflect.TypeOf(metav1.ListMeta{}))
+	if len(m.fields) >= 2 && m.fields[0].num == 1 && m.fields[0].msg == listMeta &&
+		m.fields[1].json == "items" && contains(m.fields[1].flags, "fRepeated") {
+		m.fields[1].flags = append(m.fields[1].flags, "fEmptyArray")
+	}
 	return name
 }
 

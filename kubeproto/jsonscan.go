@@ -1,0 +1,260 @@
+package kubeproto
+
+import (
+	"errors"
+	"unicode/utf8"
+)
+
+// A minimal JSON scanner over a byte slice: it finds where values start and
+// end without building anything, so the JSON -> protobuf encoder can route
+// each member to its field by slicing the input.
+
+var errJSON = errors.New("invalid JSON")
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// scanString returns the end (after the closing quote) of the string whose
+// opening quote is at b[i], and whether it holds escapes.
+func scanString(b []byte, i int) (end int, escaped bool, err error) {
+	for j := i + 1; j < len(b); j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, escaped, nil
+		case c == '\\':
+			escaped = true
+			j++
+		case c < 0x20:
+			return j, false, errJSON
+		}
+	}
+	return len(b), false, errJSON
+}
+
+// scanValue returns the end of the value starting at b[i] (no leading
+// space). Nesting deeper than maxDepth is an error.
+func scanValue(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return i, errJSON
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end, _, err := scanString(b, i)
+		return end, err
+	case c == '{' || c == '[':
+		if depth >= maxDepth {
+			return i, errors.New("JSON nested too deep")
+		}
+		return scanComposite(b, i, depth+1)
+	case c == 't':
+		return scanLiteral(b, i, "true")
+	case c == 'f':
+		return scanLiteral(b, i, "false")
+	case c == 'n':
+		return scanLiteral(b, i, "null")
+	case c == '-' || c >= '0' && c <= '9':
+		j := i + 1
+		for j < len(b) && (b[j] >= '0' && b[j] <= '9' || b[j] == '.' || b[j] == 'e' || b[j] == 'E' || b[j] == '+' || b[j] == '-') {
+			j++
+		}
+		return j, nil
+	}
+	return i, errJSON
+}
+
+func scanLiteral(b []byte, i int, lit string) (int, error) {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
+		return i, errJSON
+	}
+	return i + len(lit), nil
+}
+
+func scanComposite(b []byte, i, depth int) (int, error) {
+	obj := b[i] == '{'
+	close := byte(']')
+	if obj {
+		close = '}'
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == close {
+		return i + 1, nil
+	}
+	for {
+		var err error
+		if obj {
+			if i >= len(b) || b[i] != '"' {
+				return i, errJSON
+			}
+			if i, _, err = scanString(b, i); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, errJSON
+			}
+			i = skipSpace(b, i+1)
+		}
+		if i, err = scanValue(b, i, depth); err != nil {
+			return i, err
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, errJSON
+		}
+		if b[i] == close {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return i, errJSON
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// member is one name/value pair of an object: name is the raw string
+// (without quotes, escapes left in), value the raw value's span.
+type member struct {
+	name        []byte
+	nameEscaped bool
+	start, end  int
+	nameAt      int
+}
+
+// members calls fn for each member of the object at b[i] (no leading
+// space) and returns the object's end.
+func members(b []byte, i, depth int, fn func(m member) error) (int, error) {
+	if i >= len(b) || b[i] != '{' {
+		return i, errors.New("want a JSON object")
+	}
+	if depth >= maxDepth {
+		return i, errors.New("JSON nested too deep")
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return i + 1, nil
+	}
+	for {
+		if i >= len(b) || b[i] != '"' {
+			return i, errJSON
+		}
+		end, esc, err := scanString(b, i)
+		if err != nil {
+			return i, err
+		}
+		m := member{name: b[i+1 : end-1], nameEscaped: esc, nameAt: i}
+		i = skipSpace(b, end)
+		if i >= len(b) || b[i] != ':' {
+			return i, errJSON
+		}
+		i = skipSpace(b, i+1)
+		m.start = i
+		if i, err = scanValue(b, i, depth+1); err != nil {
+			return i, err
+		}
+		m.end = i
+		if err := fn(m); err != nil {
+			return m.start, err
+		}
+		i = skipSpace(b, i)
+		if i >= len(b) {
+			return i, errJSON
+		}
+		if b[i] == '}' {
+			return i + 1, nil
+		}
+		if b[i] != ',' {
+			return i, errJSON
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// elements calls fn for each element's span of the array at b[i].
+func elements(b []byte, i, depth int, fn func(start, end int) error) error {
+	if i >= len(b) || b[i] != '[' {
+		return errors.New("want a JSON array")
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == ']' {
+		return nil
+	}
+	for {
+		end, err := scanValue(b, i, depth+1)
+		if err != nil {
+			return err
+		}
+		if err := fn(i, end); err != nil {
+			return err
+		}
+		i = skipSpace(b, end)
+		if i >= len(b) {
+			return errJSON
+		}
+		if b[i] == ']' {
+			return nil
+		}
+		if b[i] != ',' {
+			return errJSON
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendQuoted appends s as a JSON string the way encoding/json writes it
+// (HTML characters and U+2028/U+2029 escaped, invalid UTF-8 replaced by
+// U+FFFD), so what kube-apiserver's JSON and ours hold compares equal.
+func appendQuoted[S ~string | ~[]byte](dst []byte, s S) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				dst = append(dst, '\\', c)
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
