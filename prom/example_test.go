@@ -18,7 +18,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	// informer.Options{Metrics: sink.Informer("pods")} for an informer.
+	// For an informer: informer.Options{Metrics: sink.Informer("pods")},
+	// and sink.Health("pods", inf) for its health gauges.
 	q := workqueue.New(workqueue.Options[string]{Metrics: sink.Workqueue("pods")})
 	q.Add("default/web-1")
 	q.Add("default/web-1") // de-duplicated

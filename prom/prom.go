@@ -71,6 +71,10 @@ func (s *Sink) Informer(name string) informer.Metrics { return metrics.Informer(
 // name=name as client-go's are: metrics.Workqueue over s.
 func (s *Sink) Workqueue(name string) workqueue.Metrics { return metrics.Workqueue(s, name) }
 
+// Health exports inf's health as gauges read at each gather, labelled
+// informer=name: metrics.Health over s.
+func (s *Sink) Health(name string, inf informer.HealthReporter) { metrics.Health(s, name, inf) }
+
 // Counter implements [metrics.Sink].
 func (s *Sink) Counter(d *metrics.Desc, labelValues ...string) metrics.CounterSeries {
 	return s.counters[d].WithLabelValues(labelValues...)
