@@ -91,7 +91,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.DurationVar(&c.bookmarkEvery, "bookmark-interval", time.Minute, "how often the embedded server sends BOOKMARK events")
 	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache: add --consistent-list to see pages)")
 	fs.BoolVar(&c.consistent, "consistent-list", false, "make the first LIST a consistent read (resourceVersion \"\"), which the server pages by --page-size; the default list at \"0\" is served whole from the watch cache")
-	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only)")
+	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only; 127.0.0.1:0 takes a free port, and the page's URL is printed on stderr)")
 	fs.StringVar(&c.shard, "shard", "", "cache only shard i of N, e.g. 0/2: run N demos, one per shard, on the same server (filtered by the server when it supports shard selectors, by the informer otherwise)")
 	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")
 	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")

@@ -92,7 +92,7 @@ function render(st) {
 
   const l = st.loop;
   set("loop-applied", l.applied);
-  set("loop-ops", Object.entries(l.byOp || {}).map(([op, n]) => op + " " + n).join(" · ") || "–");
+  set("loop-ops", Object.entries(l.byOp || {}).map(([op, n]) => op + " " + n).join("\n") || "–");
   set("loop-resyncs", l.resyncs);
   set("loop-swaps", l.cacheSwaps);
   const last = l.lastOp ? l.lastOp + " " + l.lastKey : "–";
