@@ -57,4 +57,12 @@
 //     idle watchdog. Only context deadlines (Config.Timeout) and the
 //     transport's own header timeout are left to the real clock.
 //     [TestTheRateLimiterWaitsOnTheClientsClock]
+//  10. The writes an agent makes most (UpdateMetadata: labels and
+//     annotations by merge patch; SetCondition: a status condition, read,
+//     changed and written back with its resourceVersion; Apply: a
+//     server-side apply of the user's partial type) retry conflicts as
+//     client-go's retry.RetryOnConflict with retry.DefaultRetry does (5
+//     tries, 10 ms apart), except a field-manager conflict, which is the
+//     same on every try. Their errors are the client's usual ones.
+//     [TestSetConditionReadsAgainAfterAConflict]
 package apiclient

@@ -3,10 +3,12 @@ package apiclient_test
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -57,4 +59,48 @@ func Example() {
 	// Pod default/web-2 Pending
 	// page 2
 	// watch from resourceVersion 42
+}
+
+// ExampleSetCondition sets a condition and a label on a pod, as an agent
+// reports what it found; a second writer in between would only cost a
+// retry.
+func ExampleSetCondition() {
+	srv := fakeapiserver.New(fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err := srv.Start(context.Background()); err != nil {
+		panic(err)
+	}
+	defer srv.Close()
+	c, err := apiclient.New(&apiclient.Config{Host: srv.URL()})
+	if err != nil {
+		panic(err)
+	}
+	defer c.CloseIdleConnections()
+	pods := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
+	if _, err := srv.Create(pods.GVR, map[string]any{"metadata": map[string]any{"name": "web", "namespace": "default"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}); err != nil {
+		panic(err)
+	}
+
+	type Pod struct {
+		meta.ObjectMeta `json:"metadata"`
+		Status          struct {
+			Conditions []meta.Condition `json:"conditions,omitempty"`
+		} `json:"status"`
+	}
+	ctx := context.Background()
+	p, err := apiclient.SetCondition[Pod](ctx, c, pods, "web", meta.Condition{Type: "example.com/Checked",
+		Status: meta.ConditionTrue, Reason: "DiskOK", Message: "92% free"}, apiclient.ConditionOptions{})
+	if err != nil {
+		panic(err)
+	}
+	cond := p.Status.Conditions[0]
+	fmt.Println(cond.Type, cond.Status, cond.Reason)
+	p, err = apiclient.UpdateMetadata[Pod](ctx, c, pods, "web", apiclient.MetadataChange{SetLabels: map[string]string{"checked": "yes"}})
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Labels)
+	// Output:
+	// example.com/Checked True DiskOK
+	// map[checked:yes]
 }

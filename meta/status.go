@@ -136,6 +136,22 @@ func IsAlreadyExists(err error) bool { return is(err, ReasonAlreadyExists, 0) }
 // IsConflict reports a write whose resourceVersion precondition failed.
 func IsConflict(err error) bool { return is(err, ReasonConflict, 409) }
 
+// IsFieldManagerConflict reports a server-side apply refused because
+// another field manager owns fields it sets (409 with FieldManagerConflict
+// causes): trying again changes nothing; apply with force to take them.
+func IsFieldManagerConflict(err error) bool {
+	var se *StatusError
+	if !IsConflict(err) || !errors.As(err, &se) || se.Status.Details == nil {
+		return false
+	}
+	for _, c := range se.Status.Details.Causes {
+		if c.Type == "FieldManagerConflict" {
+			return true
+		}
+	}
+	return false
+}
+
 // IsUnauthorized reports missing or rejected credentials (401).
 func IsUnauthorized(err error) bool { return is(err, ReasonUnauthorized, 401) }
 

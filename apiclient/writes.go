@@ -1,0 +1,224 @@
+package apiclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/meta"
+)
+
+// The writes an agent makes most: labels and annotations, a status
+// condition, a server-side apply. Each retries conflicts (RetryOnConflict
+// with the zero ConflictRetry) and returns the object the server stored.
+
+// MetadataChange sets and removes labels and annotations. A key in both a
+// Set and a Remove is removed.
+type MetadataChange struct {
+	SetLabels         map[string]string
+	RemoveLabels      []string
+	SetAnnotations    map[string]string
+	RemoveAnnotations []string
+}
+
+// patch is the change as a JSON merge patch (RFC 7386): null removes a key.
+// A merge patch works on every kind, custom resources included, which a
+// strategic merge patch does not.
+func (m MetadataChange) patch() ([]byte, error) {
+	md := map[string]map[string]*string{}
+	put := func(field string, set map[string]string, remove []string) {
+		if len(set) == 0 && len(remove) == 0 {
+			return
+		}
+		f := map[string]*string{}
+		for k, v := range set {
+			f[k] = &v
+		}
+		for _, k := range remove {
+			f[k] = nil
+		}
+		md[field] = f
+	}
+	put("labels", m.SetLabels, m.RemoveLabels)
+	put("annotations", m.SetAnnotations, m.RemoveAnnotations)
+	if len(md) == 0 {
+		return nil, errors.New("the change sets and removes nothing")
+	}
+	return json.Marshal(map[string]any{"metadata": md})
+}
+
+// UpdateMetadata applies ch to the labels and annotations of the object
+// called name, leaving everything else alone: no read first, so no
+// conflict with writers of other fields.
+func UpdateMetadata[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, ch MetadataChange) (P, error) {
+	body, err := ch.patch()
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: update metadata of %s: %w", ref.ObjectPath(name), err)
+	}
+	var out P
+	err = c.RetryOnConflict(ctx, ConflictRetry{}, func(ctx context.Context) error {
+		out, err = Patch[T, P](ctx, c, ref, name, meta.MergePatch, body)
+		return err
+	})
+	return out, err
+}
+
+// ConditionOptions tune SetCondition. The zero value writes through the
+// status subresource.
+type ConditionOptions struct {
+	// NoStatusSubresource writes the whole object instead of /status, for
+	// a custom resource whose definition has no status subresource.
+	NoStatusSubresource bool
+}
+
+// SetCondition sets cond in the status.conditions of the object called
+// name, as apimachinery's meta.SetStatusCondition does: the condition of
+// cond.Type is added or updated; its lastTransitionTime changes only when
+// its status does (to cond.LastTransitionTime, or now when that is zero).
+// It reads the object, changes it and writes it back with its
+// resourceVersion, again from the read when another writer came between
+// (409). When nothing changes nothing is written. Fields of the object and
+// of its conditions that cond does not name are kept as read.
+func SetCondition[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, cond meta.Condition, opts ConditionOptions) (P, error) {
+	path := ref.ObjectPath(name)
+	if !opts.NoStatusSubresource {
+		path += "/status"
+	}
+	var out P
+	err := c.RetryOnConflict(ctx, ConflictRetry{}, func(ctx context.Context) error {
+		raw, _, err := c.GetRaw(ctx, ref.ObjectPath(name), "application/json")
+		if err != nil {
+			return err
+		}
+		obj, changed, err := withCondition(raw, cond, c.clock.Now())
+		if err != nil {
+			return fmt.Errorf("apiclient: set condition %s of %s: %w", cond.Type, ref.ObjectPath(name), err)
+		}
+		if !changed {
+			out = P(new(T))
+			if err := json.Unmarshal(raw, out); err != nil {
+				return fmt.Errorf("apiclient: GET %s: decoding the reply: %w", ref.ObjectPath(name), err)
+			}
+			return nil
+		}
+		out, err = call[T, P](ctx, c, request{method: "PUT", path: path, body: obj, contentType: "application/json"})
+		return err
+	})
+	return out, err
+}
+
+// withCondition returns the object raw with cond set, and whether that
+// changed it.
+func withCondition(raw []byte, cond meta.Condition, now time.Time) ([]byte, bool, error) {
+	var obj map[string]jsontext.Value
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, false, fmt.Errorf("decoding the object: %w", err)
+	}
+	status := map[string]jsontext.Value{}
+	if s, ok := obj["status"]; ok && string(s) != "null" {
+		if err := json.Unmarshal(s, &status); err != nil {
+			return nil, false, fmt.Errorf("decoding its status: %w", err)
+		}
+	}
+	var conds []map[string]jsontext.Value
+	if cs, ok := status["conditions"]; ok && string(cs) != "null" {
+		if err := json.Unmarshal(cs, &conds); err != nil {
+			return nil, false, fmt.Errorf("decoding its conditions: %w", err)
+		}
+	}
+	conds, changed := setCondition(conds, cond, now)
+	if !changed {
+		return nil, false, nil
+	}
+	var err error
+	if status["conditions"], err = json.Marshal(conds); err != nil {
+		return nil, false, err
+	}
+	if obj["status"], err = json.Marshal(status); err != nil {
+		return nil, false, err
+	}
+	b, err := json.Marshal(obj, json.Deterministic(true))
+	return b, true, err
+}
+
+// setCondition is apimachinery's SetStatusCondition on conditions kept as
+// raw members, so members it does not know survive.
+func setCondition(conds []map[string]jsontext.Value, cond meta.Condition, now time.Time) ([]map[string]jsontext.Value, bool) {
+	str := func(s string) jsontext.Value { v, _ := json.Marshal(s); return v }
+	get := func(c map[string]jsontext.Value, k string) string {
+		var s string
+		_ = json.Unmarshal(c[k], &s)
+		return s
+	}
+	at := cond.LastTransitionTime
+	if at.IsZero() {
+		at = now
+	}
+	stamp := str(at.UTC().Truncate(time.Second).Format(time.RFC3339))
+	i := 0
+	for i < len(conds) && get(conds[i], "type") != cond.Type {
+		i++
+	}
+	added := i == len(conds)
+	if added {
+		conds = append(conds, map[string]jsontext.Value{"type": str(cond.Type), "lastTransitionTime": stamp})
+	}
+	c, changed := conds[i], added
+	if get(c, "status") != cond.Status {
+		c["status"], c["lastTransitionTime"], changed = str(cond.Status), stamp, true
+	}
+	for k, v := range map[string]string{"reason": cond.Reason, "message": cond.Message} {
+		if get(c, k) != v {
+			c[k], changed = str(v), true
+		}
+	}
+	var gen int64
+	_ = json.Unmarshal(c["observedGeneration"], &gen)
+	if gen != cond.ObservedGeneration {
+		c["observedGeneration"], _ = json.Marshal(cond.ObservedGeneration)
+		changed = true
+	}
+	return conds, changed
+}
+
+// ApplyOptions tune Apply.
+type ApplyOptions struct {
+	// FieldManager names the writer whose fields obj holds (required):
+	// fields it applied before and leaves out now are removed.
+	FieldManager string
+	// Force takes the fields obj sets from other managers that own them;
+	// without it such an apply fails (meta.IsFieldManagerConflict).
+	Force bool
+}
+
+// Apply is a server-side apply (kubectl apply --server-side) of obj: the
+// fields obj sets become FieldManager's, the others stay as they are. obj
+// is the user's own type, typically a partial one whose fields are all
+// omitempty; it must carry apiVersion, kind and metadata.name, and no
+// managedFields. The object is created when missing.
+func Apply[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, obj P, opts ApplyOptions) (P, error) {
+	if opts.FieldManager == "" {
+		return nil, fmt.Errorf("apiclient: apply to %s: ApplyOptions.FieldManager is required", ref)
+	}
+	body, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("apiclient: apply to %s: encoding the object: %w", ref, err)
+	}
+	ref = objectRef(ref, obj)
+	q := url.Values{"fieldManager": {opts.FieldManager}}
+	if opts.Force {
+		q.Set("force", "true")
+	}
+	var out P
+	err = c.RetryOnConflict(ctx, ConflictRetry{}, func(ctx context.Context) error {
+		out, err = call[T, P](ctx, c, request{method: "PATCH", path: ref.ObjectPath(obj.GetName()), query: q,
+			body: body, contentType: string(meta.ApplyPatch)})
+		return err
+	})
+	return out, err
+}
