@@ -62,6 +62,27 @@ func TestWriteErrorsAreStatusesWithRealCodes(t *testing.T) {
 	}
 }
 
+// Issue 23: a PUT whose body names another object was a 404 when the URL's
+// object did not exist; kube-apiserver checks the name first: 400, no details.
+func TestPutNamingAnotherObjectIsABadRequestEvenWhenTheURLsObjectIsMissing(t *testing.T) {
+	srv := fakeapiservertest.Start(t)
+	u := srv.URL() + "/api/v1/namespaces/default/configmaps"
+	code, _ := call(t, "POST", u, "application/json", `{"metadata":{"name":"a"}}`)
+	require.Equal(t, 201, code)
+	for _, tc := range []struct{ url, body, message string }{
+		{u + "/nothere", `{"metadata":{"name":"other"}}`, "the name of the object (other) does not match the name on the URL (nothere)"},
+		{u + "/a", `{"metadata":{"name":"other"}}`, "the name of the object (other) does not match the name on the URL (a)"},
+		{u + "/nothere", `{"metadata":{}}`, "the name of the object (nothere based on URL) was undeterminable: name must be provided"},
+		{u + "/nothere", `{"metadata":{"name":"x","namespace":"kube-system"}}`, "the namespace of the provided object does not match the namespace sent on the request"},
+	} {
+		code, st := call(t, "PUT", tc.url, "application/json", tc.body)
+		require.Equal(t, 400, code, st)
+		require.Equal(t, "BadRequest", st["reason"])
+		require.Equal(t, tc.message, st["message"])
+		require.NotContains(t, st, "details")
+	}
+}
+
 func TestUpdateBumpsGenerationOnlyForSpecChanges(t *testing.T) {
 	srv := fakeapiservertest.Start(t)
 	mustCreate(t, srv, podsGVR, pod("p", nil))

@@ -71,6 +71,9 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req reques
 
 func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req request) {
 	m, err := readObject(r)
+	if err == nil {
+		err = checkPutTarget(req, m)
+	}
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -81,6 +84,25 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 		return
 	}
 	writeJSON(w, http.StatusOK, o.Full())
+}
+
+// checkPutTarget refuses a PUT whose body names another object, before
+// the object is looked up: kube-apiserver's UpdateResource checks the
+// body's namespace, then its name, against the URL (handlers/rest.go,
+// checkName), so a mismatch is a 400 BadRequest even when the object does
+// not exist, never a 404.
+func checkPutTarget(req request, m object) error {
+	md := storage.MetadataOf(m)
+	if err := checkTypeAndNamespace(req.res, req.ns, m, md); err != nil {
+		return err
+	}
+	switch got := storage.Str(md, "name"); {
+	case got == "":
+		return errBadRequest("the name of the object (%s based on URL) was undeterminable: name must be provided", req.name)
+	case got != req.name:
+		return errBadRequest("the name of the object (%s) does not match the name on the URL (%s)", got, req.name)
+	}
+	return nil
 }
 
 func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request) {

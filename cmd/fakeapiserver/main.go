@@ -7,6 +7,10 @@
 //
 // Faults are injected over HTTP under /fake/ (see package fakeapiserver),
 // for example: curl -X POST "$URL/fake/fail?code=503&count=3".
+//
+// -shard-selectors serves LIST and WATCH's shardSelector parameter, as
+// kube-apiserver with its ShardedListAndWatch gate, so informers that
+// shard a resource (cmd/demo --shard 0/2) can be tried against it.
 package main
 
 import (
@@ -45,6 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	token := fs.String("token", "", "require this bearer token (implies -tls)")
 	kubeconfig := fs.String("kubeconfig", "", "write a kubeconfig for the server to this path")
 	verbose := fs.Bool("v", false, "log every failed request")
+	shards := fs.Bool("shard-selectors", false, "serve the shardSelector parameter of LIST and WATCH, as kube-apiserver with its ShardedListAndWatch feature gate (KEP-5866); off: the parameter is ignored, as by a server without the gate")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -56,7 +61,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// kubeconfig with a token and an http:// server gets 401 on every
 	// request. A token therefore means https.
 	opts := fakeapiserver.Options{Addr: *addr, TLS: *useTLS || *token != "",
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))}
+		Logger:              slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
+		ShardedListAndWatch: *shards}
 	if *token != "" {
 		opts.Tokens = []fakeapiserver.Token{{Value: *token}}
 	}

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,39 @@ func TestRunPrintsURLWritesKubeconfigAndStopsWithContext(t *testing.T) {
 
 	cancel()
 	require.NoError(t, <-done)
+}
+
+// Issue 23: only the demo's embedded server could serve shard selectors.
+func TestShardSelectorsFlagServesShardedLists(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw := io.Pipe()
+		done := make(chan error, 1)
+		args := []string{}
+		if on {
+			args = append(args, "-shard-selectors")
+		}
+		go func() {
+			done <- run(ctx, args, pw, io.Discard)
+			pw.Close()
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n')
+		require.NoError(t, err)
+		sel := url.QueryEscape("shardRange(object.metadata.uid,'0x0000000000000000','0x8000000000000000')")
+		resp, err := http.Get(strings.TrimSpace(line) + "/api/v1/namespaces/default/configmaps?shardSelector=" + sel)
+		require.NoError(t, err)
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, string(body))
+		if on {
+			require.Contains(t, string(body), `"shardInfo":{"selector":"shardRange(`, "a sharded list says which shard it holds")
+		} else {
+			require.NotContains(t, string(body), "shardInfo", "without the flag the parameter is ignored")
+		}
+		cancel()
+		require.NoError(t, <-done)
+	}
 }
 
 func TestRunRejectsUnknownFlags(t *testing.T) {
