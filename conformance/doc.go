@@ -38,6 +38,11 @@
 // renew, a stale write refused with 409, release and takeover) and shard
 // membership on both servers.
 //
+// The metrics test (metrics_test.go) reads kube-apiserver's own /metrics,
+// where its client-go work queues report, and checks that package metrics
+// gives zerokube's work queue the same workqueue_* families: names, types,
+// label and buckets (real server only: the fake serves no /metrics).
+//
 // Invariants:
 //  1. A scenario works in a namespace of its own (or on its own fake server),
 //     so scenarios do not see each other's objects on the shared real server.

@@ -56,24 +56,31 @@ func exponential(start, factor float64, n int) []float64 {
 	return b
 }
 
-// durationBuckets are client-go's work queue buckets since the metrics
-// went beta: 1µs to 1000s by powers of ten. The informer's own duration
-// histograms use them too, so one dashboard reads both.
+// queueBuckets are client-go's work queue buckets as kube-apiserver
+// v1.37.2 serves them: 10ns to 10s by powers of ten,
+// ExponentialBuckets(10e-9, 10, 10).
+var queueBuckets = exponential(10e-9, 10, 10)
+
+// durationBuckets are the informer's own: 1µs to 1000s by powers of ten,
+// since a handler's lag behind a backlog or a snapshot write can take
+// longer than a work queue's 10s top bucket.
 var durationBuckets = exponential(1e-6, 10, 10)
 
 // The work queue's metrics: client-go's names, types, label and buckets
-// (k8s.io/component-base/metrics/prometheus/workqueue), so dashboards
-// written for client-go controllers read a zerokube queue unchanged.
+// (k8s.io/component-base/metrics/prometheus/workqueue), checked against
+// kube-apiserver v1.37.2's own /metrics by the conformance suite, so
+// dashboards written for client-go controllers read a zerokube queue
+// unchanged.
 var (
 	queueDepth = &Desc{Name: "workqueue_depth", Kind: Gauge, Labels: []string{labelQueue},
 		Help: "Items waiting in the work queue: queued, or added again while a worker holds them."}
 	queueAdds = &Desc{Name: "workqueue_adds_total", Kind: Counter, Labels: []string{labelQueue},
 		Help: "Adds to the work queue that were not de-duplicated away."}
 	queueLatency = &Desc{Name: "workqueue_queue_duration_seconds", Kind: Histogram, Labels: []string{labelQueue},
-		Buckets: durationBuckets,
+		Buckets: queueBuckets,
 		Help:    "Seconds an item waited in the work queue, from its add to the Get that handed it out."}
 	queueWork = &Desc{Name: "workqueue_work_duration_seconds", Kind: Histogram, Labels: []string{labelQueue},
-		Buckets: durationBuckets,
+		Buckets: queueBuckets,
 		Help:    "Seconds a worker held an item, from Get to Done."}
 	queueUnfinished = &Desc{Name: "workqueue_unfinished_work_seconds", Kind: Gauge, Labels: []string{labelQueue},
 		Help: "Sum of the seconds that the items workers hold now have been held; a steady rise means stuck workers."}

@@ -26,7 +26,8 @@
 //  1. Every family's name, help, type, label names and buckets come from
 //     the catalogue; both sinks expose the same families for the same calls.
 //  2. The work queue families carry client-go's names, types, label
-//     ("name") and buckets (1µs to 1000s by powers of ten).
+//     ("name") and buckets (10ns to 10s by powers of ten), as kube-apiserver
+//     v1.37.2 serves them (the conformance suite compares).
 //  3. Counter names end in _total, and promtool check metrics accepts the
 //     exposition.
 //  4. workqueue_unfinished_work_seconds and

@@ -55,9 +55,9 @@ func TestWorkqueueFamiliesAreClientGos(t *testing.T) {
 	for i, b := range queueLatency.Buckets {
 		les[i] = formatFloat(b)
 	}
-	// As client_golang prints ExponentialBuckets(10e-7, 10, 10).
-	require.Equal(t, []string{"1e-06", "9.999999999999999e-06", "9.999999999999999e-05",
-		"0.001", "0.01", "0.1", "1", "10", "100", "1000"}, les)
+	// As kube-apiserver v1.37.2 prints ExponentialBuckets(10e-9, 10, 10).
+	require.Equal(t, []string{"1e-08", "1e-07", "1e-06", "9.999999999999999e-06", "9.999999999999999e-05",
+		"0.001", "0.01", "0.1", "1", "10"}, les)
 }
 
 func TestRegistryWritesTheTextFormat(t *testing.T) {

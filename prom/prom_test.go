@@ -80,11 +80,11 @@ func TestSameFamiliesAsTheStandardLibraryRegistry(t *testing.T) {
 	require.Contains(t, want, `workqueue_unfinished_work_seconds{name="pods"} 2`)
 }
 
-// Invariant 2: the buckets are client-go's, ExponentialBuckets(10e-7, 10, 10).
+// Invariant 2: the buckets are client-go's, ExponentialBuckets(10e-9, 10, 10).
 func TestWorkqueueBucketsAreClientGos(t *testing.T) {
 	for _, d := range metrics.Catalogue() {
 		if strings.HasPrefix(d.Name, "workqueue_") && d.Kind == metrics.Histogram {
-			require.Equal(t, prometheus.ExponentialBuckets(10e-7, 10, 10), d.Buckets, d.Name)
+			require.Equal(t, prometheus.ExponentialBuckets(10e-9, 10, 10), d.Buckets, d.Name)
 		}
 	}
 }
