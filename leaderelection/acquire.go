@@ -2,6 +2,7 @@ package leaderelection
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/zerokube/zerokube/meta"
@@ -96,16 +97,11 @@ func (e *Elector) store(l *Lease) time.Time {
 	return now
 }
 
-// takenError says that the Lease has another holder, or is gone: the
-// leader has lost it whatever its deadline says.
+// takenError says that the Lease has another holder, or none, or is gone:
+// the leader has lost it whatever its deadline says.
 type takenError struct{ holder string }
 
-func (t takenError) Error() string {
-	if t.holder == "" {
-		return "the lease was released or deleted by someone else"
-	}
-	return "the lease is held by " + t.holder
-}
+func (t takenError) Error() string { return fmt.Sprintf("%s (holder %q)", ReasonTaken, t.holder) }
 
 // renew writes this leader's renewal made at start. The write carries the
 // resourceVersion the leader last wrote; on a conflict it reads the Lease

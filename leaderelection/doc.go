@@ -25,7 +25,10 @@
 //     cancelled, RenewDeadline after the start of its last successful
 //     write of the Lease, by its own clock, unless a later write succeeded
 //     within that time. A write that succeeds only after that does not
-//     revive it. [TestSafety…]
+//     revive it, and a renewal that finds the Lease in other hands ends it
+//     at once. [TestSafetyPartitionedLeader, TestSafetySlowRenewal,
+//     TestSafetyLeaderClockAhead,
+//     TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal]
 //  2. A candidate takes a Lease held by another only when LeaseDuration
 //     (the Lease's leaseDurationSeconds) has passed, by its own clock,
 //     since it first saw the Lease's current record; timestamps in the
@@ -34,7 +37,8 @@
 //     it after it started the write, the old leader has stopped
 //     (invariant 1) LeaseDuration - RenewDeadline before any other
 //     candidate can take over, provided the candidates' clocks run at the
-//     same rate to within that margin. [TestSafety…]
+//     same rate to within that margin. [TestSafetyLeaderClockBehind,
+//     TestSafetyFollowerClockAhead, TestSafetyWorldJumps]
 //  3. Every write carries the resourceVersion the writer read: of
 //     concurrent takeovers exactly one succeeds.
 //     [TestTwoCandidatesRacingForAFreeLeaseOneWins]
@@ -45,8 +49,11 @@
 //  5. A waiting candidate attempts every RetryPeriod and also at the
 //     instant the Lease expires by its clock, so a new leader takes over at
 //     most LeaseDuration + RetryPeriod after the old one was cut off.
-//     [TestSafety…]
-//  6. Run returns only after every goroutine it started has ended.
+//     When the server itself is down, the count restarts for a candidate
+//     that sees a renewal only once the server is back.
+//     [TestSafetyPartitionedLeader, TestSafetyServerDown]
+//  6. Run returns only after every goroutine it started has ended
+//     (goleak, in TestMain).
 //
 // Where this differs from client-go, on purpose:
 //   - client-go's renew deadline restarts with each renewal cycle, counted

@@ -149,19 +149,36 @@ type LostError struct {
 	Identity string
 	Lease    string    // namespace/name
 	At       time.Time // when leadership ended, by the candidate's clock
-	Reason   string
+	Reason   Reason
+	Holder   string // with ReasonTaken: the holder found ("" if released or deleted)
 }
 
 func (e *LostError) Error() string {
+	why := string(e.Reason)
+	if e.Reason == ReasonTaken {
+		why = fmt.Sprintf("%s (holder %q)", why, e.Holder)
+	}
 	return fmt.Sprintf("leaderelection: %s stopped leading lease %s at %s: %s",
-		e.Identity, e.Lease, e.At.Format(time.RFC3339Nano), e.Reason)
+		e.Identity, e.Lease, e.At.Format(time.RFC3339Nano), why)
 }
 
-// ErrCancelled is the Reason of a LostError that ends leadership because
-// Run's context ended.
-const ErrCancelled = "the elector's context ended"
+// Reason says why leadership ended.
+type Reason string
 
-func (e *Elector) lost(at time.Time, reason string) *LostError {
+// The reasons of a LostError.
+const (
+	// ReasonCancelled: Run's context ended (Run then returns nil).
+	ReasonCancelled Reason = "the elector's context ended"
+	// ReasonNoRenewal: RenewDeadline passed, by this candidate's clock,
+	// since the start of its last successful renewal.
+	ReasonNoRenewal Reason = "no renewal succeeded within RenewDeadline"
+	// ReasonLateRenewal: a renewal succeeded, but only after the deadline.
+	ReasonLateRenewal Reason = "a renewal succeeded only after RenewDeadline"
+	// ReasonTaken: the Lease names another holder, none, or is gone.
+	ReasonTaken Reason = "the lease is no longer this candidate's"
+)
+
+func (e *Elector) lost(at time.Time, reason Reason) *LostError {
 	return &LostError{Identity: e.cfg.Identity, Lease: e.leases.where(e.cfg.Name), At: at, Reason: reason}
 }
 

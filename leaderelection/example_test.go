@@ -27,6 +27,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	defer client.CloseIdleConnections()
 
 	led := make(chan string, 2)
 	replica := func(id string, sawLeader chan<- string) *leaderelection.Elector {

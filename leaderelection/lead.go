@@ -19,7 +19,7 @@ func (e *Elector) lead(ctx context.Context, deadline time.Time) error {
 	// always a *LostError; it keeps ctx's values.
 	work, end := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer end(nil)
-	stop := context.AfterFunc(ctx, func() { end(e.lost(e.cfg.Clock.Now(), ErrCancelled)) })
+	stop := context.AfterFunc(ctx, func() { end(e.lost(e.cfg.Clock.Now(), ReasonCancelled)) })
 	defer stop()
 	e.mu.Lock()
 	e.work = work
@@ -36,16 +36,16 @@ func (e *Elector) lead(ctx context.Context, deadline time.Time) error {
 
 	var lost *LostError
 	if !errors.As(context.Cause(work), &lost) {
-		lost = e.lost(e.cfg.Clock.Now(), "ended") // unreachable: every end passes a *LostError
+		lost = e.lost(e.cfg.Clock.Now(), ReasonCancelled) // unreachable: every end passes a *LostError
 	}
 	e.cfg.Logger.Info("leaderelection: stopped leading", "lease", lost.Lease, "identity", lost.Identity, "reason", lost.Reason)
-	if lost.Reason == ErrCancelled && !e.cfg.KeepOnCancel {
+	if lost.Reason == ReasonCancelled && !e.cfg.KeepOnCancel {
 		e.release(ctx)
 	}
 	if e.cfg.OnStoppedLeading != nil {
 		e.cfg.OnStoppedLeading()
 	}
-	if lost.Reason == ErrCancelled {
+	if lost.Reason == ReasonCancelled {
 		return nil
 	}
 	return lost
@@ -65,7 +65,7 @@ func (e *Elector) renewUntilLost(work context.Context, end context.CancelCauseFu
 			// Woken late (a stalled process, a clock that jumped): by this
 			// clock leadership is over, and a renewal now would only make
 			// the others wait longer.
-			end(e.lost(deadline, noRenewal))
+			end(e.lost(deadline, ReasonNoRenewal))
 			return
 		}
 		err := e.renew(work, start)
@@ -74,7 +74,9 @@ func (e *Elector) renewUntilLost(work context.Context, end context.CancelCauseFu
 		case work.Err() != nil:
 			return
 		case errors.As(err, &taken):
-			end(e.lost(clk.Now(), taken.Error()))
+			lost := e.lost(clk.Now(), ReasonTaken)
+			lost.Holder = taken.holder
+			end(lost)
 			return
 		case err != nil:
 			e.cfg.Logger.Warn("leaderelection: renewing", "lease", e.leases.where(e.cfg.Name), "err", err,
@@ -84,7 +86,7 @@ func (e *Elector) renewUntilLost(work context.Context, end context.CancelCauseFu
 		// A renewal that lands after the deadline does not revive
 		// leadership: the others may already count the Lease expired.
 		if !clk.Now().Before(deadline) {
-			end(e.lost(deadline, lateRenewal))
+			end(e.lost(deadline, ReasonLateRenewal))
 			return
 		}
 		expire.Stop()
@@ -93,13 +95,7 @@ func (e *Elector) renewUntilLost(work context.Context, end context.CancelCauseFu
 	}
 }
 
-// The Reasons of a LostError for a leader that could not renew in time.
-const (
-	noRenewal   = "no renewal succeeded within RenewDeadline"
-	lateRenewal = "a renewal succeeded only after RenewDeadline"
-)
-
 // expireAt ends work at deadline by the clock.
 func (e *Elector) expireAt(deadline time.Time, end context.CancelCauseFunc) clock.Timer {
-	return e.cfg.Clock.AfterFunc(deadline.Sub(e.cfg.Clock.Now()), func() { end(e.lost(deadline, noRenewal)) })
+	return e.cfg.Clock.AfterFunc(deadline.Sub(e.cfg.Clock.Now()), func() { end(e.lost(deadline, ReasonNoRenewal)) })
 }

@@ -65,7 +65,7 @@ func takenOver(t *testing.T, w *world, others []*cand, from time.Time, bound tim
 }
 
 // lostWith checks that c's Run returned the *LostError reason.
-func lostWith(t *testing.T, c *cand, reason string) {
+func lostWith(t *testing.T, c *cand, reason leaderelection.Reason) {
 	t.Helper()
 	c.w.mu.Lock()
 	err, exited := c.err, c.exited
@@ -87,7 +87,7 @@ func TestSafetyPartitionedLeader(t *testing.T) {
 	leader.net.set(true, 0)
 	w.run(30 * time.Second)
 	w.checkSafe(false)
-	lostWith(t, leader, "no renewal succeeded within RenewDeadline")
+	lostWith(t, leader, leaderelection.ReasonNoRenewal)
 	next := takenOver(t, w, others, cut, lease+retry)
 	tm := w.terms[0]
 	require.LessOrEqual(t, tm.end.Sub(cut), leaderelection.DefaultRenewDeadline, "the old leader stopped within RenewDeadline of the cut")
@@ -121,7 +121,7 @@ func TestSafetyServerDown(t *testing.T) {
 	back := down(20 * time.Second)
 	w.run(10 * time.Second)
 	w.checkSafe(false)
-	lostWith(t, leader, "no renewal succeeded within RenewDeadline")
+	lostWith(t, leader, leaderelection.ReasonNoRenewal)
 	require.LessOrEqual(t, w.terms[0].end.Sub(cut), leaderelection.DefaultRenewDeadline)
 	w.run(lease)
 	takenOver(t, w, others, back, lease+retry)
@@ -149,7 +149,7 @@ func TestSafetySlowRenewal(t *testing.T) {
 	leader.net.slowOnce(7500 * time.Millisecond)
 	w.run(40 * time.Second)
 	w.checkSafe(false)
-	lostWith(t, leader, "no renewal succeeded within RenewDeadline")
+	lostWith(t, leader, leaderelection.ReasonNoRenewal)
 	// The slowed renewal was sent within one RetryPeriod of the slowdown;
 	// the others count from it.
 	takenOver(t, w, others, slow, retry+lease+retry)
@@ -168,7 +168,7 @@ func TestSafetyWorldJumps(t *testing.T) {
 	w.strict = false
 	at := w.clk.Now().Add(30 * time.Second)
 	w.jump(30 * time.Second)
-	lostWith(t, leader, "no renewal succeeded within RenewDeadline")
+	lostWith(t, leader, leaderelection.ReasonNoRenewal)
 	require.True(t, w.terms[0].own.Before(at.Add(-20*time.Second)), "by its own clock the leader stopped before the jump")
 	w.run(lease + retry)
 	w.checkSafe(true)
@@ -201,7 +201,7 @@ func TestSafetyLeaderClockAhead(t *testing.T) {
 	leader.jumpAhead(30 * time.Second)
 	w.run(30 * time.Second)
 	w.checkSafe(false)
-	lostWith(t, leader, "no renewal succeeded within RenewDeadline")
+	lostWith(t, leader, leaderelection.ReasonNoRenewal)
 	require.LessOrEqual(t, w.terms[0].end.Sub(jump), retry, "stopped at its next renewal")
 	takenOver(t, w, others, jump, retry+lease+retry)
 }
@@ -214,7 +214,7 @@ func TestReleaseOnCancelHandsOverAtTheNextAttempt(t *testing.T) {
 	at := w.clk.Now()
 	leader.cancel()
 	require.NoError(t, leader.err)
-	require.Equal(t, leaderelection.ErrCancelled, w.terms[0].cause.Reason)
+	require.Equal(t, leaderelection.ReasonCancelled, w.terms[0].cause.Reason)
 	w.run(5 * time.Second)
 	w.checkSafe(false)
 	takenOver(t, w, others, at, retry)
@@ -254,4 +254,26 @@ func TestSafetyLeaderClockBehind(t *testing.T) {
 	w.run(30 * time.Second)
 	w.checkSafe(false)
 	takenOver(t, w, others, cut, lease+retry)
+}
+
+// TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal: someone writes
+// another holder into the Lease (an operator, a candidate with a broken
+// clock). The leader's next renewal meets a 409, reads the Lease, and
+// stops at once rather than at its deadline.
+func TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal(t *testing.T) {
+	w, leader, _ := elect(t)
+	raw, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
+	require.NoError(t, err)
+	var l map[string]any
+	require.NoError(t, raw.DecodeInto(&l))
+	l["spec"].(map[string]any)["holderIdentity"] = "intruder"
+	_, err = w.srv.Update(leaderelection.LeasesGVR, l)
+	require.NoError(t, err)
+	at := w.clk.Now()
+	w.run(retry)
+	lostWith(t, leader, leaderelection.ReasonTaken)
+	require.LessOrEqual(t, w.terms[0].end.Sub(at), retry, "stopped at its next renewal")
+	var lost *leaderelection.LostError
+	require.ErrorAs(t, leader.err, &lost)
+	require.Equal(t, "intruder", lost.Holder)
 }
