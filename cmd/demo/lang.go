@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -103,6 +104,29 @@ func refSaid(r apiclient.Ref) text {
 		return say(msg{en: "%s", zh: "%s"}, r.GVR.String())
 	}
 	return say(msg{en: "%s in namespace %s", zh: "命名空间 %[2]s 中的 %[1]s"}, r.GVR.String(), r.Namespace)
+}
+
+// saidError is an error the demo says to the reader in their language (run
+// prints it so); its Error is the English, and it wraps its cause.
+type saidError struct {
+	said  text
+	cause error
+}
+
+func saidErr(cause error, m msg, args ...any) error {
+	return &saidError{said: say(m, args...), cause: cause}
+}
+
+func (e *saidError) Error() string { return e.said.in(langEN) }
+func (e *saidError) Unwrap() error { return e.cause }
+
+// errIn is err as the reader reads it, on one line.
+func errIn(err error, l lang) string {
+	var se *saidError
+	if errors.As(err, &se) {
+		return strings.Join(strings.Fields(se.said.in(l)), " ")
+	}
+	return oneLine(err)
 }
 
 // f renders m with args in language l.

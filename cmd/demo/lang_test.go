@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -151,4 +154,15 @@ func TestTextRendersNestedTextsInItsLanguage(t *testing.T) {
 	outer := say(msg{en: "page %d, %s", zh: "第 %d 页，%s"}, 3, inner)
 	require.Equal(t, "page 3, last page", outer.in(langEN))
 	require.Equal(t, "第 3 页，最后一页", outer.in(langZH))
+}
+
+// A failed first sync is said in the reader's language and keeps its
+// cause for errors.Is; its Error stays English.
+func TestSyncFailureIsSaidInTheReadersLanguage(t *testing.T) {
+	refused := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
+	err := syncFailure(podsRef, "https://127.0.0.1:1", time.Second, context.Canceled, refused)
+	require.ErrorIs(t, err, refused)
+	require.Equal(t, "cannot sync v1/pods in namespace default from https://127.0.0.1:1: server unreachable: "+refused.Error(), err.Error())
+	require.Equal(t, "无法从 https://127.0.0.1:1 同步命名空间 default 中的 v1/pods：连不上 API Server："+refused.Error(), errIn(err, langZH))
+	require.Equal(t, "plain", errIn(errors.New("plain"), langZH), "other errors stay as they are")
 }

@@ -69,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	d := &demo{cfg: cfg, out: &lineWriter{w: stdout}, status: &lineWriter{w: stderr},
 		now: time.Now, getenv: os.Getenv, stdout: stdout, graceful: newTerminating()}
 	if err := d.run(ctx); err != nil {
-		d.status.printf("demo: %s", oneLine(err))
+		d.status.printf("demo: %s", errIn(err, cfg.lang))
 		return 1
 	}
 	return 0

@@ -119,7 +119,7 @@ var pageWords = map[string]msg{
 	"namespaces":     {en: "namespaces", zh: "命名空间"},
 	"synced":         {en: "synced", zh: "已同步（synced）"},
 	"handlers.title": {en: "Handlers", zh: "事件处理函数"},
-	"handlers.cg":    {en: "listener queue · client-go processorListener", zh: "各自的通知队列 · client-go 的 processorListener"},
+	"handlers.cg":    {en: "listener queue · client-go processorListener", zh: "每个处理函数一个通知队列 · client-go 的 processorListener"},
 	"no-handler":     {en: "no handler yet", zh: "还没有事件处理函数"},
 	"poke":           {en: "Poke it", zh: "动手试试"},
 	"poke.help":      {en: "writes, the churn's pace, and faults of the embedded server", zh: "写入、自动变更的节奏，以及内嵌 API Server 的故障注入"},

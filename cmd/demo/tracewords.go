@@ -76,7 +76,7 @@ func storeUpdated(ev informer.TraceEvent) text {
 			zh: "从快照写入本地缓存 %s（快照里的资源版本 %s）：事件处理函数收到一次初始 add"}, ev.Key, ev.ResourceVersion)
 	case informer.OpReplace:
 		return say(msg{en: "store %s from the relist at resourceVersion %s: handlers hear add or update",
-			zh: "按 list 的结果写入本地缓存 %s（资源版本 %s）：事件处理函数收到 add 或 update"}, ev.Key, ev.ResourceVersion)
+			zh: "按这次全量 list 的结果写入本地缓存 %s（资源版本 %s）：事件处理函数收到 add 或 update"}, ev.Key, ev.ResourceVersion)
 	case informer.OpUnchanged:
 		return say(msg{en: "store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it",
 			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息，只有到了 resync 时间的事件处理函数会收到它"}, ev.Key, ev.ResourceVersion)
@@ -88,7 +88,7 @@ func storeUpdated(ev informer.TraceEvent) text {
 			zh: "%s resync：本地缓存里的对象原样交给到了 resync 时间的事件处理函数"}, ev.Key)
 	}
 	return say(msg{en: "store %s %s (cache updated before any handler hears of it)",
-		zh: "本地缓存 %s %s（先更新本地缓存，再通知事件处理函数）"}, ev.Op, ev.Key)
+		zh: "写入本地缓存：%s %s（先更新本地缓存，再通知事件处理函数）"}, ev.Op, ev.Key)
 }
 
 // cacheReplaced says what filled the cache in one step: a relist's list,
@@ -134,7 +134,7 @@ func (t *tracer) relist(ev informer.TraceEvent) text {
 			zh: "重新 list（原因：%s）：快照的资源版本 %s 已不在 API Server 的历史里（410 Gone）；" +
 				"这次 list 用来校正本地缓存：已删除的对象变成墓碑，变化的变成 update，没变的不产生通知"}, ev.Cause, ev.ResourceVersion)
 	}
-	return say(msg{en: "relist (cause: %s) from resourceVersion %q", zh: "list（原因：%s），资源版本 %q"}, ev.Cause, ev.ResourceVersion)
+	return say(msg{en: "relist (cause: %s) from resourceVersion %q", zh: "全量 list（原因：%s），资源版本 %q"}, ev.Cause, ev.ResourceVersion)
 }
 
 // wire says how the watch travels: the events read the same either way.

@@ -142,13 +142,13 @@ func syncFailure(ref apiclient.Ref, host string, timeout time.Duration, err, cau
 	var se *informer.SyncError
 	switch {
 	case errors.As(err, &se):
-		return fmt.Errorf("cannot sync %s from %s: %s: %w", ref, host, se.Reason, se.Err)
+		return saidErr(se.Err, msg{en: "cannot sync %s from %s: %s: %v", zh: "无法从 %[2]s 同步%[1]s：%[3]s：%[4]v"}, refSaid(ref), host, se.Reason, se.Err)
 	case errors.Is(cause, errSyncTimeout):
-		return fmt.Errorf("cannot sync %s from %s: no sync within %v", ref, host, timeout)
+		return saidErr(err, msg{en: "cannot sync %s from %s: no sync within %v", zh: "无法从 %[2]s 同步%[1]s：%[3]v 内没有完成同步"}, refSaid(ref), host, timeout)
 	case cause != nil:
-		return fmt.Errorf("cannot sync %s from %s: server unreachable: %w", ref, host, cause)
+		return saidErr(cause, msg{en: "cannot sync %s from %s: server unreachable: %v", zh: "无法从 %[2]s 同步%[1]s：连不上 API Server：%[3]v"}, refSaid(ref), host, cause)
 	}
-	return fmt.Errorf("cannot sync %s from %s: %w", ref, host, err)
+	return saidErr(err, msg{en: "cannot sync %s from %s: %v", zh: "无法从 %[2]s 同步%[1]s：%[3]v"}, refSaid(ref), host, err)
 }
 
 // printer is the article's handler: one line per call, the object's
