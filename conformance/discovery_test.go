@@ -30,6 +30,36 @@ var kubectlScenarios = []scenario{
 			o.add("%s: kind=%s", p, str(at(tg.must(t, 200, "GET", p, ""), "kind")))
 		}
 	}},
+	{name: "discovery/aggregated", run: func(t *testing.T, tg *target, o *obs) {
+		want := map[string]bool{"pods": true, "configmaps": true, "namespaces": true, "deployments": true, "leases": true}
+		for _, p := range []string{"/api", "/apis"} {
+			r := tg.do(t, "GET", p, "", "Accept", aggregatedAccept)
+			h := r.header
+			o.add("%s: %d Content-Type=%s Vary=%s Cache-Control=%s Etag=%t kind=%s apiVersion=%s metadata=%s", p, r.code,
+				h.Get("Content-Type"), h.Get("Vary"), h.Get("Cache-Control"), h.Get("Etag") != "",
+				str(at(r.body, "kind")), str(at(r.body, "apiVersion")), str(at(r.body, "metadata")))
+			groups, _ := at(r.body, "items").([]any)
+			for _, g := range groups {
+				group := str(at(g, "metadata.name"))
+				if group == "apps" || p == "/api" {
+					o.add("  group %s metadata=%s", group, str(at(g, "metadata")))
+				}
+				versions, _ := at(g, "versions").([]any)
+				for _, v := range versions {
+					resources, _ := at(v, "resources").([]any)
+					for _, res := range resources {
+						if want[str(at(res, "resource"))] {
+							aggregatedResource(o, group, v, res)
+						}
+					}
+				}
+			}
+		}
+		for _, accept := range []string{"application/json", strings.ReplaceAll(aggregatedAccept, "v=v2;", "v=v2beta1;")} {
+			r := tg.do(t, "GET", "/apis", "", "Accept", accept)
+			o.add("/apis as %s: kind=%s Content-Type=%s", accept, str(at(r.body, "kind")), r.header.Get("Content-Type"))
+		}
+	}},
 	{name: "discovery/health", run: func(t *testing.T, tg *target, o *obs) {
 		for _, p := range []string{"/healthz", "/livez", "/readyz"} {
 			r := tg.do(t, "GET", p, "", "Accept", "*/*")
@@ -48,6 +78,26 @@ var kubectlScenarios = []scenario{
 		table(t, tg, o, "/api/v1/namespaces/"+ns+"/configmaps")
 		table(t, tg, o, "/api/v1/namespaces/"+ns)
 	}},
+}
+
+// aggregatedAccept is what client-go's discovery client sends for /api and
+// /apis (without the v2beta1 that 1.37 no longer serves).
+const aggregatedAccept = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
+
+// aggregatedResource renders one resource of an aggregated document, with
+// its status subresource (the only one the fake serves) if it has one.
+func aggregatedResource(o *obs, group string, v, res any) {
+	status := "<none>"
+	subs, _ := at(res, "subresources").([]any)
+	for _, s := range subs {
+		if str(at(s, "subresource")) == "status" {
+			status = str(s)
+		}
+	}
+	o.add("  %s/%s %s: freshness=%s responseKind=%s scope=%s singular=%s verbs=%s short=%s categories=%s status=%s",
+		group, str(at(v, "version")), str(at(res, "resource")), str(at(v, "freshness")), str(at(res, "responseKind")),
+		str(at(res, "scope")), str(at(res, "singularResource")), str(at(res, "verbs")), str(at(res, "shortNames")),
+		str(at(res, "categories")), status)
 }
 
 // tableAccept is what kubectl get sends.
