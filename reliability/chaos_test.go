@@ -153,6 +153,15 @@ type scenario struct {
 	drawn, exercised          map[string]int   // faults by chaosFault name
 	writes                    int64
 	held                      map[string]bool // key → has the finalizer
+	// The delete oracle's (chaos_deletes_test.go): what the informer's
+	// watches covered, when each object (by uid) left its view, the
+	// resourceVersions of the Replaces not yet applied, and the relists
+	// found to keep an object that had left.
+	cover    *watchCover
+	lmu      sync.Mutex // guards leaves, replaces and stale
+	leaves   map[string][]int64
+	replaces []int64
+	stale    []string
 }
 
 const (
@@ -168,6 +177,7 @@ func newScenario(t *testing.T, seed uint64) *scenario {
 		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0, fieldSel: rnd.IntN(3) == 0,
 	}
 	return &scenario{seed: seed, rnd: rnd, shape: sh, held: map[string]bool{}, causes: map[string]int64{},
+		cover: newWatchCover(), leaves: map[string][]int64{},
 		faults: chaosFaults, progress: newSignal(), drawn: map[string]int{}, exercised: map[string]int{}}
 }
 
@@ -263,6 +273,8 @@ func (sc *scenario) intercept(r *http.Request, verb string) error {
 // watch ends, errors that show an undecodable object reached it; and wakes
 // waiters.
 func (sc *scenario) observe(ev informer.TraceEvent) {
+	sc.cover.observe(ev)
+	sc.relistTraced(ev)
 	switch ev.Stage {
 	case informer.StageWatchEnded:
 		sc.watchEnds.Add(1)

@@ -46,19 +46,28 @@
 //     only of a key it does not hold, an update or delete only of one it
 //     holds, the old object of an update equal to the last one it was given
 //     (TestChaosConvergence).
-//  4. No hot loop: the informer lists no faster than its backoff allows,
+//  4. No relist hides a loss (chaos_deletes_test.go): a delete that reached
+//     the informer's watch (some watch delivered an event at or past its
+//     resourceVersion) reaches every handler as an observed delete, never
+//     as a tombstone of a later relist; an observed delete came from a
+//     watch event; right after a relist's swap the cache holds no object
+//     that had left the view by the relist's resourceVersion; and no add
+//     carries isInInitialList once an add without it arrived
+//     (TestChaosConvergence, whose scripts create and delete objects at
+//     once so that both deltas meet in the queue).
+//  5. No hot loop: the informer lists no faster than its backoff allows,
 //     whatever the server answers; and it converges within a bounded time
 //     once the server is healthy again (TestChaosConvergence, the
 //     TestChaos… scenarios).
-//  5. Every chaos scenario's faults reached the informer: a run in which
+//  6. Every chaos scenario's faults reached the informer: a run in which
 //     none of the faults it drew went off fails, and the fixed seeds draw
 //     every fault (TestChaosConvergence).
-//  6. Run returns, and every goroutine it started ends, within a bounded time
+//  7. Run returns, and every goroutine it started ends, within a bounded time
 //     of its context's cancellation, at every stage (TestCancelAtEveryStage,
 //     TestStartStopLeavesNothingBehind).
-//  7. Credentials the server refuses give a *informer.SyncError with the
+//  8. Credentials the server refuses give a *informer.SyncError with the
 //     matching reason, never a silent retry loop (TestAuthFailuresAreTyped).
-//  8. Whatever a server sends after the sync, the objects already cached
+//  9. Whatever a server sends after the sync, the objects already cached
 //     stay cached until a good list replaces them
 //     (TestAServerGoneBadNeverCostsTheObjectsAlreadyStored).
 //

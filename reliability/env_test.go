@@ -95,10 +95,17 @@ type view struct {
 	// changed, when set, fires after every call, for waiters.
 	changed *signal
 
-	mu    sync.Mutex
-	state state
-	last  map[string]string // key → signature of the last object given
-	rvs   map[string]uint64
+	mu      sync.Mutex
+	state   state
+	last    map[string]string // key → signature of the last object given
+	rvs     map[string]uint64
+	deletes []deleteRec // every OnDelete, for the oracle of chaos_deletes_test.go
+	// later: an add without isInInitialList arrived, so the initial
+	// population is over and no add may carry the flag again. (Updates and
+	// deletes say nothing: with DeltaFIFO the initial population hands
+	// over each key's deltas together, an update of one key before the
+	// initial add of the next, as client-go's does.)
+	later bool
 
 	calls     atomic.Int64
 	anomalies atomic.Int64 // a notification that breaks the per-key history
@@ -146,6 +153,10 @@ func (v *view) OnAdd(o *object, initial bool) {
 	if _, ok := v.state[meta.Key(o)]; ok {
 		v.note(&v.anomalies, "%s: add of held %s (initial %t)", v.name, meta.Key(o), initial)
 	}
+	if initial && v.later {
+		v.note(&v.anomalies, "%s: add of %s@%s with isInInitialList after the initial list", v.name, meta.Key(o), o.ResourceVersion)
+	}
+	v.later = v.later || !initial
 	v.set(o)
 }
 
@@ -175,6 +186,7 @@ func (v *view) OnDelete(o *object, finalStateUnknown bool) {
 	if _, ok := v.state[k]; !ok {
 		v.note(&v.anomalies, "%s: delete of %s, which it does not hold (final state unknown %t)", v.name, k, finalStateUnknown)
 	}
+	v.deletes = append(v.deletes, deleteRec{key: k, uid: o.UID, rv: o.ResourceVersion, unknown: finalStateUnknown})
 	delete(v.state, k)
 	delete(v.last, k)
 	// An object may come back under the same name: its new life starts at
@@ -221,6 +233,12 @@ func (v *view) snapshot() state {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return maps.Clone(v.state)
+}
+
+func (v *view) deleteRecs() []deleteRec {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return slices.Clone(v.deletes)
 }
 
 func (v *view) bad() string {

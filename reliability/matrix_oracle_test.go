@@ -13,8 +13,7 @@ import (
 // The checks of the matrix's oracle, by name: a failure names its check,
 // and a known bug (knownBugs) names the check it breaks.
 const (
-	checkHistory     = "history"            // each handler's notifications form a valid history per key
-	checkInitialFlag = "initial-flag"       // isInInitialList only for the initial list (or a late handler's replay)
+	checkHistory     = "history"            // each handler's notifications form a valid history per key, isInInitialList only for the initial list (or a late handler's replay)
 	checkSnapAdds    = "snapshot-adds"      // OnSnapshotAdd only for objects of the snapshot, as saved
 	checkShard       = "shard"              // no object of another shard, in a handler or the cache, ever
 	checkSelector    = "selector"           // no object the label selector excludes, ever
@@ -124,49 +123,25 @@ func knownBugFor(c combo, check string) (knownBug, bool) {
 	return knownBug{}, false
 }
 
-// mview is the handler under test: a view (valid history per key) that
-// also checks the flags, the snapshot adds, the shard, the selector and
+// mview is the handler under test: a view (valid history per key, flags)
+// that also checks the snapshot adds, the shard, the selector and
 // the transform of every object it is given.
 type mview struct {
 	*view
 	m *mcase
-
-	mu         sync.Mutex
-	nonInitial bool // a notification other than an initial add arrived
 }
 
 func (h *mview) object(o *object, how string) {
 	h.m.checkObject(o, "handler "+how)
 }
 
-func (h *mview) initial(o *object, snapshot bool) {
-	h.mu.Lock()
-	late := h.nonInitial
-	h.mu.Unlock()
-	if late {
-		h.m.o.fail(checkInitialFlag, "initial add (snapshot %t) of %s@%s after the initial list", snapshot, meta.Key(o), o.ResourceVersion)
-	}
-}
-
-func (h *mview) later() {
-	h.mu.Lock()
-	h.nonInitial = true
-	h.mu.Unlock()
-}
-
 func (h *mview) OnAdd(o *object, initial bool) {
 	h.object(o, "add")
-	if initial {
-		h.initial(o, false)
-	} else {
-		h.later()
-	}
 	h.view.OnAdd(o, initial)
 }
 
 func (h *mview) OnSnapshotAdd(o *object) {
 	h.object(o, "snapshot add")
-	h.initial(o, true)
 	k := meta.Key(o)
 	if rv, ok := h.m.snap[k]; !ok || rv != o.ResourceVersion {
 		h.m.o.fail(checkSnapAdds, "snapshot add of %s@%s; the snapshot holds %q (present %t)", k, o.ResourceVersion, rv, ok)
@@ -176,13 +151,11 @@ func (h *mview) OnSnapshotAdd(o *object) {
 
 func (h *mview) OnUpdate(old, o *object) {
 	h.object(o, "update")
-	h.later()
 	h.view.OnUpdate(old, o)
 }
 
 func (h *mview) OnDelete(o *object, unknown bool) {
 	h.object(o, "delete")
-	h.later()
 	h.view.OnDelete(o, unknown)
 }
 
