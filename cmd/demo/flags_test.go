@@ -228,6 +228,8 @@ func TestTraceWordsForStopsRelistsAndResyncs(t *testing.T) {
 		{informer.TraceEvent{Stage: informer.StageSnapshotLoaded, Items: 3, ResourceVersion: "12"}, "resumed from snapshot at RV 12, watching: 3 objects loaded", "从快照恢复（资源版本 12）"},
 		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache filled from the snapshot in one step: 3 objects (no LIST was made)", "本地缓存一次性装入快照：3 个对象"},
 		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 4}, "cache replaced by the relist in one step: 4 objects", "一次性替换：4 个对象"},
+		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseInitial, ResourceVersion: "0"}, `relist (cause: initial) from resourceVersion "0"`, `全量 list（原因：initial），资源版本 "0"`},
+		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache filled by the first list in one step: 3 objects", "第一次全量 list 的结果：3 个对象"},
 	} {
 		said := tr.describe(tc.ev)
 		require.Contains(t, said.in(langEN), tc.en)

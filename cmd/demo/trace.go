@@ -24,9 +24,10 @@ type tracer struct {
 	// apart; nil: the trace does not tell them apart.
 	graceful *terminating
 
-	mu           sync.Mutex // guards depth and fromSnapshot
+	mu           sync.Mutex // guards the fields below
 	depth        int        // deltas queued and not yet applied (see queued)
 	fromSnapshot bool       // a snapshot was loaded and its batch not yet applied
+	firstList    bool       // the list under way is the first: the cache was empty
 }
 
 // ANSI colours by stage: list in blue, watch in cyan, events yellow,

@@ -95,12 +95,16 @@ func storeUpdated(ev informer.TraceEvent) text {
 // or the snapshot loaded at start, which is no relist at all.
 func (t *tracer) cacheReplaced(ev informer.TraceEvent) text {
 	t.mu.Lock()
-	fromSnapshot := t.fromSnapshot
-	t.fromSnapshot = false
+	fromSnapshot, first := t.fromSnapshot, t.firstList
+	t.fromSnapshot, t.firstList = false, false
 	t.mu.Unlock()
-	if fromSnapshot {
+	switch {
+	case fromSnapshot:
 		return say(msg{en: "cache filled from the snapshot in one step: %d objects (no LIST was made)",
 			zh: "本地缓存一次性装入快照：%d 个对象（没有发 LIST 请求）"}, ev.Items)
+	case first:
+		return say(msg{en: "cache filled by the first list in one step: %d objects (a reader sees none or all of them)",
+			zh: "本地缓存一次性装入第一次全量 list 的结果：%d 个对象（读缓存的代码要么一个都看不到，要么全部看到）"}, ev.Items)
 	}
 	return say(msg{en: "cache replaced by the relist in one step: %d objects (readers saw the old list until now, never a mix)",
 		zh: "本地缓存被这次 list 的结果一次性替换：%d 个对象（读缓存的代码此前看到的一直是旧列表，不会看到新旧混合）"}, ev.Items)
@@ -127,6 +131,7 @@ func (t *tracer) handlerCalled(ev informer.TraceEvent) text {
 func (t *tracer) relist(ev informer.TraceEvent) text {
 	t.mu.Lock()
 	t.fromSnapshot = false // this list, not the snapshot, fills the cache next
+	t.firstList = ev.Cause == informer.CauseInitial
 	t.mu.Unlock()
 	if ev.Cause == informer.CauseSnapshotExpired {
 		return say(msg{en: "relist (cause: %s): the snapshot's resourceVersion %s has left the server's history (410); " +
