@@ -73,6 +73,12 @@ func fetchAggregated(ctx context.Context, c *apiclient.Client, path string) (gro
 	if err != nil {
 		return nil, nil, fmt.Errorf("discovery: %w", err)
 	}
+	return parseAggregated(path, body)
+}
+
+// parseAggregated reads an aggregated document; one of another kind comes
+// back as legacy.
+func parseAggregated(path string, body []byte) (groups []Group, legacy []byte, err error) {
 	var l aggregatedList
 	if err := json.Unmarshal(body, &l); err != nil {
 		return nil, nil, fmt.Errorf("discovery: GET %s: decoding the reply: %w", path, err)

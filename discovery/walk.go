@@ -117,6 +117,11 @@ func fetchVersion(ctx context.Context, c *apiclient.Client, group, version strin
 	if err != nil {
 		return Version{}, fmt.Errorf("discovery: %w", err)
 	}
+	return parseVersion(path, group, version, body)
+}
+
+// parseVersion reads one group version's legacy document.
+func parseVersion(path, group, version string, body []byte) (Version, error) {
 	var l resourceList
 	if err := json.Unmarshal(body, &l); err != nil {
 		return Version{}, fmt.Errorf("discovery: GET %s: decoding the reply: %w", path, err)
