@@ -26,17 +26,23 @@ func (d *demo) whileLeading(ctx context.Context, c *apiclient.Client, work func(
 		ns = "default"
 	}
 	id := identity()
+	// A work that fails (the first sync) gives the Lease up and ends the
+	// demo with its error, rather than leading with nothing to show.
+	ctx, giveUp := context.WithCancel(ctx)
+	defer giveUp()
 	var werr error
 	el, err := leaderelection.New(leaderelection.Config{
 		Client: c, Namespace: ns, Name: leaseName, Identity: id, Logger: slog.New(d.logHandler()),
 		OnStartedLeading: func(lctx context.Context) {
 			d.tell(msg{en: "%s leads (lease %s/%s)", zh: "%s 成为 leader（Lease %s/%s）"}, id, ns, leaseName)
 			mark := len(d.stops) // run waits in el.Run: no one else touches d.stops now
-			werr = work(lctx)
-			d.unwindTo(mark, true)
+			if werr = work(lctx); werr != nil {
+				giveUp()
+			}
+			d.unwindTo(mark, werr == nil)
 		},
 		OnStoppedLeading: func() {
-			if ctx.Err() != nil {
+			if ctx.Err() != nil && werr == nil {
 				d.tell(msg{en: "%s released lease %s/%s", zh: "%s 释放了 Lease %s/%s"}, id, ns, leaseName)
 			}
 		},

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"log/slog"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 )
 
 // TestLeaderElectOneDemoPrintsTheOtherWaitsAndTakesOver: two demos with
@@ -33,4 +38,22 @@ func TestLeaderElectOneDemoPrintsTheOtherWaitsAndTakesOver(t *testing.T) {
 	waitFor(t, second.stderr, regexp.MustCompile(`demo: `+regexp.QuoteMeta(b)+` leads`))
 	waitFor(t, second.stdout, adds)
 	require.Equal(t, 0, second.stop(t))
+}
+
+// TestLeaderElectReportsAFailedSync: a leader whose informer cannot sync
+// gives the Lease up and exits with the one-line reason, as without
+// --leader-elect, instead of leading with nothing to print.
+func TestLeaderElectReportsAFailedSync(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler),
+		Tokens: []fakeapiserver.Token{{Value: "leases-only", Resources: []string{"leases"}}}})
+	d := startDemo(t, "--kubeconfig", kubeconfigFor(t, srv.URL(), "leases-only"), "--leader-elect")
+	select {
+	case code := <-d.done:
+		close(d.done)
+		require.Equal(t, 1, code, "stderr:\n%s", d.stderr.String())
+	case <-time.After(waitTimeout):
+		t.Fatalf("the demo did not exit; stderr:\n%s", d.stderr.String())
+	}
+	require.Regexp(t, `(?s)leads \(lease default/zerokube-demo\).*demo: cannot sync v1/pods .*Forbidden`, d.stderr.String())
+	require.NotContains(t, d.stderr.String(), "released lease", "the failure is the last line, not a release")
 }
