@@ -57,7 +57,7 @@ type knownBug struct {
 
 var knownBugs = []knownBug{
 	{item: 4, check: checkUnhealthy, why: "a resumed informer that never reaches the server stays healthy",
-		applies: func(c combo) bool { return c.snap == snapResumed || c.snap == snapExpired }},
+		applies: combo.startsOffline},
 	{item: 6, check: checkReshard, why: "Shard.Set takes the watch-410 failure path (WatchErrorHandler, backoff)",
 		applies: func(c combo) bool { return c.shard == shardSet }},
 	{item: 7, check: checkResume, why: "a sharded informer's resumed watch fails with the reshard error and relists as snapshot-expired",
@@ -71,7 +71,7 @@ var knownBugs = []knownBug{
 	// the resumed watch fails to connect, the state machine forgets that it
 	// is resuming, and the 410 that follows is counted as watch-gone.
 	{item: 0, check: checkExpired, why: "new: after a failed first watch, an expired snapshot's 410 is reported as watch-gone, not snapshot-expired",
-		applies: func(c combo) bool { return c.snap == snapExpired }},
+		applies: func(c combo) bool { return c.snap == snapExpired && c.startsOffline() }},
 }
 
 // verdict reports the case: unexpected failures fail it; known ones alone
