@@ -14,6 +14,11 @@ import (
 // or a create of a name that is taken) is not an error.
 func (e *Elector) tryAcquire(ctx context.Context) (deadline time.Time, wait time.Duration, err error) {
 	clk, retry := e.cfg.Clock, e.cfg.RetryPeriod
+	// A server that accepts a request and never answers must not hold the
+	// campaign up: each attempt has RenewDeadline (of real time, as every
+	// context deadline in the project).
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.RenewDeadline)
+	defer cancel()
 	cur, err := e.leases.get(ctx, e.cfg.Name)
 	if meta.IsNotFound(err) {
 		start := clk.Now()

@@ -194,6 +194,13 @@ func (e *Elector) Run(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	if ctx.Err() != nil {
+		// Acquired as ctx ended: give it straight back, with no work to run.
+		if !e.cfg.KeepOnCancel {
+			e.release(ctx)
+		}
+		return nil
+	}
 	return e.lead(ctx, deadline)
 }
 

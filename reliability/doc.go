@@ -35,6 +35,10 @@
 //     sync, a WATCH accepted and never answered).
 //   - load: 50,000 objects and 1,000 events/s with ten handlers, one slow,
 //     behind ZEROKUBE_LOAD=1 (a short version runs by default).
+//   - leader election's safety suite lives beside its package
+//     (leaderelection/rig_test.go, safety_test.go): three candidates on one
+//     fake clock through partitions, outages, slow answers and clock jumps,
+//     checked for overlapping leadership and the takeover bound.
 //
 // Invariants checked, each by the tests named:
 //  1. After the faults stop, the cache equals the server's state exactly:
