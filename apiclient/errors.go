@@ -10,8 +10,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json"
-
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -55,7 +53,7 @@ func statusError(resp *http.Response) *meta.StatusError {
 
 func decodeStatus(code int, contentType string, body []byte) *meta.StatusError {
 	var st meta.Status
-	if err := json.Unmarshal(body, &st); err == nil && st.Kind == "Status" {
+	if err := unmarshalStatus(contentType, body, &st); err == nil && st.Kind == "Status" {
 		if st.Code == 0 {
 			st.Code = int32(code)
 		}

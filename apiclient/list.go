@@ -14,7 +14,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -46,6 +48,12 @@ type ListOptions struct {
 	// caller that owns recovery itself (the informer's reflector), so
 	// that it sees, counts and reports every failure.
 	NoRetry bool
+	// Protobuf, when set, asks for protobuf with JSON as the fallback
+	// (AcceptProtobuf, what client-go's typed clients send) and decodes a
+	// protobuf reply through it; the reply's Content-Type says which
+	// came, so a resource the server has no protobuf for (a custom
+	// resource) still decodes. Nil: JSON only.
+	Protobuf *protodec.Decoder
 }
 
 func (o ListOptions) query() url.Values {
@@ -84,7 +92,8 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 	defer cancel()
 	ctx, stall := context.WithCancelCause(ctx)
 	defer stall(nil)
-	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: !opts.NoRetry})
+	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: !opts.NoRetry,
+		accept: acceptFor(opts.Protobuf)})
 	if err != nil {
 		return meta.ListMeta{}, err
 	}
@@ -98,7 +107,15 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 		defer dog.Stop()
 		body = &kickReader{r: resp.Body, dog: dog, d: c.idle}
 	}
-	lm, err := decodeList[T, P](body, itemDecoding{opts.Unmarshal, opts.SkipUndecodable}, each)
+	var lm meta.ListMeta
+	switch ct := replyMediaType(resp); {
+	case ct == kubeproto.ContentType && opts.Protobuf != nil:
+		lm, err = decodeProtoList[T, P](body, opts.Protobuf, opts.SkipUndecodable, each)
+	case ct == kubeproto.ContentType:
+		err = fmt.Errorf("a protobuf reply to a request that accepts only JSON")
+	default:
+		lm, err = decodeList[T, P](body, itemDecoding{opts.Unmarshal, opts.SkipUndecodable}, each)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)

@@ -20,6 +20,8 @@ type request struct {
 	body        []byte // nil for none
 	contentType string
 	header      http.Header // extra headers
+	// accept is the Accept header; "" means application/json.
+	accept string
 	// read marks LIST and GET: safe to retry.
 	read bool
 }
@@ -86,6 +88,9 @@ func (c *Client) sendOnce(ctx context.Context, r request) (*http.Response, strin
 	}
 	for k, v := range r.header {
 		req.Header[k] = v
+	}
+	if r.accept != "" {
+		req.Header.Set("Accept", r.accept)
 	}
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)

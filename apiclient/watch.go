@@ -14,7 +14,9 @@ import (
 
 	"github.com/gorilla/websocket"
 
+	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -61,6 +63,11 @@ type WatchOptions struct {
 	OpenTimeout time.Duration
 	// Stream configures the decoder of the events.
 	Stream watchstream.Options
+	// Protobuf, when set, asks for protobuf events with JSON as the
+	// fallback (AcceptProtobuf) and decodes protobuf ones through it: the
+	// reply's Content-Type (chunked) or each message's type (websocket:
+	// binary for protobuf) says which came. Nil: JSON only.
+	Protobuf *protodec.Decoder
 }
 
 // DefaultWatchOpenTimeout is WatchOptions.OpenTimeout's default, the
@@ -115,7 +122,9 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		if err != nil {
 			return nil, err
 		}
-		return watchstream.NewWebsocket[T, P](ctx, conn, c.streamOptions(opts.Stream)), nil
+		so := c.streamOptions(opts.Stream)
+		so.Protobuf = opts.Protobuf
+		return watchstream.NewWebsocket[T, P](ctx, conn, so), nil
 	}
 	// The request's context must outlive the open for the body's sake, so
 	// the open timeout cancels it from a timer that a timely answer stops;
@@ -129,7 +138,7 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		enc = "gzip"
 	}
 	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(),
-		header: http.Header{"Accept-Encoding": {enc}}})
+		header: http.Header{"Accept-Encoding": {enc}}, accept: acceptFor(opts.Protobuf)})
 	if !timer.Stop() && err == nil {
 		_ = resp.Body.Close() // answered just as the timer fired: wctx is gone
 		err = fmt.Errorf("apiclient: watch %s: %w", ref.Path(), ErrWatchOpenTimeout)
@@ -140,6 +149,9 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 	}
 	so := c.streamOptions(opts.Stream)
 	so.ContentEncoding = resp.Header.Get("Content-Encoding")
+	if so.ContentType = replyMediaType(resp); so.ContentType == kubeproto.ContentType {
+		so.Protobuf = opts.Protobuf
+	}
 	return watchstream.New[T, P](wctx, cancelOnClose{ReadCloser: resp.Body, cancel: cancel}, so), nil
 }
 
@@ -199,6 +211,7 @@ func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, 
 	}
 	*sent = tok
 	h.Set("Origin", origin.String())
+	h.Set("Accept", acceptFor(opts.Protobuf))
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		TLSClientConfig:  c.tlsConfig,

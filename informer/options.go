@@ -27,6 +27,12 @@ type Transport struct {
 	// Stream configures the watch decoder (event size limit, gzip, idle
 	// timeout of the connection itself).
 	Stream watchstream.Options
+	// JSON asks for JSON only. By default a resource of a built-in API
+	// group/version (one in kubeproto's table) is listed and watched in
+	// protobuf, with JSON as the server's fallback, and decoded straight
+	// into the informer's type; other resources (custom resources) in
+	// JSON. See wire.go.
+	JSON bool
 }
 
 // QueueKind picks the delta queue between the reflector and the processing

@@ -9,6 +9,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/snapshot"
 )
 
@@ -45,9 +46,11 @@ func NewForName[T any, P meta.PtrObject[T]](ctx context.Context, d *discovery.Cl
 }
 
 // decodeOptions are the extra options NewForResource's list and watch
-// decoders take for objects (nil: none).
-func decodeOptions[P meta.Object](opts Options[P]) json.Options {
+// decoders take for objects (nil: none), and the Sharer among them (nil:
+// none).
+func decodeOptions[P meta.Object](opts Options[P]) (json.Options, *meta.Sharer) {
 	var us []*json.Unmarshalers
+	var sharer *meta.Sharer
 	if !opts.KeepManagedFields {
 		// The reflector would drop them anyway; skipping them while decoding
 		// saves copying kilobytes per object that become garbage at once.
@@ -56,22 +59,23 @@ func decodeOptions[P meta.Object](opts Options[P]) json.Options {
 	switch sh := opts.Sharer; {
 	case sh != nil:
 		if sh.Shares() != 0 {
-			us = append(us, sh.Unmarshalers())
+			us, sharer = append(us, sh.Unmarshalers()), sh
 		}
 	case opts.Transform == nil:
 		// A transform may modify the maps of its argument: shared, they
 		// would change under other objects.
-		us = append(us, meta.NewSharer(meta.ShareMaps).Unmarshalers())
+		sharer = meta.NewSharer(meta.ShareMaps)
+		us = append(us, sharer.Unmarshalers())
 	}
 	switch len(us) {
 	case 0:
-		return nil
+		return nil, nil
 	case 1:
 		if us[0] == meta.SkipManagedFieldsUnmarshalers() {
-			return meta.SkipManagedFields()
+			return meta.SkipManagedFields(), nil
 		}
 	}
-	return json.WithUnmarshalers(json.JoinUnmarshalers(us...))
+	return json.WithUnmarshalers(json.JoinUnmarshalers(us...)), sharer
 }
 
 // SnapshotIdentity is what a snapshot of ref over c with sel is of: the
@@ -87,11 +91,15 @@ func SnapshotIdentity(c *apiclient.Client, ref apiclient.Ref, sel Selectors) sna
 // NewListerWatcher is the ListerWatcher NewForResource builds: it lists and
 // watches the objects of ref over c that opts.Selectors select, as
 // opts.Transport says, decoding as opts say (managedFields skipped unless
-// KeepManagedFields, label maps shared by opts.Sharer). It reads no other
-// option. A caller of New that wraps the ListerWatcher (to count or trace
-// requests) starts from this one and passes New the same opts.
+// KeepManagedFields, label maps shared by opts.Sharer), in protobuf or JSON
+// as wire.go says. It reads no other option. A caller of New that wraps the
+// ListerWatcher (to count or trace requests) starts from this one and
+// passes New the same opts.
 func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) ListerWatcher[P] {
-	return resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport, unmarshal: decodeOptions(opts)}
+	unmarshal, sharer := decodeOptions(opts)
+	return resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport, unmarshal: unmarshal,
+		proto: newWire(ref, opts.Transport, protodec.Options{Sharer: sharer,
+			SkipManagedFields: !opts.KeepManagedFields, JSON: unmarshal})}
 }
 
 type resourceLW[T any, P meta.PtrObject[T]] struct {
@@ -101,6 +109,8 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 	tr  Transport
 	// unmarshal holds extra decode options for objects; nil: none.
 	unmarshal json.Options
+	// proto chooses protobuf or JSON for each request; see wire.go.
+	proto *wire
 }
 
 func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
@@ -108,7 +118,7 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 	if o.SkipUndecodable != nil {
 		skip = func(e *apiclient.ItemError) { o.SkipUndecodable(fromItemError(e)) }
 	}
-	return apiclient.List[T, P](ctx, lw.c, lw.ref, apiclient.ListOptions{
+	lm, err := apiclient.List[T, P](ctx, lw.c, lw.ref, apiclient.ListOptions{
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
 		Limit: o.Limit, Continue: o.Continue,
 		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
@@ -117,7 +127,10 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 		// failures from its backoff, its error handler and SyncError.
 		NoRetry:         true,
 		SkipUndecodable: skip,
+		Protobuf:        lw.proto.decoder(),
 	}, each)
+	lw.proto.observe(err)
+	return lm, err
 }
 
 func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
@@ -132,9 +145,10 @@ func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P],
 		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.tr.Websocket, Stream: stream,
 		OpenTimeout: o.OpenTimeout, ShardSelector: o.ShardSelector,
 		NoInitialEvents: o.NoInitialEvents,
+		Protobuf:        lw.proto.decoder(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	return s, nil
+	return protoWatch[P]{Watch: s, w: lw.proto}, nil
 }

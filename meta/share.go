@@ -106,13 +106,51 @@ func (s *Sharer) unmarshalMap(dec *jsontext.Decoder, m *map[string]string) error
 	if *m, err = decodeStringMap(v); err != nil {
 		return mapError(dec, v, err)
 	}
+	s.remember(h, *m)
+	return nil
+}
+
+// remember keeps m as the map of hash h.
+func (s *Sharer) remember(h uint64, m map[string]string) {
 	s.mu.Lock()
 	if s.maps == nil || len(s.maps) >= sharedMaps {
 		s.maps = make(map[uint64]map[string]string)
 	}
-	s.maps[h] = *m
+	s.maps[h] = m
 	s.mu.Unlock()
-	return nil
+}
+
+// A MapSource is a map[string]string in some encoding other than JSON (a
+// protobuf map field, say), for [Sharer.ShareMap].
+type MapSource interface {
+	// SameMap reports whether the map the source holds equals m.
+	SameMap(m map[string]string) bool
+	// BuildMap decodes the map the source holds into a new map.
+	BuildMap() (map[string]string, error)
+}
+
+// ShareMap returns the map src holds: one s built before from an equal
+// key, when src says it is the same map, or a new one src builds, which s
+// then remembers. key is the source's encoding of the map (the same map
+// should give the same key); src's SameMap guards against keys that
+// collide, from any encoding. A Sharer that shares nothing only builds.
+func (s *Sharer) ShareMap(key []byte, src MapSource) (map[string]string, error) {
+	if s.share == 0 {
+		return src.BuildMap()
+	}
+	h := maphash.Bytes(s.seed, key)
+	s.mu.Lock()
+	shared := s.maps[h]
+	s.mu.Unlock()
+	if shared != nil && src.SameMap(shared) {
+		return shared, nil
+	}
+	m, err := src.BuildMap()
+	if err != nil {
+		return nil, err
+	}
+	s.remember(h, m)
+	return m, nil
 }
 
 // mapError returns the error the default decoder reports for v, the map

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zerokube/zerokube/internal/clock"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
 )
 
 // DefaultMaxEventSize is the event size limit when Options.MaxEventSize is 0.
@@ -36,6 +37,15 @@ type Options struct {
 	// "identity" for plain JSON, "gzip" for a (multi-member) gzip stream,
 	// decoded member after member as it arrives. Ignored for websockets.
 	ContentEncoding string
+	// ContentType is the media type of a chunked body, without parameters:
+	// kubeproto.ContentType reads length-prefixed protobuf frames (and
+	// needs Protobuf); anything else reads JSON. Ignored for websockets,
+	// where each message says: binary for protobuf, text for JSON.
+	ContentType string
+	// Protobuf decodes the objects of protobuf events into the stream's
+	// type; nil means the stream expects JSON only, and fails on a
+	// protobuf event.
+	Protobuf *protodec.Decoder
 	// Metrics receives counts as the stream is read; nil means none.
 	Metrics Metrics
 	// Unmarshal holds extra options for decoding each object, such as

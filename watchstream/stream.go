@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/websocket"
 
+	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -63,6 +64,9 @@ type Stream[T any, P meta.PtrObject[T]] struct {
 	lim  *limitReader      // caps the bytes of one event
 	dec  *jsontext.Decoder // nil until the first Next
 	dog  *watchdog         // nil without IdleTimeout
+
+	frames   *kubeproto.FrameReader // protobuf framing; nil until the first Next
+	frameOff int64                  // byte offset of the next frame
 
 	stopCtx   func() bool  // unregisters the context.AfterFunc
 	why       atomic.Int32 // a reason…; set once, before the transport is closed
@@ -124,9 +128,12 @@ func (s *Stream[T, P]) Next() (Event[P], error) {
 	}
 	var ev Event[P]
 	var err error
-	if s.conn != nil {
+	switch {
+	case s.conn != nil:
 		ev, err = s.nextMessage()
-	} else {
+	case s.opts.ContentType == kubeproto.ContentType:
+		ev, err = s.nextFrame()
+	default:
 		ev, err = s.nextChunk()
 	}
 	if err != nil {

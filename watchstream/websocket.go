@@ -20,12 +20,16 @@ func (s *Stream[T, P]) nextMessage() (Event[P], error) {
 	if s.dog != nil {
 		s.dog.arm()
 	}
-	_, r, err := s.conn.NextReader()
+	mt, r, err := s.conn.NextReader()
 	if s.dog != nil {
 		s.dog.disarm()
 	}
 	if err != nil {
 		return Event[P]{}, s.websocketError(err)
+	}
+	if mt == websocket.BinaryMessage && s.opts.Protobuf != nil {
+		s.wire.r = r
+		return s.decodeBinaryMessage(s.wire)
 	}
 	return s.decodeMessage(r)
 }

@@ -1,0 +1,241 @@
+package apiclient
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/zerokube/zerokube/kubeproto"
+	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
+)
+
+// A protobuf list reply is one message, `k8s\x00` then a runtime.Unknown
+// {1 typeMeta, 2 raw, 3 contentEncoding, 4 contentType} whose raw is the
+// list {1 metadata, 2 items…}. decodeProtoList reads it as a stream, as
+// decodeList reads JSON: each item is read into one reused buffer (at most
+// MaxObjectSize), decoded into a fresh T and handed on before the next is
+// read, so the page is never held in memory.
+
+// listMetaMessage is metav1.ListMeta's message, for the list's metadata.
+var listMetaMessage, _ = kubeproto.MessageByName("k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta")
+
+// errMissingTypeMeta reports a list whose items come before the envelope
+// says what they are.
+var errMissingTypeMeta = errors.New("the envelope's raw list comes before its typeMeta")
+
+// pbReader reads protobuf fields from a stream, counting bytes.
+type pbReader struct {
+	r   *bufio.Reader
+	off int64 // bytes consumed
+	buf []byte
+}
+
+func (p *pbReader) ReadByte() (byte, error) {
+	c, err := p.r.ReadByte()
+	if err == nil {
+		p.off++
+	}
+	return c, err
+}
+
+// varint reads one varint; io.EOF only when the stream ends before it.
+func (p *pbReader) varint() (uint64, error) {
+	start := p.off
+	v, err := binary.ReadUvarint(p)
+	if err == io.EOF && p.off > start {
+		err = io.ErrUnexpectedEOF
+	}
+	return v, err
+}
+
+// tag reads a field's tag: its number and wire type.
+func (p *pbReader) tag() (num uint64, wt byte, err error) {
+	v, err := p.varint()
+	return v >> 3, byte(v & 7), err
+}
+
+// bytes reads a length-delimited value of at most max bytes into p.buf.
+func (p *pbReader) bytes(max int64) ([]byte, error) {
+	n, err := p.varint()
+	if err != nil {
+		return nil, noEOF(err)
+	}
+	if n > uint64(max) {
+		return nil, fmt.Errorf("a value of %d bytes: %w", n, ErrObjectTooLarge)
+	}
+	if uint64(cap(p.buf)) < n {
+		p.buf = make([]byte, n)
+	}
+	p.buf = p.buf[:n]
+	m, err := io.ReadFull(p.r, p.buf)
+	p.off += int64(m)
+	return p.buf, noEOF(err)
+}
+
+// skip reads past a value of wire type wt, bounded by limit bytes for a
+// length-delimited one.
+func (p *pbReader) skip(wt byte) error {
+	var n uint64
+	switch wt {
+	case 0:
+		_, err := p.varint()
+		return noEOF(err)
+	case 1:
+		n = 8
+	case 5:
+		n = 4
+	case 2:
+		var err error
+		if n, err = p.varint(); err != nil {
+			return noEOF(err)
+		}
+	default:
+		return fmt.Errorf("wire type %d: %w", wt, kubeproto.ErrMalformed)
+	}
+	m, err := p.r.Discard(int(min(n, 1<<62)))
+	p.off += int64(m)
+	return noEOF(err)
+}
+
+// noEOF turns an end of stream inside a value into ErrUnexpectedEOF.
+func noEOF(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// decodeProtoList reads a protobuf list reply from r, streaming its items to each.
+func decodeProtoList[T any, P meta.PtrObject[T]](r io.Reader, d *protodec.Decoder, skip func(*ItemError), each func(P) error) (meta.ListMeta, error) {
+	p := &pbReader{r: bufio.NewReaderSize(r, readBufferSize)}
+	var lm meta.ListMeta
+	var magic [4]byte
+	if n, err := io.ReadFull(p.r, magic[:]); err != nil || string(magic[:]) != kubeproto.Magic {
+		return lm, fmt.Errorf("decoding the protobuf list: %w (read %q)", kubeproto.ErrNoMagic, magic[:n])
+	}
+	p.off = 4
+	var env kubeproto.Envelope
+	for {
+		at := p.off
+		num, wt, err := p.tag()
+		if err == io.EOF {
+			return lm, nil
+		}
+		if err != nil {
+			return lm, fmt.Errorf("decoding the protobuf list at byte %d: %w", at, err)
+		}
+		switch {
+		case num == 1 && wt == 2:
+			env, err = p.typeMeta()
+		case num == 2 && wt == 2:
+			err = decodeProtoItems[T, P](p, d, env, &lm, skip, each)
+		default:
+			err = p.skip(wt)
+		}
+		if err != nil {
+			var ce *callbackError
+			if errors.As(err, &ce) {
+				return lm, ce.err
+			}
+			return lm, fmt.Errorf("decoding the protobuf list at byte %d: %w", at, err)
+		}
+	}
+}
+
+// typeMeta reads the envelope's typeMeta, decoded by kubeproto.
+func (p *pbReader) typeMeta() (kubeproto.Envelope, error) {
+	b, err := p.bytes(64 << 10)
+	if err != nil {
+		return kubeproto.Envelope{}, err
+	}
+	hdr := append([]byte(kubeproto.Magic), 0x0a)
+	hdr = binary.AppendUvarint(hdr, uint64(len(b)))
+	return kubeproto.DecodeEnvelope(append(hdr, b...))
+}
+
+// decodeProtoItems reads the list message (the envelope's raw) item by item.
+func decodeProtoItems[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decoder, env kubeproto.Envelope,
+	lm *meta.ListMeta, skip func(*ItemError), each func(P) error) error {
+	if env.Kind == "" {
+		return errMissingTypeMeta
+	}
+	list, ok := kubeproto.MessageFor(env.APIVersion, env.Kind)
+	items, _ := list.FieldByNumber(2)
+	if !ok || !items.Message().Valid() {
+		return fmt.Errorf("%s %s: %w", env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
+	}
+	tm := itemTypeMeta(meta.TypeMeta{Kind: env.Kind, APIVersion: env.APIVersion})
+	size, err := p.varint()
+	if err != nil {
+		return noEOF(err)
+	}
+	end := p.off + int64(size)
+	for i := 0; p.off < end; {
+		at := p.off
+		num, wt, err := p.tag()
+		if err != nil {
+			return noEOF(err)
+		}
+		switch {
+		case num == 1 && wt == 2:
+			var b []byte
+			if b, err = p.bytes(MaxObjectSize); err == nil {
+				err = d.Unmarshal(listMetaMessage, b, lm)
+			}
+		case num == 2 && wt == 2:
+			err = decodeProtoItem[T, P](p, d, items.Message(), i, tm, skip, each)
+			i++
+		default:
+			err = p.skip(wt)
+		}
+		if err != nil {
+			var ce *callbackError
+			if errors.As(err, &ce) {
+				return err
+			}
+			return fmt.Errorf("the list's field %d at byte %d: %w", num, at, err)
+		}
+	}
+	if p.off != end {
+		return fmt.Errorf("the list's last field ends at byte %d, past its end at %d: %w", p.off, end, kubeproto.ErrMalformed)
+	}
+	return nil
+}
+
+// decodeProtoItem reads item i and hands it to each, or to skip when it
+// does not fit T.
+func decodeProtoItem[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decoder, m kubeproto.Message, i int,
+	tm meta.TypeMeta, skip func(*ItemError), each func(P) error) error {
+	b, err := p.bytes(MaxObjectSize)
+	if err != nil {
+		return fmt.Errorf("item %d: %w", i, err)
+	}
+	obj := P(new(T))
+	if err := d.Unmarshal(m, b, obj); err != nil {
+		ie := protoItemError(d, m, b, i, err)
+		if skip == nil || !errors.As(ie, new(*ItemError)) {
+			return ie
+		}
+		skip(ie.(*ItemError))
+		return nil
+	}
+	fillTypeMeta(obj, tm)
+	if err := each(obj); err != nil {
+		return &callbackError{err}
+	}
+	return nil
+}
+
+// protoItemError names item i when its content, not its encoding, failed:
+// a value that does not fit the Go type.
+func protoItemError(d *protodec.Decoder, m kubeproto.Message, b []byte, i int, err error) error {
+	if !protodec.IsContentError(err) {
+		return fmt.Errorf("item %d: %w", i, err)
+	}
+	var n itemName
+	_ = d.Unmarshal(m, b, &n)
+	return &ItemError{Item: i, Namespace: n.Metadata.Namespace, Name: n.Metadata.Name, Path: protodec.Path(err), Err: err}
+}

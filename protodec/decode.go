@@ -1,0 +1,224 @@
+package protodec
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"unsafe"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/kubeproto"
+)
+
+// lenient accepts duplicate member names, as the list and watch decoders do.
+var lenient = jsontext.AllowDuplicateNames(true)
+
+// maxDepth bounds the nesting of messages, so that hostile input cannot
+// exhaust the stack: kube-apiserver's own limit for protobuf is 100.
+const maxDepth = 100
+
+// state is one decoding goroutine's scratch: borrowed from its Decoder for
+// one Unmarshal and returned after.
+type state struct {
+	d     *Decoder
+	depth int
+	json  []byte       // a transcoded value
+	occs  []occurrence // the occurrences of a collected field
+	key   []byte       // a collected map's wire bytes, when not contiguous
+	strs  stringMemo   // recent short strings
+	ms    mapSource
+}
+
+// errWire is wrapped by every error about malformed protobuf.
+var errWire = errors.New("malformed protobuf")
+
+// FieldError says which field of which message did not decode, and where
+// it sits in the object.
+type FieldError struct {
+	Message string // protobuf full name of the innermost message
+	Field   string // JSON name of the innermost field
+	Number  int
+	// Path is the JSON pointer of the field from the decoded object, such
+	// as "/spec/containers/ports" (without the indices of list elements).
+	Path string
+	Err  error
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("protodec: %s at %s (field %d of %s): %v", e.Field, e.Path, e.Number, e.Message, e.Err)
+}
+
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// message decodes the fields of message b into the struct at base.
+func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
+	if s.depth++; s.depth > maxDepth {
+		return fmt.Errorf("protodec: %s: messages nested deeper than %d: %w", p.msg.Name(), maxDepth, errWire)
+	}
+	defer func() { s.depth-- }()
+	var done []int32 // collected fields already decoded
+	for i := 0; i < len(b); {
+		num, wt, n := consumeTag(b[i:])
+		if n < 0 {
+			return fmt.Errorf("protodec: %s: a bad tag at byte %d: %w", p.msg.Name(), i, errWire)
+		}
+		start := i
+		i += n
+		m := consumeValue(wt, b[i:])
+		if m < 0 {
+			return fmt.Errorf("protodec: %s: field %d at byte %d (wire type %d) is truncated or malformed: %w",
+				p.msg.Name(), num, i, wt, errWire)
+		}
+		val := b[i : i+m]
+		i += m
+		var fp *fieldPlan
+		if num <= len(p.fields) {
+			fp = p.fields[num-1]
+		}
+		if fp == nil {
+			continue // not declared: stepped over by its length
+		}
+		var err error
+		switch {
+		case fp.collect:
+			if contains(done, int32(num)) {
+				continue
+			}
+			done = append(done, int32(num))
+			err = s.collected(fp, at(base, fp.off), num, b[start:])
+		case fp.op == opInline:
+			err = s.inline(fp, base, wt, val)
+		default:
+			err = s.field(fp, at(base, fp.off), wt, val)
+		}
+		if err != nil {
+			return fieldError(p, fp, num, err)
+		}
+	}
+	return nil
+}
+
+// inline decodes an inline message's fields into the struct at base.
+func (s *state) inline(fp *fieldPlan, base unsafe.Pointer, wt wireType, val []byte) error {
+	if wt != wBytes {
+		return errWireType(wt, wBytes)
+	}
+	v, _ := consumeBytes(val)
+	return s.message(fp.sub, base, v)
+}
+
+// fieldError wraps err from field num of p, or extends the path of the
+// *FieldError an inner field returned.
+func fieldError(p *plan, fp *fieldPlan, num int, err error) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		if fp.op != opInline {
+			fe.Path = "/" + fp.name + fe.Path
+		}
+		return err
+	}
+	return &FieldError{Message: p.msg.Name(), Field: fp.name, Number: num, Path: "/" + fp.name, Err: err}
+}
+
+// IsContentError reports whether err is about a value that does not fit
+// its Go type, rather than about a malformed encoding: an object with such
+// a value may be skipped and the rest of its list read on.
+func IsContentError(err error) bool {
+	var fe *FieldError
+	var se *json.SemanticError
+	return (errors.As(err, &fe) || errors.As(err, &se)) && !errors.Is(err, errWire) &&
+		!errors.Is(err, kubeproto.ErrMalformed) && !errors.Is(err, kubeproto.ErrTruncated)
+}
+
+// Path returns the JSON pointer of the field err is about, or "".
+func Path(err error) string {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return fe.Path
+	}
+	return ""
+}
+
+func contains(s []int32, n int32) bool {
+	for _, x := range s {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+func errWireType(got, want wireType) error {
+	return fmt.Errorf("wire type %d, want %d: %w", got, want, errWire)
+}
+
+// field decodes one occurrence of a field, whose raw value (as it follows
+// the tag) is val, into loc.
+func (s *state) field(fp *fieldPlan, loc unsafe.Pointer, wt wireType, val []byte) error {
+	if !fp.repeated {
+		if fp.omitEmpty && zeroScalar(fp.kind, wt, val) {
+			return nil // JSON leaves it out: a pointer stays nil
+		}
+		return s.value(&fp.value, loc, wt, val)
+	}
+	if wt == wBytes && fp.kind != kString && fp.kind != kBytes && fp.kind != kMessage {
+		return s.packed(fp, loc, val) // packed scalars
+	}
+	return s.value(&fp.value, s.appendElem(fp.slice, loc), wt, val)
+}
+
+// zeroScalar reports an empty string, a zero number or false.
+func zeroScalar(k kind, wt wireType, val []byte) bool {
+	switch k {
+	case kString, kBytes:
+		return wt == wBytes && len(val) == 1 && val[0] == 0
+	case kMessage:
+		return false
+	}
+	switch wt {
+	case wVarint:
+		return len(val) == 1 && val[0] == 0
+	case wFixed64:
+		u, n := consumeFixed64(val)
+		return n == 8 && math.Float64frombits(u) == 0
+	}
+	return false
+}
+
+// packed decodes a packed run of scalars, each appended to the slice at loc.
+func (s *state) packed(fp *fieldPlan, loc unsafe.Pointer, val []byte) error {
+	v, n := consumeBytes(val)
+	if n < 0 {
+		return errWire
+	}
+	wt := wVarint
+	if fp.kind == kFloat64 {
+		wt = wFixed64
+	}
+	for len(v) > 0 {
+		m := consumeValue(wt, v)
+		if m < 0 {
+			return fmt.Errorf("packed values: %w", errWire)
+		}
+		if err := s.value(&fp.value, s.appendElem(fp.slice, loc), wt, v[:m]); err != nil {
+			return err
+		}
+		v = v[m:]
+	}
+	return nil
+}
+
+// appendElem grows the slice at loc by one zero element and returns the
+// element's address.
+func (s *state) appendElem(t reflect.Type, loc unsafe.Pointer) unsafe.Pointer {
+	sv := reflect.NewAt(t, loc).Elem()
+	n := sv.Len()
+	if n == sv.Cap() {
+		sv.Grow(max(4, n))
+	}
+	sv.SetLen(n + 1)
+	return sv.Index(n).Addr().UnsafePointer()
+}

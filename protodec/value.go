@@ -1,0 +1,232 @@
+package protodec
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"time"
+	"unsafe"
+
+)
+
+// wireWant is the wire type each schema kind travels as.
+func wireWant(k kind) wireType {
+	switch k {
+	case kString, kBytes, kMessage:
+		return wBytes
+	case kFloat64:
+		return wFixed64
+	}
+	return wVarint
+}
+
+// value decodes one wire value (val, as it follows its tag) into loc, which
+// holds a vp.typ (or a *vp.typ when vp.ptr).
+func (s *state) value(vp *value, loc unsafe.Pointer, wt wireType, val []byte) error {
+	if want := wireWant(vp.kind); wt != want {
+		return errWireType(wt, want)
+	}
+	var u uint64
+	var b []byte
+	var n int
+	switch wt {
+	case wVarint:
+		u, n = consumeVarint(val)
+	case wFixed64:
+		u, n = consumeFixed64(val)
+	default:
+		b, n = consumeBytes(val)
+	}
+	if n < 0 {
+		return fmt.Errorf("a truncated value: %w", errWire)
+	}
+	switch vp.op {
+	case opJSON:
+		return s.jsonValue(vp, loc, wt, val)
+	case opTime:
+		return s.time(vp, loc, b)
+	}
+	if vp.ptr {
+		loc = deref(vp.typ, loc)
+	}
+	switch vp.op {
+	case opString:
+		*(*string)(loc) = s.strs.get(b)
+	case opBytes:
+		*(*[]byte)(loc) = append([]byte{}, b...)
+	case opBool:
+		*(*bool)(loc) = u != 0
+	case opInt:
+		x, err := signed(vp.kind, u)
+		if err != nil {
+			return err
+		}
+		return setInt(vp.typ, loc, x)
+	case opUint:
+		x, err := signed(vp.kind, u)
+		if vp.kind == kUint64 {
+			return setUint(vp.typ, loc, u)
+		}
+		if err == nil && x < 0 {
+			err = fmt.Errorf("%d does not fit %v", x, vp.typ)
+		}
+		if err != nil {
+			return err
+		}
+		return setUint(vp.typ, loc, uint64(x))
+	case opFloat:
+		return s.float(vp, loc, u)
+	case opQuantity:
+		q, err := quantity(b)
+		if err != nil {
+			return err
+		}
+		*(*string)(loc) = s.strs.get(q)
+	case opStruct:
+		if vp.sub.whole {
+			return s.viaJSON(vp.msg, "", "", b, reflect.NewAt(vp.typ, loc).Interface())
+		}
+		return s.message(vp.sub, loc, b)
+	default:
+		return fmt.Errorf("protodec: no decoder for op %d", vp.op) // unreachable: plans make no other
+	}
+	return nil
+}
+
+// deref returns the value a pointer at loc points to, allocating a zero
+// typ first when it is nil.
+func deref(typ reflect.Type, loc unsafe.Pointer) unsafe.Pointer {
+	p := (*unsafe.Pointer)(loc)
+	if *p == nil {
+		*p = reflect.New(typ).UnsafePointer()
+	}
+	return *p
+}
+
+// signed interprets varint u as schema kind k says.
+func signed(k kind, u uint64) (int64, error) {
+	switch k {
+	case kInt32:
+		return int64(int32(u)), nil
+	case kUint32:
+		return int64(uint32(u)), nil
+	case kUint64:
+		if u > math.MaxInt64 {
+			return 0, fmt.Errorf("%d overflows int64", u)
+		}
+	}
+	return int64(u), nil
+}
+
+func setInt(t reflect.Type, loc unsafe.Pointer, x int64) error {
+	switch t.Kind() {
+	case reflect.Int64:
+		*(*int64)(loc) = x
+	case reflect.Int32:
+		if int64(int32(x)) != x {
+			return fmt.Errorf("%d overflows %v", x, t)
+		}
+		*(*int32)(loc) = int32(x)
+	default:
+		v := reflect.NewAt(t, loc).Elem()
+		if v.OverflowInt(x) {
+			return fmt.Errorf("%d overflows %v", x, t)
+		}
+		v.SetInt(x)
+	}
+	return nil
+}
+
+func setUint(t reflect.Type, loc unsafe.Pointer, x uint64) error {
+	v := reflect.NewAt(t, loc).Elem()
+	if v.OverflowUint(x) {
+		return fmt.Errorf("%d overflows %v", x, t)
+	}
+	v.SetUint(x)
+	return nil
+}
+
+func (s *state) float(vp *value, loc unsafe.Pointer, u uint64) error {
+	var f float64
+	if vp.kind == kFloat64 {
+		f = math.Float64frombits(u)
+	} else {
+		x, err := signed(vp.kind, u)
+		if err != nil {
+			return err
+		}
+		f = float64(x)
+	}
+	v := reflect.NewAt(vp.typ, loc).Elem()
+	if v.OverflowFloat(f) {
+		return fmt.Errorf("%g overflows %v", f, vp.typ)
+	}
+	v.SetFloat(f)
+	return nil
+}
+
+// time decodes a metav1.Time or MicroTime {1 seconds, 2 nanos} as its JSON
+// form would decode: UTC, to the second (Time) or microsecond (MicroTime);
+// a zero time is JSON's null, which leaves a pointer nil.
+func (s *state) time(vp *value, loc unsafe.Pointer, b []byte) error {
+	var sec, nsec int64
+	for len(b) > 0 {
+		num, wt, n := consumeTag(b)
+		if n < 0 {
+			return errWire
+		}
+		b = b[n:]
+		m := consumeValue(wt, b)
+		if m < 0 {
+			return errWire
+		}
+		if wt == wVarint {
+			u, _ := consumeVarint(b)
+			switch num {
+			case 1:
+				sec = int64(u)
+			case 2:
+				nsec = int64(int32(u))
+			}
+		}
+		b = b[m:]
+	}
+	if vp.micro {
+		nsec -= nsec % 1000
+	} else {
+		nsec = 0
+	}
+	t := time.Unix(sec, nsec).UTC()
+	if t.IsZero() {
+		if !vp.ptr {
+			*(*time.Time)(loc) = time.Time{}
+		}
+		return nil
+	}
+	if vp.ptr {
+		loc = deref(timeType, loc)
+	}
+	*(*time.Time)(loc) = t
+	return nil
+}
+
+// quantity returns the string of a resource.Quantity {1 string}.
+func quantity(b []byte) ([]byte, error) {
+	var q []byte
+	for len(b) > 0 {
+		num, wt, n := consumeTag(b)
+		if n < 0 {
+			return nil, errWire
+		}
+		b = b[n:]
+		m := consumeValue(wt, b)
+		if m < 0 {
+			return nil, errWire
+		}
+		if num == 1 && wt == wBytes {
+			q, _ = consumeBytes(b)
+		}
+		b = b[m:]
+	}
+	return q, nil
+}
