@@ -237,7 +237,7 @@ func (s *state) appendValueJSON(j []byte, k kind, m kubeproto.Message, o occurre
 	if n < 0 {
 		return j, errWire
 	}
-	return appendJSON(j, m, b)
+	return kubeproto.AppendJSON(j, m, b)
 }
 
 // appendScalarJSON appends a scalar as encoding/json writes it.

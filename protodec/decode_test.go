@@ -48,9 +48,9 @@ type wider struct {
 		Priority   *int32 `json:"priority"`
 		Grace      *int64 `json:"terminationGracePeriodSeconds"`
 		Containers []struct {
-			Name      string `json:"name"`
-			Image     string `json:"image"`
-			Ports     []struct {
+			Name  string `json:"name"`
+			Image string `json:"image"`
+			Ports []struct {
 				ContainerPort int32  `json:"containerPort"`
 				Protocol      string `json:"protocol"`
 			} `json:"ports"`
@@ -76,11 +76,12 @@ func podMessage(t testing.TB) kubeproto.Message {
 	return m
 }
 
-// encodeJSON turns a JSON fixture into the protobuf of message m.
+// encodeJSON turns a JSON fixture into the protobuf of message m, by
+// kubeproto's transcoder.
 func encodeJSON(t testing.TB, m kubeproto.Message, j string) []byte {
-	var v map[string]any
-	require.NoError(t, json.Unmarshal([]byte(j), &v))
-	return encode(m, v)
+	b, err := kubeproto.AppendProto(nil, m, []byte(j))
+	require.NoError(t, err)
+	return b
 }
 
 func TestASlimStructGetsWhatTheJSONPathGives(t *testing.T) {

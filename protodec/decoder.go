@@ -125,7 +125,7 @@ func (s *state) viaJSON(m kubeproto.Message, apiVersion, kind string, b []byte, 
 		}
 	}
 	n := len(j)
-	j, err := appendJSON(j, m, b)
+	j, err := kubeproto.AppendJSON(j, m, b)
 	s.json = j
 	if err != nil {
 		return err

@@ -10,20 +10,21 @@ import (
 type op uint8
 
 const (
-	opSkip      op = iota // read past it: the Go type does not declare it
-	opString              // string → a Go string kind
-	opBytes               // bytes → []byte
-	opBool                // varint → bool
-	opInt                 // varint → a Go signed integer kind
-	opUint                // varint → a Go unsigned integer kind
-	opFloat               // varint or fixed64 → a Go float kind
-	opTime                // metav1.Time or MicroTime → time.Time
-	opQuantity            // resource.Quantity → a Go string kind
-	opStruct              // message → Go struct, by its own plan
-	opInline              // inline message → the same Go struct, by a plan of its own
-	opMapString           // map<string,string> → map[string]string, shared through the Sharer
-	opMap                 // map<string,X> → map[string]Y, Y by elem
-	opJSON                // transcoded to JSON and decoded by the JSON decoder
+	opSkip        op = iota // read past it: the Go type does not declare it
+	opString                // string → a Go string kind
+	opBytes                 // bytes → []byte
+	opBool                  // varint → bool
+	opInt                   // varint → a Go signed integer kind
+	opUint                  // varint → a Go unsigned integer kind
+	opFloat                 // varint or fixed64 → a Go float kind
+	opTime                  // metav1.Time or MicroTime → time.Time
+	opQuantity              // resource.Quantity → a Go string kind
+	opIntOrString           // intstr.IntOrString → a Go integer or string kind, as its JSON would
+	opStruct                // message → Go struct, by its own plan
+	opInline                // inline message → the same Go struct, by a plan of its own
+	opMapString             // map<string,string> → map[string]string, shared through the Sharer
+	opMap                   // map<string,X> → map[string]Y, Y by elem
+	opJSON                  // transcoded to JSON and decoded by the JSON decoder
 )
 
 // value is how one wire value is decoded into a Go location.
@@ -228,6 +229,8 @@ func (pl *planner) scalarOp(k kind, m kubeproto.Message, t reflect.Type) op {
 		switch {
 		case m.Special() == sQuantity && gk == reflect.String:
 			return opQuantity
+		case m.Special() == sIntOrString && (gk == reflect.String || intKind(gk)):
+			return opIntOrString
 		case m.Special() == 0 && gk == reflect.Struct:
 			return opStruct
 		}
@@ -253,4 +256,12 @@ func (pl *planner) mapValue(f kubeproto.Field, t reflect.Type) value {
 		return value{op: opJSON, msg: entry}
 	}
 	return value{op: opMap, typ: t, msg: entry, elem: &ev}
+}
+
+func intKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return true
+	}
+	return false
 }

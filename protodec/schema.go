@@ -19,9 +19,10 @@ const (
 
 // Special messages whose JSON form is not their protobuf shape.
 const (
-	sTime      = kubeproto.SpecialTime
-	sMicroTime = kubeproto.SpecialMicroTime
-	sQuantity  = kubeproto.SpecialQuantity
+	sTime        = kubeproto.SpecialTime
+	sMicroTime   = kubeproto.SpecialMicroTime
+	sQuantity    = kubeproto.SpecialQuantity
+	sIntOrString = kubeproto.SpecialIntOrString
 )
 
 type kind = kubeproto.Kind

@@ -6,7 +6,6 @@ import (
 	"reflect"
 	"time"
 	"unsafe"
-
 )
 
 // wireWant is the wire type each schema kind travels as.
@@ -82,6 +81,8 @@ func (s *state) value(vp *value, loc unsafe.Pointer, wt wireType, val []byte) er
 			return err
 		}
 		*(*string)(loc) = s.strs.get(q)
+	case opIntOrString:
+		return s.intOrString(vp, loc, b)
 	case opStruct:
 		if vp.sub.whole {
 			return s.viaJSON(vp.msg, "", "", b, reflect.NewAt(vp.typ, loc).Interface())
@@ -167,9 +168,11 @@ func (s *state) float(vp *value, loc unsafe.Pointer, u uint64) error {
 
 // time decodes a metav1.Time or MicroTime {1 seconds, 2 nanos} as its JSON
 // form would decode: UTC, to the second (Time) or microsecond (MicroTime);
-// a zero time is JSON's null, which leaves a pointer nil.
+// a zero time (an empty message, or the zero instant) is JSON's null, which
+// leaves a pointer nil.
 func (s *state) time(vp *value, loc unsafe.Pointer, b []byte) error {
 	var sec, nsec int64
+	empty := len(b) == 0 // what kube-apiserver writes for a zero time
 	for len(b) > 0 {
 		num, wt, n := consumeTag(b)
 		if n < 0 {
@@ -197,7 +200,7 @@ func (s *state) time(vp *value, loc unsafe.Pointer, b []byte) error {
 		nsec = 0
 	}
 	t := time.Unix(sec, nsec).UTC()
-	if t.IsZero() {
+	if empty || t.IsZero() {
 		if !vp.ptr {
 			*(*time.Time)(loc) = time.Time{}
 		}
@@ -229,4 +232,45 @@ func quantity(b []byte) ([]byte, error) {
 		b = b[m:]
 	}
 	return q, nil
+}
+
+// intOrString decodes an intstr.IntOrString {1 type, 2 intVal, 3 strVal}
+// into a Go integer or string, failing where its JSON (a number for type
+// 0, a string for type 1) would not fit.
+func (s *state) intOrString(vp *value, loc unsafe.Pointer, b []byte) error {
+	var typ, iv uint64
+	var sv []byte
+	for len(b) > 0 {
+		num, wt, n := consumeTag(b)
+		if n < 0 {
+			return errWire
+		}
+		b = b[n:]
+		m := consumeValue(wt, b)
+		if m < 0 {
+			return errWire
+		}
+		switch {
+		case num == 1 && wt == wVarint:
+			typ, _ = consumeVarint(b)
+		case num == 2 && wt == wVarint:
+			iv, _ = consumeVarint(b)
+		case num == 3 && wt == wBytes:
+			sv, _ = consumeBytes(b)
+		}
+		b = b[m:]
+	}
+	isString := typ == 1
+	if isString != (vp.typ.Kind() == reflect.String) {
+		what := "number"
+		if isString {
+			what = "string"
+		}
+		return fmt.Errorf("an int-or-string holding a %s does not fit %v", what, vp.typ)
+	}
+	if isString {
+		*(*string)(loc) = s.strs.get(sv)
+		return nil
+	}
+	return setInt(vp.typ, loc, int64(int32(iv)))
 }
