@@ -114,7 +114,7 @@ func decodeProtoList[T any, P meta.PtrObject[T]](r io.Reader, d *protodec.Decode
 	var lm meta.ListMeta
 	var magic [4]byte
 	if n, err := io.ReadFull(p.r, magic[:]); err != nil || string(magic[:]) != kubeproto.Magic {
-		return lm, fmt.Errorf("decoding the protobuf list: %w (read %q)", kubeproto.ErrNoMagic, magic[:n])
+		return lm, fmt.Errorf("decoding the protobuf list at byte 0: %w (read %q)", kubeproto.ErrNoMagic, magic[:n])
 	}
 	p.off = 4
 	var env kubeproto.Envelope
@@ -163,7 +163,10 @@ func decodeProtoItems[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decod
 		return errMissingTypeMeta
 	}
 	list, ok := kubeproto.MessageFor(env.APIVersion, env.Kind)
-	items, _ := list.FieldByNumber(2)
+	var items kubeproto.Field
+	if ok {
+		items, ok = list.FieldByNumber(2)
+	}
 	if !ok || !items.Message().Valid() {
 		return fmt.Errorf("%s %s: %w", env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
 	}
