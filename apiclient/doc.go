@@ -65,4 +65,13 @@
 //     tries, 10 ms apart), except a field-manager conflict, which is the
 //     same on every try. Their errors are the client's usual ones.
 //     [TestSetConditionReadsAgainAfterAConflict]
+//  11. A read given a protodec.Decoder (ListOptions.Protobuf,
+//     WatchOptions.Protobuf) asks for protobuf with JSON as the fallback
+//     (AcceptProtobuf, as client-go's typed clients do) and decodes the
+//     reply by its Content-Type, so a server or resource without protobuf
+//     still works; a protobuf list is streamed item by item like a JSON
+//     one (invariant 1), and an error reply in protobuf is a Status too.
+//     [TestAProtobufListIsDecodedItemByItemIntoTheCallersType,
+//     TestAJSONReplyToAProtobufRequestIsDecodedAsJSON,
+//     TestAProtobufStatusReplyBecomesAStatusError]
 package apiclient

@@ -17,6 +17,13 @@
 // with the object decoded straight into the caller's type: a slim struct of
 // the fields it needs, or [meta.Raw] for everything.
 //
+// A protobuf watch (Options.ContentType kubeproto.ContentType, with an
+// Options.Protobuf decoder) is read as length-prefixed frames of
+// metav1.WatchEvent, each object decoded by protodec into the same P; over
+// a websocket each binary message is one WatchEvent without the length
+// (kube-apiserver's framing, checked in conformance). Events, errors and
+// their numbering are the same in both encodings.
+//
 // Server side, [Encoder] and [AppendFrame] write the chunked framing,
 // flushing per event and optionally gzipping one member per event;
 // [WriteWebsocketFrame] sends a frame as one websocket text message.

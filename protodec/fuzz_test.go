@@ -1,0 +1,121 @@
+package protodec_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/kubeproto"
+	"github.com/zerokube/zerokube/meta"
+	. "github.com/zerokube/zerokube/protodec"
+)
+
+// odd declares what the fast path leaves to the JSON decoder: an
+// interface, raw JSON, a custom unmarshaler, a tag option it does not
+// mirror; and fields of mismatched types.
+type odd struct {
+	Metadata struct {
+		Name   string         `json:"name"`
+		Labels any            `json:"labels"`
+		Owners jsontext.Value `json:"ownerReferences"`
+		Gen    string         `json:"generation"` // a number into a string: both paths fail
+		Made   *upper         `json:"creationTimestamp"`
+		Fins   []upper        `json:"finalizers"`
+	} `json:"metadata"`
+	Spec struct {
+		Containers []struct {
+			Ports []struct {
+				Port any `json:"containerPort"`
+			} `json:"ports"`
+			Probe *struct {
+				HTTPGet struct {
+					Port any `json:"port"`
+				} `json:"httpGet"`
+			} `json:"readinessProbe"`
+		} `json:"containers"`
+		Grace int8 `json:"terminationGracePeriodSeconds,string"`
+	} `json:"spec"`
+}
+
+// upper decodes a JSON string upper-cased: a type with its own method.
+type upper string
+
+func (u *upper) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*u = upper("U:" + s)
+	return nil
+}
+
+func fuzzSeeds(f *testing.F) {
+	for _, j := range (workload.Config{PodSize: 9 << 10}).Pods(3) {
+		f.Add(j)
+	}
+	f.Add([]byte(`{"metadata":{"name":"a","labels":{"x":"1"},"generation":300},"spec":{"terminationGracePeriodSeconds":30}}`))
+	f.Add([]byte(`{"metadata":{"creationTimestamp":"2026-01-01T00:00:00Z","finalizers":["f"]},"spec":{"containers":[{"name":"c","ports":[{"containerPort":1}],"readinessProbe":{"httpGet":{"port":"http"}}}]}}`))
+}
+
+// FuzzDecodesAsTheJSONPath checks, for every pod JSON kubeproto's
+// transcoder encodes, that decoding the protobuf into a Go type gives what
+// decoding the protobuf's JSON form (the JSON kube-apiserver would send
+// for it) gives, or fails where that fails.
+func FuzzDecodesAsTheJSONPath(f *testing.F) {
+	fuzzSeeds(f)
+	m, _ := kubeproto.MessageFor("v1", "Pod")
+	f.Fuzz(func(t *testing.T, js []byte) {
+		pb, err := kubeproto.AppendProto(nil, m, js)
+		if err != nil {
+			return // not a pod the transcoder encodes
+		}
+		j2, err := kubeproto.AppendJSON(nil, m, pb)
+		if err != nil {
+			t.Fatalf("the transcoder cannot read back what it wrote: %v", err)
+		}
+		same[workload.Pod](t, m, pb, j2)
+		same[workload.SlimPod](t, m, pb, j2)
+		same[meta.Raw](t, m, pb, j2)
+		same[odd](t, m, pb, j2)
+	})
+}
+
+func same[T any](t *testing.T, m kubeproto.Message, pb, j2 []byte) {
+	t.Helper()
+	opts := meta.SkipManagedFields()
+	var fromJSON, fromProto T
+	jerr := json.Unmarshal(j2, &fromJSON, lenient, opts)
+	perr := New(Options{SkipManagedFields: true, JSON: opts}).Unmarshal(m, pb, &fromProto)
+	if (jerr == nil) != (perr == nil) {
+		t.Fatalf("%T: JSON path error %v, protobuf path error %v\njson: %s", fromJSON, jerr, perr, j2)
+	}
+	if jerr == nil && !equal(fromJSON, fromProto) {
+		t.Fatalf("%T differs:\n json %+v\nproto %+v\njson: %s", fromJSON, fromJSON, fromProto, j2)
+	}
+}
+
+// FuzzHostileBytesNeverPanic decodes arbitrary bytes as a pod into every
+// kind of type: errors are fine, panics and hangs are not.
+func FuzzHostileBytesNeverPanic(f *testing.F) {
+	m, _ := kubeproto.MessageFor("v1", "Pod")
+	for _, j := range (workload.Config{}).Pods(2) {
+		pb, _ := kubeproto.AppendProto(nil, m, j)
+		f.Add(pb)
+	}
+	f.Add([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d := New(Options{Sharer: meta.NewSharer(meta.ShareMaps)})
+		_ = d.Unmarshal(m, b, new(workload.Pod))
+		_ = d.Unmarshal(m, b, new(workload.SlimPod))
+		_ = d.Unmarshal(m, b, new(meta.Raw))
+		_ = d.Unmarshal(m, b, new(odd))
+	})
+}
+
+// equal compares by reflect.DeepEqual, through the JSON form for values
+// that hold unexported state (meta.Raw's bytes are compared too, as they
+// are part of DeepEqual).
+func equal(a, b any) bool { return reflect.DeepEqual(a, b) }
