@@ -11,7 +11,9 @@ import (
 // AppendJSON appends the JSON form of msg, a protobuf message of type m
 // (without Magic or Envelope), to dst: the JSON encoding/json would write
 // for the Go struct kube-apiserver decodes from msg, members in the Go
-// struct's order, omitempty honoured, absent pointers and slices null.
+// struct's order, omitempty honoured, absent pointers and slices null. A
+// special message (metav1.Time, resource.Quantity, intstr.IntOrString…)
+// is written in its own JSON form, as a field of its type would be.
 func AppendJSON(dst []byte, m Message, msg []byte) ([]byte, error) {
 	if !m.Valid() {
 		return dst, fmt.Errorf("kubeproto: AppendJSON: invalid Message")
@@ -19,7 +21,7 @@ func AppendJSON(dst []byte, m Message, msg []byte) ([]byte, error) {
 	if len(msg) > math.MaxInt32 {
 		return dst, errAt(m.Name(), 0, ErrTooLarge, "messages are limited to 2 GiB")
 	}
-	out, err := appendMessageJSON(dst, m.i-1, msg, 0)
+	out, err := appendMessageValueJSON(dst, m.i-1, msg, 0)
 	if err != nil {
 		err.What = m.Name()
 		return dst, err

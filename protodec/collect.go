@@ -92,28 +92,14 @@ func entry(b []byte) (key []byte, val occurrence, ok bool, err error) {
 	if n < 0 {
 		return nil, val, false, errWire
 	}
-	for len(e) > 0 {
-		num, wt, n := consumeTag(e)
-		if n < 0 {
-			return nil, val, false, errWire
-		}
-		e = e[n:]
-		m := consumeValue(wt, e)
-		if m < 0 {
-			return nil, val, false, errWire
-		}
-		switch num {
-		case 1:
-			if wt != wBytes {
-				return nil, val, false, errWireType(wt, wBytes)
-			}
-			key, _ = consumeBytes(e)
-		case 2:
-			val, ok = occurrence{wt, e[:m]}, true
-		}
-		e = e[m:]
+	f, err := smallMessage(e)
+	if err != nil {
+		return nil, val, false, err
 	}
-	return key, val, ok, nil
+	if f[0].ok && f[0].wt != wBytes {
+		return nil, val, false, errWireType(f[0].wt, wBytes)
+	}
+	return f[0].b, occurrence{f[1].wt, f[1].raw}, f[1].ok, nil
 }
 
 // mapOf builds a map[string]Y from entries whose values decode by fp.elem.

@@ -171,29 +171,12 @@ func (s *state) float(vp *value, loc unsafe.Pointer, u uint64) error {
 // a zero time (an empty message, or the zero instant) is JSON's null, which
 // leaves a pointer nil.
 func (s *state) time(vp *value, loc unsafe.Pointer, b []byte) error {
-	var sec, nsec int64
-	empty := len(b) == 0 // what kube-apiserver writes for a zero time
-	for len(b) > 0 {
-		num, wt, n := consumeTag(b)
-		if n < 0 {
-			return errWire
-		}
-		b = b[n:]
-		m := consumeValue(wt, b)
-		if m < 0 {
-			return errWire
-		}
-		if wt == wVarint {
-			u, _ := consumeVarint(b)
-			switch num {
-			case 1:
-				sec = int64(u)
-			case 2:
-				nsec = int64(int32(u))
-			}
-		}
-		b = b[m:]
+	f, err := smallMessage(b)
+	if err != nil {
+		return err
 	}
+	sec, nsec := int64(f[0].u), int64(int32(f[1].u))
+	empty := len(b) == 0 // what kube-apiserver writes for a zero time
 	if vp.micro {
 		nsec -= nsec % 1000
 	} else {
@@ -215,51 +198,19 @@ func (s *state) time(vp *value, loc unsafe.Pointer, b []byte) error {
 
 // quantity returns the string of a resource.Quantity {1 string}.
 func quantity(b []byte) ([]byte, error) {
-	var q []byte
-	for len(b) > 0 {
-		num, wt, n := consumeTag(b)
-		if n < 0 {
-			return nil, errWire
-		}
-		b = b[n:]
-		m := consumeValue(wt, b)
-		if m < 0 {
-			return nil, errWire
-		}
-		if num == 1 && wt == wBytes {
-			q, _ = consumeBytes(b)
-		}
-		b = b[m:]
-	}
-	return q, nil
+	f, err := smallMessage(b)
+	return f[0].b, err
 }
 
 // intOrString decodes an intstr.IntOrString {1 type, 2 intVal, 3 strVal}
 // into a Go integer or string, failing where its JSON (a number for type
 // 0, a string for type 1) would not fit.
 func (s *state) intOrString(vp *value, loc unsafe.Pointer, b []byte) error {
-	var typ, iv uint64
-	var sv []byte
-	for len(b) > 0 {
-		num, wt, n := consumeTag(b)
-		if n < 0 {
-			return errWire
-		}
-		b = b[n:]
-		m := consumeValue(wt, b)
-		if m < 0 {
-			return errWire
-		}
-		switch {
-		case num == 1 && wt == wVarint:
-			typ, _ = consumeVarint(b)
-		case num == 2 && wt == wVarint:
-			iv, _ = consumeVarint(b)
-		case num == 3 && wt == wBytes:
-			sv, _ = consumeBytes(b)
-		}
-		b = b[m:]
+	f, err := smallMessage(b)
+	if err != nil {
+		return err
 	}
+	typ, iv, sv := f[0].u, f[1].u, f[2].b
 	isString := typ == 1
 	if isString != (vp.typ.Kind() == reflect.String) {
 		what := "number"
@@ -273,4 +224,42 @@ func (s *state) intOrString(vp *value, loc unsafe.Pointer, b []byte) error {
 		return nil
 	}
 	return setInt(vp.typ, loc, int64(int32(iv)))
+}
+
+// small is one field of a small message, as smallMessage read it.
+type small struct {
+	wt  wireType
+	u   uint64 // a varint's value
+	b   []byte // a length-delimited value's content
+	raw []byte // the value as it follows its tag
+	ok  bool
+}
+
+// smallMessage reads fields 1 to 3 of a small message (a special one, a
+// map entry), the last occurrence of each winning as in protobuf; other
+// fields are stepped over.
+func smallMessage(b []byte) (f [3]small, err error) {
+	for len(b) > 0 {
+		num, wt, n := consumeTag(b)
+		if n < 0 {
+			return f, errWire
+		}
+		b = b[n:]
+		m := consumeValue(wt, b)
+		if m < 0 {
+			return f, errWire
+		}
+		if num <= len(f) {
+			v := small{wt: wt, raw: b[:m], ok: true}
+			switch wt {
+			case wVarint:
+				v.u, _ = consumeVarint(b)
+			case wBytes:
+				v.b, _ = consumeBytes(b)
+			}
+			f[num-1] = v
+		}
+		b = b[m:]
+	}
+	return f, nil
 }
