@@ -73,8 +73,9 @@ type query struct{ group, version, name string }
 //     group may be abbreviated ("hpa.autoscal");
 //  3. the same two forms as a kind ("Deployment", "Deployment.v1.apps").
 //
-// Resource names match without regard to case, kinds as written or in
-// lower case. As an extension for flags that took it before, "v1/pods" and
+// Plurals and singulars match without regard to case; short names match as
+// written, kinds as written or in lower case (apimachinery lowers the
+// resource before matching, after the short names were expanded). As an extension for flags that took it before, "v1/pods" and
 // "apps/v1/deployments" name one group version exactly. A category ("all")
 // is not a resource type.
 func (x *Index) Resolve(name string) (Resource, error) {
