@@ -56,11 +56,16 @@
 //     (goleak, in TestMain).
 //
 // Where this differs from client-go, on purpose:
-//   - client-go's renew deadline restarts with each renewal cycle, counted
-//     from when the previous renewal returned; here it counts from the
-//     start of the last successful renewal (invariant 1). A renewal whose
-//     answer comes late (a slow server) therefore cannot stretch
-//     leadership past the moment the others may take over.
+//   - client-go gives up leading RetryPeriod + RenewDeadline after its
+//     last successful renewal returned (a new renewal cycle, bounded by
+//     RenewDeadline, starts RetryPeriod after the previous one ended);
+//     here leadership ends RenewDeadline after that renewal started
+//     (invariant 1). A renewal whose answer comes late (a slow server)
+//     therefore cannot stretch leadership past the moment the others may
+//     take over; with a prompt server the two differ by RetryPeriod.
+//   - client-go compares the record at the second (its renewTime goes
+//     through metav1.Time); here at the microsecond the Lease stores, so
+//     every renewal is seen as a change.
 //   - client-go calls OnStoppedLeading whenever Run returns, even for a
 //     candidate that never led; here only after leading.
 //   - client-go's ReleaseOnCancel is off by default, because it releases

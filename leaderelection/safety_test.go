@@ -133,9 +133,10 @@ func TestSafetyServerDown(t *testing.T) {
 // deadline (8 s after it was sent), and the link is cut: the server stored
 // that renewal when it was sent, so the others count from then, and the
 // leader's new deadline must count from then too (the start of the
-// renewal), not from when the answer came back as client-go's renew loop
-// does: that would stretch it 7.5 s, past the 5 s margin, into the time
-// the others may lead.
+// renewal), not from when the answer came back: that would stretch it
+// 7.5 s, past the 5 s margin, into the time the others may lead (client-go
+// counts RetryPeriod + RenewDeadline from the answer, later still). A
+// mutant counting RenewDeadline from the answer fails here.
 func TestSafetySlowRenewal(t *testing.T) {
 	w, leader, others := elect(t)
 	leader.net.set(false, 3*time.Second)
