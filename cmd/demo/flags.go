@@ -41,7 +41,7 @@ type config struct {
 	snapshot      string // --snapshot directory; "" = no warm restart
 	serveHealth   string // --serve-health address of /healthz and /metrics; "" = none
 	leaderElect   bool   // --leader-elect: watch only while holding the demo's Lease
-	langFlag      string // --lang as given; "" = from the environment
+	langFlag      string // --lang as given; "" = English (run puts a Chinese environment's first)
 	lang          lang   // the language of the trace, the status lines and the page
 }
 
@@ -52,20 +52,6 @@ func (c config) real() bool { return c.kubeconfigSet || c.master != "" }
 
 // errHelp is returned for -h/--help after the usage went to the output.
 var errHelp = errors.New("help requested")
-
-const usageHead = `Usage: demo [flags]
-
-The informer quick start: a pod informer that prints one line per handler
-call, "2006-01-02 15:04:05 Add:  namespace/name" (and Update:, Delete:).
-
-With no flags it starts an embedded fake API server, creates a few pods in
-"default", keeps a gentle churn going and prints a kubeconfig for kubectl.
-It talks to a real cluster only when --kubeconfig or --master is given;
---kubeconfig="" then finds the config as kubectl does ($KUBECONFIG, then
-~/.kube/config, then in-cluster).
-
-Flags:
-`
 
 // parseFlags parses args. Usage goes to out only for -h; errors come back
 // as one line and never print the whole usage.
@@ -103,9 +89,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(out, usageHead)
-			fs.SetOutput(out)
-			fs.PrintDefaults()
+			printUsage(out, fs, langInArgs(args))
 			return c, errHelp
 		}
 		return c, fmt.Errorf("%w (see demo -h)", err)

@@ -63,6 +63,15 @@ func envLang(getenv func(string) string) lang {
 	return langEN
 }
 
+// withEnvLang puts the environment's language first in args when it is
+// Chinese and args do not choose one: a --lang of args, later, wins.
+func withEnvLang(args []string, getenv func(string) string) []string {
+	if envLang(getenv) != langZH {
+		return args
+	}
+	return append([]string{"--lang=zh"}, args...)
+}
+
 // msg is one message in both languages, side by side, so that no message
 // can lack its translation (TestEveryMessageHasBothLanguages reads every
 // msg literal of the package) and both take the same arguments. The

@@ -7,11 +7,13 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -165,4 +167,36 @@ func TestSyncFailureIsSaidInTheReadersLanguage(t *testing.T) {
 	require.Equal(t, "cannot sync v1/pods in namespace default from https://127.0.0.1:1: server unreachable: "+refused.Error(), err.Error())
 	require.Equal(t, "无法从 https://127.0.0.1:1 同步命名空间 default 中的 v1/pods：连不上 API Server："+refused.Error(), errIn(err, langZH))
 	require.Equal(t, "plain", errIn(errors.New("plain"), langZH), "other errors stay as they are")
+}
+
+// demo -h speaks Chinese with --lang zh (before or after -h) or a Chinese
+// environment, and every flag has its Chinese help: a flag added in
+// flags.go needs its line in flaghelp.go's flagHelpZH.
+func TestEveryFlagHasChineseHelp(t *testing.T) {
+	var en strings.Builder
+	_, err := parseFlags([]string{"-h"}, &en)
+	require.ErrorIs(t, err, errHelp)
+	require.True(t, strings.HasPrefix(en.String(), "Usage: demo [flags]"))
+	names := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^  -(\S+)`).FindAllStringSubmatch(en.String(), -1) {
+		names[m[1]] = true
+		assert.NotEmpty(t, flagHelpZH[m[1]], "flag -%s has no Chinese help in flagHelpZH", m[1])
+	}
+	for name := range flagHelpZH {
+		assert.True(t, names[name], "flagHelpZH has help for -%s, which no longer exists", name)
+	}
+
+	for _, args := range [][]string{{"-h", "--lang", "zh"}, {"--lang=zh", "-h"}, withEnvLang([]string{"-h"}, func(k string) string {
+		if k == "LANG" {
+			return "zh_CN.UTF-8"
+		}
+		return ""
+	})} {
+		var zh strings.Builder
+		_, err := parseFlags(args, &zh)
+		require.ErrorIs(t, err, errHelp)
+		require.True(t, strings.HasPrefix(zh.String(), "用法：demo [参数]"), "%v", args)
+		assert.Contains(t, zh.String(), "  -churn-interval duration\n    \t两次自动变更之间的间隔（默认 3s）\n")
+		assert.Contains(t, zh.String(), "  -namespace string\n    \t要 watch 的命名空间；\"\" 表示所有命名空间（默认 \"default\"）\n")
+	}
 }

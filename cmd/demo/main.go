@@ -55,16 +55,13 @@ func main() {
 // run is the whole program, in-process testable: it returns the exit code
 // once ctx ends (0) or something fails (non-zero, after one line on stderr).
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseFlags(args, stderr)
+	cfg, err := parseFlags(withEnvLang(args, os.Getenv), stderr)
 	if errors.Is(err, errHelp) {
 		return 0
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "demo:", oneLine(err))
 		return 2
-	}
-	if cfg.langFlag == "" {
-		cfg.lang = envLang(os.Getenv)
 	}
 	d := &demo{cfg: cfg, out: &lineWriter{w: stdout}, status: &lineWriter{w: stderr},
 		now: time.Now, getenv: os.Getenv, stdout: stdout, graceful: newTerminating()}
