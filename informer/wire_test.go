@@ -1,0 +1,82 @@
+package informer
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/kubeproto"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// acceptLog records the Accept header of each request a listServer got.
+type acceptLog struct {
+	mu      sync.Mutex
+	accepts []string // guarded by mu
+}
+
+// listServer answers the n-th request with reply and returns a client of it.
+func listServer(t *testing.T, log *acceptLog, reply func(w http.ResponseWriter, n int)) *apiclient.Client {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		log.mu.Lock()
+		log.accepts = append(log.accepts, r.Header.Get("Accept"))
+		n := len(log.accepts)
+		log.mu.Unlock()
+		reply(w, n)
+	}))
+	t.Cleanup(srv.Close)
+	c, err := apiclient.New(&apiclient.Config{Host: srv.URL, QPS: -1})
+	require.NoError(t, err)
+	return c
+}
+
+func jsonList(w http.ResponseWriter, _ int) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write([]byte(`{"kind":"List","apiVersion":"v1","metadata":{"resourceVersion":"1"},"items":[]}`))
+}
+
+func TestEachResourceAsksForTheWireItsKindHas(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		gvr  meta.GVR
+		tr   Transport
+		want string
+	}{
+		{"a built-in kind: protobuf, JSON as the fallback", meta.GVR{Version: "v1", Resource: "pods"}, Transport{}, apiclient.AcceptProtobuf},
+		{"another built-in group", meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}, Transport{}, apiclient.AcceptProtobuf},
+		{"a custom resource: JSON", meta.GVR{Group: "x.example.com", Version: "v1", Resource: "widgets"}, Transport{}, "application/json"},
+		{"Transport.JSON: JSON", meta.GVR{Version: "v1", Resource: "pods"}, Transport{JSON: true}, "application/json"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			log := &acceptLog{}
+			c := listServer(t, log, jsonList)
+			lw := NewListerWatcher[pod](c, apiclient.Ref{GVR: tc.gvr}, Options[*pod]{Transport: tc.tr})
+			_, err := lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
+			require.NoError(t, err)
+			require.Equal(t, []string{tc.want}, log.accepts)
+		})
+	}
+}
+
+func TestAProtobufReplyOfAKindTheTableLacksTurnsTheResourceToJSON(t *testing.T) {
+	log := &acceptLog{}
+	c := listServer(t, log, func(w http.ResponseWriter, n int) {
+		if n > 1 {
+			jsonList(w, n)
+			return
+		}
+		w.Header().Set("Content-Type", kubeproto.ContentType)
+		_, _ = w.Write(kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v1", Kind: "PodFromTheFutureList", Raw: []byte{0x12, 0}}))
+	})
+	lw := NewListerWatcher[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, Options[*pod]{})
+	_, err := lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
+	require.ErrorIs(t, err, kubeproto.ErrUnknownKind)
+	_, err = lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
+	require.NoError(t, err, "the retry asks for JSON")
+	require.Equal(t, []string{apiclient.AcceptProtobuf, "application/json"}, log.accepts)
+}
