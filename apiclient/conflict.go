@@ -3,7 +3,6 @@ package apiclient
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"time"
 
 	"github.com/zerokube/zerokube/internal/clock"
@@ -24,8 +23,8 @@ type ConflictRetry struct {
 	// client-go's retry.DefaultBackoff, for objects under active
 	// management by controllers, is Steps 4, Initial 10 ms, Factor 5.
 	Factor float64
-	// Jitter lengthens each wait by up to this fraction, at random; 0
-	// means 0.1. Negative: none.
+	// Jitter lengthens each wait by up to this fraction, drawn from the
+	// client's RetryOptions.Jitter; 0 means 0.1. Negative: none.
 	Jitter float64
 }
 
@@ -63,7 +62,7 @@ func (c *Client) RetryOnConflict(ctx context.Context, r ConflictRetry, fn func(c
 		}
 		d := wait
 		if r.Jitter > 0 {
-			d += time.Duration(rand.Float64() * r.Jitter * float64(wait))
+			d += time.Duration(c.retry.jitter() * r.Jitter * float64(wait))
 		}
 		c.log.Debug("apiclient: conflict; trying again", "try", try, "wait", d, "error", err)
 		if err := clock.Sleep(ctx, c.clock, d); err != nil {
