@@ -53,11 +53,9 @@
 // Table with kube-apiserver's columns for pods, configmaps, secrets,
 // namespaces and deployments, Name and Age for other kinds), get -w,
 // create -f, apply (client-side and --server-side), label, annotate, delete,
-// run, and get --raw /healthz, /livez or /readyz. The fake serves JSON only:
-// kubectl create configmap|secret|namespace|deployment send protobuf bodies
-// and get 415 UnsupportedMediaType, which kubectl reports without retrying
-// (client-go falls back to JSON after a 415 for CBOR only); create -f and
-// apply -f send JSON and work.
+// run, create configmap|secret|namespace|deployment|service|job (which send
+// protobuf bodies: see invariant 10), and get --raw /healthz, /livez or
+// /readyz.
 //
 // A namespace lives as on a cluster: a DELETE marks it Terminating (the
 // answer, and one MODIFIED), creates in it get 403 with the
@@ -120,10 +118,10 @@
 //     Register (there is no CustomResourceDefinition API). Subresources are
 //     status only: no scale, log, exec, attach, port-forward, eviction,
 //     binding or finalize.
-//   - JSON only: protobuf bodies get 415, CBOR is not understood, and
-//     answers are JSON (a Table when kubectl get asks for one) whatever
-//     else Accept lists; no dryRun (400); OpenAPI is a minimal v3 without
-//     schemas.
+//   - JSON and, for built-in kinds, protobuf (invariant 10); CBOR is not
+//     understood, YAML is answered with JSON, websocket watches are JSON
+//     text messages whatever Accept says; no dryRun (400); OpenAPI is a
+//     minimal v3 without schemas.
 //   - Bearer tokens only (Options.Tokens), each allowed resources and verbs;
 //     no RBAC, client certificates, impersonation, API priority and
 //     fairness or Warning headers.
@@ -168,4 +166,17 @@
 //     each member's data sync-flushed so a plain gzip.Reader hands it over
 //     at once [TestWatchListIsGzippedOneMemberPerFlush]; other watches and
 //     smaller replies never are. Gzip writers are pooled.
+//  10. Protobuf is kube-apiserver's (protobuf.go, with package kubeproto):
+//     for a kind in kubeproto's table, Accept:
+//     application/vnd.kubernetes.protobuf gets gets, lists, write answers
+//     and Status errors as the k8s\x00 envelope, and watches as
+//     length-prefixed WatchEvent frames (bookmarks and initial-events-end
+//     included), transcoded from the stored JSON
+//     [TestGetsListsAndErrorsAnswerProtobufForBuiltInKinds,
+//     TestWatchesStreamProtobufFrames]; protobuf request bodies are decoded
+//     [TestKubectlCreateSubcommandsWorkOverProtobuf]. A custom resource
+//     stays JSON: with a JSON fallback in Accept it gets JSON, asked for as
+//     protobuf only it gets 406 NotAcceptable (as protobuf, byte for byte
+//     kube-apiserver's), and a protobuf body gets 415
+//     [TestCustomResourcesStayJSONAndRefuseProtobufOnly].
 package fakeapiserver

@@ -131,13 +131,14 @@ func (s *Server) takeFailure(verb string, r *http.Request) *Failure {
 
 // injectFailure answers the request with an injected failure, if one is
 // due, and reports whether it did.
-func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, verb string) bool {
+func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, req request) bool {
+	verb := req.verb
 	f := s.takeFailure(verb, r)
 	if f == nil {
 		return false
 	}
 	if f.AsEvent && verb == "watch" {
-		s.serveWatchError(w, r, failureStatus(f))
+		s.serveWatchError(w, r, req.proto, failureStatus(f))
 		return true
 	}
 	s.writeError(w, r, failureStatus(f))

@@ -1,7 +1,6 @@
 package fakeapiserver
 
 import (
-	"mime"
 	"net/http"
 	"strings"
 
@@ -28,17 +27,3 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) bool {
 
 // reasonUnsupportedMediaType is kube-apiserver's reason for a 415.
 const reasonUnsupportedMediaType meta.StatusReason = "UnsupportedMediaType"
-
-// checkBodyType refuses a request body in protobuf, the encoding kubectl
-// and client-go use for built-in kinds when they can: the fake stores and
-// serves JSON only. A 415 tells client-go (and so kubectl) to send the
-// request again as JSON.
-func checkBodyType(r *http.Request) error {
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/vnd.kubernetes.protobuf" {
-		return nil
-	}
-	return meta.NewStatusError(http.StatusUnsupportedMediaType, reasonUnsupportedMediaType,
-		"the body of the request was in an unknown format - accepted media types include: application/json, "+
-			"application/yaml (this fake API server serves JSON only, not application/vnd.kubernetes.protobuf)")
-}

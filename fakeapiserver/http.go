@@ -19,6 +19,8 @@ type request struct {
 	name string
 	sub  string // subresource ("status"), if any
 	verb string // get list watch create update patch delete deletecollection
+	// proto: the reply is protobuf (negotiated from Accept; protobuf.go)
+	proto bool
 }
 
 // ServeHTTP serves the Kubernetes API, discovery and the /fake/ admin
@@ -64,22 +66,24 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if req.verb != "watch" && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		gw := &gzipReply{ResponseWriter: w, pool: &s.gzips}
+		defer gw.close()
+		w = gw
+	}
+	w, done, err := s.negotiate(w, r, &req) // JSON or protobuf: protobuf.go
+	defer done()
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
 	if r.URL.Query().Has("dryRun") && req.verb != "get" && req.verb != "list" && req.verb != "watch" {
 		// Better refused than silently written: dry runs are not simulated.
 		s.writeError(w, r, errBadRequest("dryRun is not supported by this fake API server"))
 		return
 	}
-	if s.injectFailure(w, r, req.verb) {
+	if s.injectFailure(w, r, req) {
 		return
-	}
-	if err := checkBodyType(r); err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	if req.verb != "watch" && acceptsGzip(r.Header.Get("Accept-Encoding")) {
-		gw := &gzipReply{ResponseWriter: w, pool: &s.gzips}
-		defer gw.close()
-		w = gw
 	}
 	if tw, tr := s.asTable(w, r, req.verb); tw != nil { // kubectl get (table.go)
 		s.dispatch(tw, tr, req)

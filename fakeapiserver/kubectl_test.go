@@ -151,13 +151,3 @@ func TestKubectlGetPrintsTheServersColumns(t *testing.T) {
 	require.Equal(t, []string{"NAME", "STATUS", "AGE"}, fields(k.run("get", "namespace", "default"))[0])
 	require.Equal(t, "ok", k.run("get", "--raw", "/readyz"))
 }
-
-func TestKubectlCreateSubcommandsGetA415(t *testing.T) {
-	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
-	k := newKubectl(t, srv)
-	// kubectl create configmap|secret|namespace|deployment send protobuf;
-	// client-go falls back to JSON after a 415 for CBOR only, so kubectl
-	// reports the fake's message and stops.
-	require.Contains(t, k.fails("create", "configmap", "x", "--from-literal=a=b"), "serves JSON only")
-	require.Contains(t, k.run("run", "p", "--image=nginx"), "pod/p created", "kubectl run sends JSON")
-}

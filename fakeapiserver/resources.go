@@ -49,6 +49,9 @@ func builtins() []Resource {
 	deploy := apps("deployments", "Deployment", "deploy")
 	svc.Categories, deploy.Categories = []string{"all"}, []string{"all"}
 	cm := core("configmaps", "ConfigMap", true, "cm")
+	// Jobs: kubectl create job (issue 23).
+	jobs := Resource{GVR: meta.GVR{Group: "batch", Version: "v1", Resource: "jobs"}, Kind: "Job", Namespaced: true,
+		Categories: []string{"all"}, StatusSubresource: true}
 	namespaces.NoDeleteCollection = true
 	// Which kinds set metadata.generation and which have a status
 	// subresource: their strategies in kubernetes/pkg/registry.
@@ -58,7 +61,7 @@ func builtins() []Resource {
 	for _, r := range []*Resource{&namespaces, &pods, &svc, &nodes, &deploy, &rs} {
 		r.StatusSubresource = true
 	}
-	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, leases}
+	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, leases, jobs}
 }
 
 // registry maps GVRs and group versions to resources. It is read on every

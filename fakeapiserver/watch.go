@@ -14,6 +14,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
+	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -33,17 +34,33 @@ type chunkedSink struct {
 	// kube-apiserver compresses a watch list one member per flush
 	// (endpoints/handlers/watch.go: perFlushGzipWriter).
 	zip *perFlushGzip
+	// proto, when set, turns the JSON frames into protobuf ones
+	// (protobuf.go).
+	proto *protoFrames
 }
 
 func (c chunkedSink) write(frame []byte) error {
-	if c.zip != nil {
-		return c.zip.write(frame)
+	if c.proto != nil {
+		var err error
+		if frame, err = c.proto.convert(frame); err != nil {
+			return err
+		}
 	}
-	return c.enc.WriteFrame(frame)
+	return c.raw(frame)
+}
+
+func (c chunkedSink) raw(b []byte) error {
+	if c.zip != nil {
+		return c.zip.write(b)
+	}
+	return c.enc.WriteFrame(b)
 }
 func (c chunkedSink) end() { _ = c.enc.Close() }
 func (c chunkedSink) cut(frame []byte) {
-	_ = c.write(frame[:len(frame)/2])
+	if c.proto != nil {
+		frame, _ = c.proto.convert(frame)
+	}
+	_ = c.raw(frame[:len(frame)/2])
 	// net/http drops the connection without the final chunk.
 	panic(http.ErrAbortHandler)
 }
@@ -112,7 +129,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	case err == nil:
 	case errors.As(err, &tooOld):
 		// Accepted, then an ERROR event: the way kube-apiserver reports it.
-		s.serveWatchError(w, r, tooOld.Status)
+		s.serveWatchError(w, r, req.proto, tooOld.Status)
 		return
 	default:
 		s.writeError(w, r, err)
@@ -131,7 +148,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 		}
 		defer cancel()
 	} else {
-		sk = s.chunked(w, r, o.store.SendInitial)
+		sk = s.chunked(w, r, o.store.SendInitial, req.proto)
 	}
 	s.serveStream(ctx, st, sk, o.timeout)
 }
@@ -140,9 +157,12 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 // is gzipped for a client that accepts it, as kube-apiserver v1.37 does
 // with its WatchListCompression gate (beta, on by default; watch.go:
 // watchResponseWriter.BeginStream); other watches never are.
-func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool) sink {
+func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList, proto bool) sink {
 	gz := watchList && !s.opts.DisableWatchListCompression && acceptsGzip(r.Header.Get("Accept-Encoding"))
 	w.Header().Set("Content-Type", "application/json")
+	if proto {
+		w.Header().Set("Content-Type", kubeproto.WatchContentType)
+	}
 	w.Header().Set("Cache-Control", "no-cache, private")
 	if gz {
 		w.Header().Set("Content-Encoding", "gzip")
@@ -151,6 +171,9 @@ func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool)
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
 	sk := chunkedSink{enc: watchstream.NewEncoder(w, watchstream.EncoderOptions{})}
+	if proto {
+		sk.proto = &protoFrames{}
+	}
 	if gz {
 		sk.zip = &perFlushGzip{w: w, pool: &s.gzips}
 	}
@@ -206,7 +229,7 @@ func tokenFromSubprotocols(r *http.Request) string {
 }
 
 // serveWatchError answers 200 and one ERROR event, then ends.
-func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, se *meta.StatusError) {
+func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, proto bool, se *meta.StatusError) {
 	if websocket.IsWebSocketUpgrade(r) {
 		sk, _, cancel := s.upgrade(w, r)
 		if sk == nil {
@@ -219,7 +242,7 @@ func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, se *met
 	}
 	// Compressed like any other event of a watch list: the stream had
 	// begun before the error was known.
-	sk := s.chunked(w, r, isTrue(r.URL.Query().Get("sendInitialEvents")))
+	sk := s.chunked(w, r, isTrue(r.URL.Query().Get("sendInitialEvents")), proto)
 	_ = sk.write(statusFrame(se))
 }
 
