@@ -199,12 +199,14 @@ func serveDoc(w http.ResponseWriter, r *http.Request) {
 		http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
 		return
 	}
-	htmlLang := "en"
+	l, htmlLang := langEN, "en"
 	if strings.Contains(name, ".zh") {
-		htmlLang = "zh-CN"
+		l, htmlLang = langZH, "zh-CN"
 	}
+	back := l.f(msg{en: "← back to the live page", zh: "← 回到实时页面"})
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	fmt.Fprintf(w, "<!doctype html>\n<html lang=%q><head><meta charset=\"utf-8\"><title>%s</title>\n"+
-		"<link rel=\"stylesheet\" href=\"/static/style.css\"></head>\n<body class=\"doc-page\"><main>\n%s</main></body></html>\n",
-		htmlLang, html.EscapeString(name), renderMarkdown(string(b)))
+		"<link rel=\"stylesheet\" href=\"/static/style.css\"></head>\n<body class=\"doc-page\"><main>\n"+
+		"<p><a href=\"/?lang=%s\">%s</a></p>\n%s</main></body></html>\n",
+		htmlLang, html.EscapeString(name), l.code(), back, renderMarkdown(string(b)))
 }

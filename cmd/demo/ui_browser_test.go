@@ -26,6 +26,10 @@ import (
 // picture goes to the test's temporary directory.
 const screenshotEnv = "ZEROKUBE_UI_SCREENSHOT"
 
+// docScreenshotEnv names a file for a picture of the docs page a box links
+// to, as the demo serves it.
+const docScreenshotEnv = "ZEROKUBE_DOC_SCREENSHOT"
+
 // TestLivePageInABrowser loads the live page in headless Chromium, the way
 // a learner opens it: the rendered DOM must show the pipeline with live,
 // non-zero counters and a growing log, and pressing the "compact + cut
@@ -112,6 +116,9 @@ func TestLivePageInChineseInABrowser(t *testing.T) {
 	b.call(t, "Page.navigate", map[string]any{"url": href})
 	b.waitJS(t, "the reflector's section of the internals page", `location.hash === "#reflector" && document.getElementById("reflector") !== null &&
 		document.querySelectorAll("h3").length > 5`)
+	if shot := os.Getenv(docScreenshotEnv); shot != "" {
+		b.screenshot(t, shot)
+	}
 
 	b.call(t, "Page.navigate", map[string]any{"url": strings.Split(href, "/docs/")[0] + "/?lang=zh"})
 	b.waitJS(t, "the page again", `document.getElementById("lang-switch") !== null`)
