@@ -167,19 +167,7 @@ func (r *rig) report() string {
 // await waits for cond, re-checked on every sign of progress, for at most
 // d; false when it never held.
 func (r *rig) await(cond func() bool, d time.Duration) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for {
-		ch := r.progress.wait()
-		if cond() {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return cond()
-		}
-	}
+	return awaitOn(r.progress, cond, d, 0)
 }
 
 func (r *rig) serverState() state {

@@ -222,6 +222,32 @@ func (s *signal) wait() <-chan struct{} {
 	return s.ch
 }
 
+// awaitOn waits for cond, re-checked whenever sig fires (and every
+// recheck, when positive: for conditions that time alone makes true, such
+// as staleness), for at most d; false when it never held.
+func awaitOn(sig *signal, cond func() bool, d, recheck time.Duration) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var tick <-chan time.Time
+	if recheck > 0 {
+		t := time.NewTicker(recheck)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		ch := sig.wait()
+		if cond() {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-tick:
+		case <-ctx.Done():
+			return cond()
+		}
+	}
+}
+
 func (v *view) pace() {
 	v.calls.Add(1)
 	if v.delay > 0 {

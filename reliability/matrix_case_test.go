@@ -356,21 +356,10 @@ func (m *mcase) foreign(o *object) bool {
 	return !slices.ContainsFunc(m.shards, func(s shard.Selector) bool { return s.Contains(&o.ObjectMeta) })
 }
 
+// await waits for cond; health turns stale with time alone, not with an
+// event, hence the periodic re-check.
 func (m *mcase) await(cond func() bool, d time.Duration) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), d)
-	defer cancel()
-	for {
-		ch := m.progress.wait()
-		if cond() {
-			return true
-		}
-		select {
-		case <-ch:
-		case <-time.After(50 * time.Millisecond): // health turns stale with time alone, not with an event
-		case <-ctx.Done():
-			return cond()
-		}
-	}
+	return awaitOn(m.progress, cond, d, 50*time.Millisecond)
 }
 
 func (m *mcase) relists() []informer.RelistCause {
