@@ -38,7 +38,8 @@
 //     (invariant 1) LeaseDuration - RenewDeadline before any other
 //     candidate can take over, provided the candidates' clocks run at the
 //     same rate to within that margin. [TestSafetyLeaderClockBehind,
-//     TestSafetyFollowerClockAhead, TestSafetyWorldJumps]
+//     TestSafetyFollowerClockAhead, TestSafetyWorldJumps,
+//     TestSafetyUnderRandomFaults (clocks up to an hour apart)]
 //  3. Every write carries the resourceVersion the writer read: of
 //     concurrent takeovers exactly one succeeds.
 //     [TestTwoCandidatesRacingForAFreeLeaseOneWins]

@@ -30,9 +30,10 @@ import (
 
 // world is the simulation.
 type world struct {
-	t   *testing.T
-	srv *fakeapiserver.Server
-	clk *clocktest.Fake
+	t     *testing.T
+	srv   *fakeapiserver.Server
+	clk   *clocktest.Fake
+	start time.Time // the world's first instant
 
 	mu      sync.Mutex // guards the fields below and every cand's
 	cands   []*cand
@@ -71,6 +72,7 @@ type cand struct {
 
 func newWorld(t *testing.T) *world {
 	w := &world{t: t, srv: newServer(t), clk: clocktest.New(), changed: make(chan struct{}), strict: true}
+	w.start = w.clk.Now()
 	t.Cleanup(w.stopAll)
 	return w
 }
@@ -82,9 +84,13 @@ func (w *world) signalLocked() {
 }
 
 // join starts a candidate with client-go's default durations.
-func (w *world) join(id string) *cand {
+func (w *world) join(id string) *cand { return w.joinSkewed(id, 0) }
+
+// joinSkewed starts a candidate whose clock is off the world's by skew
+// from the start.
+func (w *world) joinSkewed(id string, skew time.Duration) *cand {
 	c := &cand{w: w, id: id, done: make(chan struct{})}
-	c.clk = &candClock{c: c}
+	c.clk = &candClock{c: c, offset: skew}
 	c.net = &network{c: c}
 	cfg := leaderelection.Config{
 		Client:    newClient(w.t, w.srv, func(rt http.RoundTripper) http.RoundTripper { c.net.inner = rt; return c.net }),
