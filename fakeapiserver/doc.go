@@ -119,8 +119,7 @@
 //     status only: no scale, log, exec, attach, port-forward, eviction,
 //     binding or finalize.
 //   - JSON and, for built-in kinds, protobuf (invariant 10); CBOR is not
-//     understood, YAML is answered with JSON, websocket watches are JSON
-//     text messages whatever Accept says; no dryRun (400); OpenAPI is a
+//     understood, YAML is answered with JSON; no dryRun (400); OpenAPI is a
 //     minimal v3 without schemas.
 //   - Bearer tokens only (Options.Tokens), each allowed resources and verbs;
 //     no RBAC, client certificates, impersonation, API priority and
@@ -171,7 +170,8 @@
 //     application/vnd.kubernetes.protobuf gets gets, lists, write answers
 //     and Status errors as the k8s\x00 envelope, and watches as
 //     length-prefixed WatchEvent frames (bookmarks and initial-events-end
-//     included), transcoded from the stored JSON
+//     included; over websocket, one bare WatchEvent per binary message),
+//     transcoded from the stored JSON
 //     [TestGetsListsAndErrorsAnswerProtobufForBuiltInKinds,
 //     TestWatchesStreamProtobufFrames]; protobuf request bodies are decoded
 //     [TestKubectlCreateSubcommandsWorkOverProtobuf]. A custom resource

@@ -121,10 +121,13 @@ func decodeProtobufBody(r *http.Request, res *Resource) error {
 // protobuf) or the error to answer with (written through that writer).
 func (s *Server) negotiate(w http.ResponseWriter, r *http.Request, req *request) (http.ResponseWriter, func(), error) {
 	proto, err := wantsProtobuf(r.Header.Get("Accept"), req.res)
-	if websocket.IsWebSocketUpgrade(r) {
-		proto, err = false, nil // websocket watches stay JSON text messages
-	}
 	done := func() {}
+	if websocket.IsWebSocketUpgrade(r) {
+		// The upgrade needs the connection itself: a websocket sink sends
+		// protobuf (binary messages) on its own, errors before it stay JSON.
+		req.proto = proto
+		return w, done, err
+	}
 	if proto || err != nil {
 		pr := &protoReply{ResponseWriter: w, s: s}
 		w, done = pr, pr.finish
@@ -204,20 +207,45 @@ func (p *protoReply) finish() {
 type protoFrames struct{ buf []byte }
 
 func (p *protoFrames) convert(frames []byte) ([]byte, error) {
-	p.buf = p.buf[:0]
+	var out []byte
+	err := p.each(frames, func(ev []byte) error {
+		out = kubeproto.AppendFrame(out, ev)
+		return nil
+	})
+	return out, err
+}
+
+// each calls fn with each event of frames as a bare WatchEvent message
+// (valid until fn returns).
+func (p *protoFrames) each(frames []byte, fn func(ev []byte) error) error {
 	for line := range bytes.SplitSeq(bytes.TrimSuffix(frames, []byte("\n")), []byte("\n")) {
 		var ev struct {
 			Type   string         `json:"type"`
 			Object jsontext.Value `json:"object"`
 		}
 		if err := json.Unmarshal(line, &ev); err != nil {
-			return nil, fmt.Errorf("fakeapiserver: protobuf watch: %w", err)
+			return fmt.Errorf("fakeapiserver: protobuf watch: %w", err)
 		}
 		obj, err := kubeproto.AppendObjectProto(nil, ev.Object)
 		if err != nil {
-			return nil, fmt.Errorf("fakeapiserver: protobuf watch %s event: %w", ev.Type, err)
+			return fmt.Errorf("fakeapiserver: protobuf watch %s event: %w", ev.Type, err)
 		}
-		p.buf = kubeproto.AppendFrame(p.buf, kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: ev.Type, Object: obj}))
+		p.buf = kubeproto.AppendWatchEvent(p.buf[:0], kubeproto.WatchEvent{Type: ev.Type, Object: obj})
+		if err := fn(p.buf); err != nil {
+			return err
+		}
 	}
-	return p.buf, nil
+	return nil
+}
+
+// first is the first event of frames as a bare WatchEvent (for a cut).
+func (p *protoFrames) first(frames []byte) []byte {
+	var msg []byte
+	_ = p.each(frames, func(ev []byte) error {
+		if msg == nil {
+			msg = bytes.Clone(ev)
+		}
+		return nil
+	})
+	return msg
 }

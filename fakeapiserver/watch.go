@@ -65,13 +65,27 @@ func (c chunkedSink) cut(frame []byte) {
 	panic(http.ErrAbortHandler)
 }
 
-type websocketSink struct{ conn *websocket.Conn }
+type websocketSink struct {
+	conn *websocket.Conn
+	// proto, when set, sends each event as one binary message holding a
+	// bare WatchEvent (no length prefix), as kube-apiserver does.
+	proto *protoFrames
+}
 
 func (c websocketSink) write(frame []byte) error {
-	return watchstream.WriteWebsocketFrame(c.conn, frame)
+	if c.proto == nil {
+		return watchstream.WriteWebsocketFrame(c.conn, frame)
+	}
+	return c.proto.each(frame, func(ev []byte) error {
+		return c.conn.WriteMessage(websocket.BinaryMessage, ev)
+	})
 }
 func (c websocketSink) cut(frame []byte) {
-	_ = c.conn.WriteMessage(websocket.TextMessage, frame[:len(frame)/2])
+	mt := websocket.TextMessage
+	if c.proto != nil {
+		mt, frame = websocket.BinaryMessage, c.proto.first(frame)
+	}
+	_ = c.conn.WriteMessage(mt, frame[:len(frame)/2])
 	_ = c.conn.NetConn().Close()
 }
 func (c websocketSink) end() {
@@ -143,7 +157,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	var sk sink
 	if websocket.IsWebSocketUpgrade(r) {
 		var cancel context.CancelFunc
-		if sk, ctx, cancel = s.upgrade(w, r); sk == nil {
+		if sk, ctx, cancel = s.upgrade(w, r, req.proto); sk == nil {
 			return
 		}
 		defer cancel()
@@ -182,7 +196,7 @@ func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList, prot
 
 // upgrade switches to websocket. It returns a context that ends when the
 // client goes away (a reader goroutine sees the close).
-func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (sink, context.Context, context.CancelFunc) {
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto bool) (sink, context.Context, context.CancelFunc) {
 	up := websocket.Upgrader{
 		CheckOrigin:  func(*http.Request) bool { return true }, // presence was checked
 		Subprotocols: acceptedSubprotocols(websocket.Subprotocols(r)),
@@ -200,7 +214,11 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request) (sink, context.
 			}
 		}
 	}()
-	return websocketSink{conn}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
+	sk := websocketSink{conn: conn}
+	if proto {
+		sk.proto = &protoFrames{}
+	}
+	return sk, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
 }
 
 // acceptedSubprotocols drops the bearer-token pseudo-protocol, leaving at
@@ -231,7 +249,7 @@ func tokenFromSubprotocols(r *http.Request) string {
 // serveWatchError answers 200 and one ERROR event, then ends.
 func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, proto bool, se *meta.StatusError) {
 	if websocket.IsWebSocketUpgrade(r) {
-		sk, _, cancel := s.upgrade(w, r)
+		sk, _, cancel := s.upgrade(w, r, proto)
 		if sk == nil {
 			return
 		}
