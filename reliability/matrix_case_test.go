@@ -305,6 +305,11 @@ func (m *mcase) final(t *testing.T) {
 	if m.c.skip && !slices.ContainsFunc(m.inf.Undecodable(), func(u informer.UndecodableObject) bool { return u.Key == m.bad }) {
 		m.o.fail(checkUndecodable, "Undecodable() = %v, want %s (relists %v)", m.inf.Undecodable(), m.bad, m.relists())
 	}
+	// A handler there at the start hears of every object of a loaded
+	// snapshot through OnSnapshotAdd (a late one gets the cache replayed).
+	if m.snap != nil && m.c.handler != handlerLate && m.h.snapAdds.Load() != int64(len(m.snap)) {
+		m.o.fail(checkSnapAdds, "%d snapshot adds for a snapshot of %d objects", m.h.snapAdds.Load(), len(m.snap))
+	}
 	causes := m.relists()
 	expired := slices.Index(causes, informer.CauseSnapshotExpired)
 	switch {

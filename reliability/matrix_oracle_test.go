@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/zerokube/zerokube/meta"
@@ -128,7 +129,8 @@ func knownBugFor(c combo, check string) (knownBug, bool) {
 // the transform of every object it is given.
 type mview struct {
 	*view
-	m *mcase
+	m        *mcase
+	snapAdds atomic.Int64 // OnSnapshotAdd calls
 }
 
 func (h *mview) object(o *object, how string) {
@@ -142,6 +144,7 @@ func (h *mview) OnAdd(o *object, initial bool) {
 
 func (h *mview) OnSnapshotAdd(o *object) {
 	h.object(o, "snapshot add")
+	h.snapAdds.Add(1)
 	k := meta.Key(o)
 	if rv, ok := h.m.snap[k]; !ok || rv != o.ResourceVersion {
 		h.m.o.fail(checkSnapAdds, "snapshot add of %s@%s; the snapshot holds %q (present %t)", k, o.ResourceVersion, rv, ok)
