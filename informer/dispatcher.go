@@ -31,17 +31,15 @@ import (
 // the pops, and synchronous handlers are called by the goroutine that
 // processed, after the fact, outside mu.
 type dispatcher[P meta.Object] struct {
-	opts   Options[P]
-	store  cache.Writer[P]
-	read   cache.Reader[P]
-	queue  fifo.Queue[P]
-	lastRV func() string // the reflector's resourceVersion, for the synced trace
-	// fromSnapshot: the initial list came from a snapshot (set before
-	// start); afterPop, if set, runs after each Pop (the snapshotter's
-	// wake-up).
-	fromSnapshot bool
-	afterPop     func()
-	loop         bool // not Options.InlineProcessing: pop on a goroutine of its own
+	opts  Options[P]
+	store cache.Writer[P]
+	read  cache.Reader[P]
+	queue fifo.Queue[P]
+	rec   *record // what was applied when, the sync; the resourceVersion for the synced trace
+	// afterPop runs after each Pop: the snapshot writer's wake-up (a
+	// no-op without snapshots).
+	afterPop func()
+	loop     bool // not Options.InlineProcessing: pop on a goroutine of its own
 	// processFn is process as a func value, made once: a method value
 	// passed to the queue escapes, an allocation per pop otherwise.
 	processFn func([]fifo.Delta[P], bool) error
@@ -72,10 +70,14 @@ func newQueue[P meta.Object](kind QueueKind, store *cache.Store[P]) fifo.Queue[P
 }
 
 // newDispatcher returns the processing stage between q, built by newQueue,
-// and store.
-func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P]) *dispatcher[P] {
-	d := &dispatcher[P]{opts: opts, store: store, read: store, queue: q, loop: !opts.InlineProcessing,
-		changed: make(chan struct{}, 1), synced: make(chan struct{})}
+// and store, recording into rec, calling afterPop (nil: nothing) after
+// each pop.
+func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P], rec *record, afterPop func()) *dispatcher[P] {
+	if afterPop == nil {
+		afterPop = func() {}
+	}
+	d := &dispatcher[P]{opts: opts, store: store, read: store, queue: q, rec: rec, afterPop: afterPop,
+		loop: !opts.InlineProcessing, changed: make(chan struct{}, 1), synced: make(chan struct{})}
 	d.processFn = d.process
 	return d
 }
@@ -214,9 +216,7 @@ func (d *dispatcher[P]) written() {
 func (d *dispatcher[P]) popped() {
 	d.checkSynced()
 	d.opts.Metrics.QueueDepth(d.queue.Len())
-	if d.afterPop != nil {
-		d.afterPop()
-	}
+	d.afterPop()
 	d.callInline()
 }
 
@@ -240,17 +240,42 @@ func (d *dispatcher[P]) callInline() {
 // other batch is applied delta by delta. Handlers hear of each change after
 // the cache holds it (invariant 8).
 func (d *dispatcher[P]) process(deltas []fifo.Delta[P], isInInitialList bool) error {
+	return d.apply(deltas, isInInitialList, false)
+}
+
+// applySnapshot applies the snapshot just queued, on the calling goroutine,
+// before the processing loop and the reflector start: the queue then
+// holds that one batch, and nothing can join it. Its adds are marked for
+// SnapshotHandler. An empty snapshot syncs at once.
+func (d *dispatcher[P]) applySnapshot() {
+	fromSnapshot := func(deltas []fifo.Delta[P], initial bool) error { return d.apply(deltas, initial, true) }
+	for {
+		popped, err := d.queue.TryPop(fromSnapshot)
+		if err != nil {
+			d.opts.Logger.Error("informer: applying the snapshot", "informer", d.opts.Name, "err", err)
+		}
+		if !popped {
+			break
+		}
+		d.popped()
+	}
+	d.checkSynced()
+}
+
+// apply is process; fromSnapshot says the batch is a snapshot's.
+func (d *dispatcher[P]) apply(deltas []fifo.Delta[P], isInInitialList, fromSnapshot bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := d.opts.Clock.Now()
+	defer d.rec.lastApplied.Store(now.UnixNano())
 	if isRelist(deltas) {
-		d.applyRelistLocked(deltas, isInInitialList, now)
+		d.applyRelistLocked(deltas, isInInitialList, fromSnapshot, now)
 		return nil
 	}
 	for _, dl := range deltas {
 		key := meta.Key(dl.Object)
 		old, had := d.read.GetByKey(key)
-		c := classifyDelta(dl, key, old, had, isInInitialList, d.fromSnapshot, now)
+		c := classifyDelta(dl, key, old, had, isInInitialList, fromSnapshot, now)
 		if dl.Type == fifo.Deleted {
 			d.store.DeleteKey(key)
 		} else {
@@ -287,8 +312,9 @@ func (d *dispatcher[P]) markSynced() bool {
 		l.push(&notification[P]{kind: notifSynced, queued: now})
 	}
 	close(d.synced)
+	d.rec.markSynced()
 	if d.opts.Trace != nil {
-		d.opts.Trace(TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.lastRV()})
+		d.opts.Trace(TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()})
 	}
 	return true
 }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
@@ -202,7 +203,7 @@ func testReflector(t testing.TB, lw *scriptLW, mod func(*reflectorConfig[*pod]))
 	if mod != nil {
 		mod(&cfg)
 	}
-	return newReflector[*pod](lw, q, cfg), q, clk
+	return newReflector[*pod](lw, q, newRecord(2*time.Minute), nil, cfg), q, clk
 }
 
 func statusErr(code int32, reason meta.StatusReason) *meta.StatusError {

@@ -2,8 +2,6 @@ package informer
 
 import (
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -15,21 +13,36 @@ import (
 type Health struct {
 	// Name is Options.Name.
 	Name string
-	// Synced: the initial list is in the cache.
+	// Synced: the initial list (or a snapshot) is in the cache.
 	Synced bool
-	// LastProgress is when the reflector last heard from the server: a
-	// list, a watch event or a bookmark. Zero before any.
+	// LastProgress is when the cache was last known to hold what the
+	// server had said: the last time the server answered (a list, a watch
+	// opened, an event, a bookmark) when everything it said is applied,
+	// else the last time the cache applied a batch (a handler that blocks
+	// the processing stage stops it). Zero before any.
 	LastProgress time.Time
-	// SinceProgress is how long ago that was.
+	// SinceProgress is how long ago that was; before any progress, how
+	// long ago Run began (an informer resumed from a snapshot that never
+	// reaches the server grows stale too).
 	SinceProgress time.Duration
 	// Stale: synced, but no progress for longer than Options.StaleAfter,
 	// although a watch with bookmarks hears from the server about once a
 	// minute even when nothing changes.
 	Stale bool
-	// Failure is the current failure (the last one since the last
-	// progress), with its typed reason and the consecutive failures so
-	// far in Attempts; nil when the last thing that happened worked.
+	// Failure is the current failure: the last one, while the server has
+	// not answered since, with its typed reason, the consecutive failures
+	// so far in Attempts (a list that works between two failures does not
+	// end the count, a watch that works does) and the first one's time in
+	// Since; nil when the last thing that happened worked.
 	Failure *SyncError
+	// FailingFor is how long the failures have gone on: since
+	// Failure.Since; 0 without a Failure. With Failure.Attempts it is the
+	// "failing now, and for how long" of a liveness probe.
+	FailingFor time.Duration
+	// Failing: Failure has reached Options.UnhealthyAfterFailures
+	// consecutive attempts. An unreachable server is known within seconds
+	// this way, long before StaleAfter.
+	Failing bool
 	// ResourceVersion is the last one the reflector holds.
 	ResourceVersion string
 	// Undecodable counts the objects the last list skipped because they
@@ -37,64 +50,35 @@ type Health struct {
 	Undecodable int
 }
 
-// Healthy is Synced and not Stale: the cache is a recent copy of the
-// server's state. A failure alone does not make an informer unhealthy:
-// watches break and are reopened all the time; it shows in Failure, and
-// makes the informer stale if it lasts.
-func (h Health) Healthy() bool { return h.Synced && !h.Stale }
-
-// health is the reflector's part of Health: progress and failures. The
-// reflector's goroutine writes it; Health reads it from any goroutine.
-type health struct {
-	lastProgress atomic.Int64 // unix nanoseconds; 0: never
-	failing      atomic.Bool  // failure != nil, read without the lock on every event
-	mu           sync.Mutex
-	failure      *SyncError
-}
-
-// progressed records that the server was heard from at now, which ends
-// the current failure.
-func (h *health) progressed(now time.Time) {
-	h.lastProgress.Store(now.UnixNano())
-	if h.failing.Load() {
-		h.mu.Lock()
-		h.failure = nil
-		h.failing.Store(false)
-		h.mu.Unlock()
-	}
-}
-
-// failed records a failure as the current one.
-func (h *health) failed(reason FailureReason, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	n := 1
-	if h.failure != nil {
-		n = h.failure.Attempts + 1
-	}
-	h.failure = &SyncError{Reason: reason, Attempts: n, Err: err}
-	h.failing.Store(true)
-}
-
-func (h *health) current() (last time.Time, failure *SyncError) {
-	if ns := h.lastProgress.Load(); ns != 0 {
-		last = time.Unix(0, ns)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return last, h.failure
-}
+// Healthy is Synced, not Stale and not Failing: the cache is a recent
+// copy of the server's state, and the informer is not failing again and
+// again. One failure alone does not make an informer unhealthy: watches
+// break and are reopened all the time; it shows in Failure.
+func (h Health) Healthy() bool { return h.Synced && !h.Stale && !h.Failing }
 
 // Health reports whether the informer is in step with the server now. Safe
 // to call from any goroutine, at any time.
 func (i *Informer[T, P]) Health() Health {
-	last, failure := i.refl.health.current()
-	h := Health{Name: i.opts.Name, Synced: i.HasSynced(), LastProgress: last, Failure: failure,
-		ResourceVersion: i.LastSyncResourceVersion(), Undecodable: len(i.refl.undecodable())}
-	if !last.IsZero() {
-		h.SinceProgress = i.opts.Clock.Now().Sub(last)
+	rec := i.p.rec
+	last := rec.progress(i.p.queue.Drained())
+	h := Health{Name: i.opts.Name, Synced: i.HasSynced(), LastProgress: last, Failure: rec.current(),
+		ResourceVersion: rec.resourceVersion(), Undecodable: rec.skippedCount()}
+	ref := last
+	if ref.IsZero() {
+		if ns := rec.started.Load(); ns != 0 {
+			ref = time.Unix(0, ns)
+		}
+	}
+	now := i.opts.Clock.Now()
+	if !ref.IsZero() {
+		h.SinceProgress = now.Sub(ref)
+	}
+	if h.Failure != nil {
+		h.FailingFor = now.Sub(h.Failure.Since)
 	}
 	h.Stale = h.Synced && i.opts.StaleAfter > 0 && h.SinceProgress > i.opts.StaleAfter
+	n := i.opts.UnhealthyAfterFailures
+	h.Failing = h.Failure != nil && n > 0 && h.Failure.Attempts >= n
 	return h
 }
 
@@ -143,15 +127,19 @@ type healthJSON struct {
 	Failure              string    `json:"failure,omitempty"`
 	FailureReason        string    `json:"failureReason,omitempty"`
 	ConsecutiveFailures  int       `json:"consecutiveFailures"`
+	Failing              bool      `json:"failing,omitzero"`
+	FailingSince         time.Time `json:"failingSince,omitzero"`
+	FailingForSeconds    float64   `json:"failingForSeconds,omitzero"`
 	Undecodable          int       `json:"undecodable,omitzero"`
 }
 
 func toJSON(h Health) healthJSON {
 	j := healthJSON{Name: h.Name, Healthy: h.Healthy(), Synced: h.Synced, Stale: h.Stale,
 		LastProgress: h.LastProgress, SinceProgressSeconds: h.SinceProgress.Seconds(),
-		ResourceVersion: h.ResourceVersion, Undecodable: h.Undecodable}
+		ResourceVersion: h.ResourceVersion, Undecodable: h.Undecodable, Failing: h.Failing}
 	if f := h.Failure; f != nil {
 		j.Failure, j.FailureReason, j.ConsecutiveFailures = f.Err.Error(), f.Reason.String(), f.Attempts
+		j.FailingSince, j.FailingForSeconds = f.Since, h.FailingFor.Seconds()
 	}
 	return j
 }

@@ -46,17 +46,16 @@ func TestHealthShowsTheCurrentFailure(t *testing.T) {
 	r, _, clk := testReflector(t, lw, nil)
 	clk.SetInstant(true)
 	s := r.step(t.Context(), r.initialState())
-	_, f := r.health.current()
+	f := r.rec.current()
 	require.Equal(t, FailureForbidden, f.Reason)
 	require.Equal(t, 1, f.Attempts)
 	s = r.step(t.Context(), r.step(t.Context(), s))
-	_, f = r.health.current()
+	f = r.rec.current()
 	require.Equal(t, FailureServer, f.Reason)
 	require.Equal(t, 2, f.Attempts)
 	r.step(t.Context(), r.step(t.Context(), s))
-	last, f := r.health.current()
-	require.Nil(t, f)
-	require.Equal(t, clk.Now(), last)
+	require.Nil(t, r.rec.current())
+	require.Equal(t, clk.Now(), r.rec.progress(true))
 }
 
 type fixedHealth Health

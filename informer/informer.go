@@ -4,11 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
 	"github.com/zerokube/zerokube/cache"
-	"github.com/zerokube/zerokube/fifo"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -23,51 +21,21 @@ var ErrStopped = errors.New("informer: stopped before it synced")
 // [NewForResource], add handlers, then Run. All methods are safe for
 // concurrent use.
 type Informer[T any, P meta.PtrObject[T]] struct {
-	opts  Options[P]
-	store *cache.Store[P]
-	queue fifo.Queue[P]
-	refl  *reflector[P]
-	disp  *dispatcher[P]     // the processing stage: cache writes, handlers, resync, sync
-	snap  *snapshotter[T, P] // nil without Options.Snapshot
+	opts Options[P]
+	p    *pipeline[T, P] // the data path, built by newPipeline (pipeline.go)
 
-	failure  atomic.Pointer[SyncError] // the last failure before the sync
-	fatal    chan struct{}             // closed when fail-fast stopped Run
-	fatalErr error                     // set before fatal is closed
-	done     chan struct{}             // closed when Run returns
-	setupErr error                     // CheckType's verdict on T, or invalid options: Run refuses to start with it
+	fatal    chan struct{} // closed when fail-fast stopped Run
+	fatalErr error         // set before fatal is closed
+	done     chan struct{} // closed when Run returns
+	setupErr error         // CheckType's verdict on T, or invalid options: Run refuses to start with it
 	started  atomic.Bool
 }
 
 // New returns an informer over lw. It does nothing until Run.
 func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Informer[T, P] {
 	opts = opts.withDefaults()
-	indexers := cache.Indexers[P]{cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string {
-		return p.GetNamespace()
-	})}
-	for name, fn := range opts.Indexers {
-		indexers[name] = fn
-	}
-	key := func(p P) string { return meta.Key(p) }
-	i := &Informer[T, P]{
-		opts: opts, store: cache.New(key, indexers),
-		fatal: make(chan struct{}), done: make(chan struct{}),
-	}
-	i.queue = newQueue(opts.Queue, i.store)
-	i.disp = newDispatcher(opts, i.store, i.queue)
-	if opts.Shard != nil {
-		lw = newShardLW(lw, opts.Shard)
-	}
-	cfg := defaultReflectorConfig(opts)
-	cfg.onListed = i.disp.checkSynced
-	cfg.onFailure = i.syncFailed
-	var q sink[P] = i.queue
-	if opts.Snapshot.enabled() {
-		i.snap = newSnapshotter[T](opts, i.store, i.queue)
-		q = gatedQueue[T, P]{q: i.queue, s: i.snap}
-		i.disp.afterPop = i.snap.afterPop
-	}
-	i.refl = newReflector(lw, i.disp.sink(q), cfg)
-	i.disp.lastRV = i.refl.lastSyncResourceVersion
+	i := &Informer[T, P]{opts: opts, p: newPipeline[T](lw, opts),
+		fatal: make(chan struct{}), done: make(chan struct{})}
 	if i.setupErr = CheckType[T, P](); i.setupErr != nil {
 		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.setupErr)
 	} else if opts.Queue > QueueDeltaFIFO {
@@ -92,21 +60,10 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 		close(i.fatal)
 		return i.setupErr
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	i.startSnapshots(ctx, &wg)
-	i.disp.start(ctx, &wg)
-	err := i.refl.run(ctx)
+	err := i.p.run(ctx)
 	if err != nil {
 		i.fatalErr = err
 		close(i.fatal)
-	}
-	cancel()
-	i.disp.stop()
-	i.queue.Close()
-	wg.Wait()
-	if i.snap != nil {
-		i.snap.final(ctx)
 	}
 	return err
 }
@@ -115,12 +72,12 @@ func (i *Informer[T, P]) Run(ctx context.Context) error {
 // adds (isInInitialList true), so a late handler starts from the same state
 // as the others. Handlers may be added before or during Run.
 func (i *Informer[T, P]) AddHandler(h Handler[P], opts HandlerOptions) (*Registration, error) {
-	l, err := i.disp.add(h, opts)
+	l, err := i.p.disp.add(h, opts)
 	if err != nil {
 		return nil, err
 	}
 	return &Registration{name: l.name, synced: l.synced, removed: l.removed, stopped: i.done,
-		remove: func() { i.disp.remove(l) }}, nil
+		remove: func() { i.p.disp.remove(l) }}, nil
 }
 
 // AddIndexers adds indexes to the cache. Unlike client-go's, which refuses
@@ -129,14 +86,14 @@ func (i *Informer[T, P]) AddHandler(h Handler[P], opts HandlerOptions) (*Registr
 // later write keeps them. A name already in use is an error wrapping
 // cache.ErrIndexExists, and then nothing is added.
 func (i *Informer[T, P]) AddIndexers(indexers cache.Indexers[P]) error {
-	if err := i.store.AddIndexers(indexers); err != nil {
+	if err := i.p.store.AddIndexers(indexers); err != nil {
 		return fmt.Errorf("informer %s: %w", i.opts.Name, err)
 	}
 	return nil
 }
 
 // HasSynced reports whether the initial list has been applied to the cache.
-func (i *Informer[T, P]) HasSynced() bool { return i.disp.hasSynced() }
+func (i *Informer[T, P]) HasSynced() bool { return i.p.disp.hasSynced() }
 
 // WaitForSync blocks until the initial list is in the cache (nil), or ctx
 // ends: then the error wraps context.Cause(ctx) and, when there was one,
@@ -144,15 +101,15 @@ func (i *Informer[T, P]) HasSynced() bool { return i.disp.hasSynced() }
 // With FailFast it returns the SyncError as soon as Run stops on it.
 func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
 	select {
-	case <-i.disp.synced:
+	case <-i.p.disp.synced:
 		return nil
 	case <-i.fatal:
-		return fmt.Errorf("informer %s: %w", i.opts.Name, i.fatalErr)
+		return fmt.Errorf("informer %s: %s%w", i.opts.Name, i.fix(i.fatalErr), i.fatalErr)
 	case <-i.done:
 		// fatal is closed before done: when both are, say why.
 		select {
 		case <-i.fatal:
-			return fmt.Errorf("informer %s: %w", i.opts.Name, i.fatalErr)
+			return fmt.Errorf("informer %s: %s%w", i.opts.Name, i.fix(i.fatalErr), i.fatalErr)
 		default:
 		}
 		if i.HasSynced() {
@@ -160,11 +117,26 @@ func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
 		}
 		return fmt.Errorf("informer %s: %w", i.opts.Name, ErrStopped)
 	case <-ctx.Done():
-		if f := i.failure.Load(); f != nil {
-			return fmt.Errorf("informer %s: not synced: %w: %w", i.opts.Name, context.Cause(ctx), f)
+		if f := i.SyncError(); f != nil {
+			return fmt.Errorf("informer %s: not synced: %w: %s%w", i.opts.Name, context.Cause(ctx), i.fix(f), f)
 		}
 		return fmt.Errorf("informer %s: not synced: %w", i.opts.Name, context.Cause(ctx))
 	}
+}
+
+// fix says what to fix for a failure the informer's own request caused
+// (FailureBadRequest), ending in ": "; "" for any other.
+func (i *Informer[T, P]) fix(err error) string {
+	var se *SyncError
+	if !errors.As(err, &se) || se.Reason != FailureBadRequest {
+		return ""
+	}
+	sel := i.opts.Selectors
+	if sel == (Selectors{}) {
+		return "the server rejected the request as invalid (400): fix what the ListerWatcher sends (its selectors): "
+	}
+	return fmt.Sprintf("the server rejected the request as invalid (400): fix Options.Selectors (label selector %q, field selector %q): ",
+		sel.LabelSelector, sel.FieldSelector)
 }
 
 // SyncError returns why the initial sync is failing, nil once synced or
@@ -173,24 +145,20 @@ func (i *Informer[T, P]) SyncError() *SyncError {
 	if i.HasSynced() {
 		return nil
 	}
-	return i.failure.Load()
+	return i.p.rec.lastFailure()
 }
 
 // LastSyncResourceVersion is the resourceVersion of the last list, event or
 // bookmark the reflector queued.
-func (i *Informer[T, P]) LastSyncResourceVersion() string { return i.refl.lastSyncResourceVersion() }
+func (i *Informer[T, P]) LastSyncResourceVersion() string { return i.p.refl.lastSyncResourceVersion() }
 
 // Undecodable lists the objects the last complete list skipped because
 // their JSON does not fit the type (Options.SkipUndecodable); empty
 // without that option.
-func (i *Informer[T, P]) Undecodable() []UndecodableObject { return i.refl.undecodable() }
+func (i *Informer[T, P]) Undecodable() []UndecodableObject { return i.p.refl.undecodable() }
 
 // Lister returns a typed read-only view of the cache.
-func (i *Informer[T, P]) Lister() Lister[P] { return Lister[P]{r: i.store} }
+func (i *Informer[T, P]) Lister() Lister[P] { return Lister[P]{r: i.p.store} }
 
 // Store returns the cache for direct reads (indexes, keys).
-func (i *Informer[T, P]) Store() cache.Reader[P] { return i.store }
-
-func (i *Informer[T, P]) syncFailed(e *SyncError) {
-	i.failure.Store(e)
-}
+func (i *Informer[T, P]) Store() cache.Reader[P] { return i.p.store }

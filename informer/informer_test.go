@@ -139,7 +139,7 @@ func TestBoundedHandlerQueueKeepsFinalStates(t *testing.T) {
 			lw.events <- ev(typ, name, rv)
 		}
 	}
-	require.Eventually(t, func() bool { return inf.queue.Len() == 0 }, wait, time.Millisecond)
+	require.Eventually(t, func() bool { return inf.p.queue.Len() == 0 }, wait, time.Millisecond)
 	close(h.block)
 	require.Eventually(t, func() bool { return maps.Equal(want, h.snapshot()) }, wait, time.Millisecond)
 	require.Positive(t, coalesced.coalesced.Load())

@@ -88,12 +88,22 @@ type Options[P meta.Object] struct {
 	// bookmark) for this long and reopens it from the last resourceVersion;
 	// default 3 minutes (servers bookmark about once a minute). Negative: off.
 	WatchIdleTimeout time.Duration
-	// StaleAfter: a synced informer that has heard nothing from the server
-	// (no list, event or bookmark) for longer is stale in its Health;
-	// default 3 minutes, three of kube-apiserver's roughly once-a-minute
-	// bookmarks. A server that sends no bookmarks makes a quiet resource
-	// look stale: raise it there. Negative: never stale.
+	// StaleAfter: a synced informer whose cache has not been in step with
+	// the server for longer (nothing heard from it: no list, watch opened,
+	// event or bookmark; or what it said not applied, a blocked handler)
+	// is stale, and unhealthy, in its Health; default 3 minutes, three of
+	// kube-apiserver's roughly once-a-minute bookmarks. A server that
+	// sends no bookmarks makes a quiet resource look stale: raise it
+	// there. Negative: never stale.
 	StaleAfter time.Duration
+	// UnhealthyAfterFailures: an informer whose LISTs and WATCHes have
+	// failed this many times in a row (a list that works between two
+	// failures does not end the count, a watch that works does) is
+	// unhealthy at once, whatever StaleAfter says: with the default
+	// backoff, a server that refuses connections is known within about
+	// 3-5 seconds. Default 3; negative: failures alone never make it
+	// unhealthy. Health is unhealthy at whichever of the two comes first.
+	UnhealthyAfterFailures int
 	// ResyncPeriod is the default handler resync period: every period each
 	// handler gets OnUpdate(obj, obj) for every cached object. 0: none.
 	ResyncPeriod time.Duration
@@ -136,10 +146,12 @@ type Options[P meta.Object] struct {
 	// cache is then never silently incomplete, and WaitForSync reports
 	// such an object as FailureUndecodable, naming it.
 	SkipUndecodable bool
-	// FailFast stops Run, and makes WaitForSync return, at the first sync
-	// failure that retrying alone cannot fix (401, 403, 404, http:// to an
-	// HTTPS server), instead of
-	// retrying forever while reporting it.
+	// FailFast stops Run, and makes WaitForSync return, at the first
+	// failure that retrying alone cannot fix (401, 403, 404, 400 Bad
+	// Request, http:// to an HTTPS server) before the server first
+	// answered a list (or the watch that resumes a snapshot: a snapshot's
+	// cache does not count, so a 403 after a restart stops too), instead
+	// of retrying forever while reporting it.
 	FailFast bool
 	// Backoff shapes retry delays; zero value: client-go's.
 	Backoff BackoffOptions
@@ -188,6 +200,9 @@ func (o Options[P]) withDefaults() Options[P] {
 	}
 	if o.StaleAfter == 0 {
 		o.StaleAfter = 3 * time.Minute
+	}
+	if o.UnhealthyAfterFailures == 0 {
+		o.UnhealthyAfterFailures = 3
 	}
 	if o.WatchIdleTimeout == 0 {
 		o.WatchIdleTimeout = 3 * time.Minute

@@ -2,8 +2,8 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/zerokube/zerokube/meta"
@@ -45,59 +45,49 @@ type reflectorConfig[P meta.Object] struct {
 	metrics              Metrics
 	trace                func(TraceEvent)
 	backoff              BackoffOptions
-	// onListed runs after each Replace; onFailure after each failure before
-	// the first successful list.
-	onListed  func()
-	onFailure func(*SyncError)
 }
 
 // reflector keeps a sink in step with the server: LIST (or a streaming list)
 // into Replace, then WATCH into Add/Update/Delete, recovering from every
 // error by the rules in doc.go. It is a state machine: step runs one state
-// and returns the next; Run drives it. Only Run's goroutine touches the
-// fields below mu.
+// and returns the next; run drives it. Only run's goroutine touches its
+// fields; what others read (failures, contact, the resourceVersion, the
+// skipped objects) it writes to rec.
 type reflector[P meta.Object] struct {
 	lw  ListerWatcher[P]
 	q   sink[P]
-	cfg reflectorConfig[P]
+	rec *record
+	// listed runs after each Replace: the dispatcher's sync check (an
+	// empty first list syncs without any pop).
+	listed func()
+	cfg    reflectorConfig[P]
 
-	back       *backoff
-	streaming  bool // false after a streaming list failed: LIST from then on
-	paginated  bool // a list came back in pages: keep paging relists
-	listedOnce bool
-	failures   int    // consecutive failures
-	goneStreak int    // consecutive 410s
-	resumeRV   string // set by resumeFrom: start by watching from it
-
-	health health // progress and the current failure, for Informer.Health
-
-	mu      sync.Mutex // guards lastRV and skipped
-	lastRV  string
-	skipped []UndecodableObject // by the last complete list
+	back      backoff
+	streaming bool // false after a streaming list failed: LIST from then on
+	paginated bool // a list came back in pages: keep paging relists
 }
 
-func newReflector[P meta.Object](lw ListerWatcher[P], q sink[P], cfg reflectorConfig[P]) *reflector[P] {
-	return &reflector[P]{lw: lw, q: q, cfg: cfg, back: newBackoff(cfg.backoff, cfg.rand), streaming: cfg.streaming}
+// newReflector returns the reflector that lists and watches lw into q,
+// recording into rec and calling listed (nil: nothing) after each list.
+func newReflector[P meta.Object](lw ListerWatcher[P], q sink[P], rec *record, listed func(), cfg reflectorConfig[P]) *reflector[P] {
+	if listed == nil {
+		listed = func() {}
+	}
+	return &reflector[P]{lw: lw, q: q, rec: rec, listed: listed, cfg: cfg,
+		back: newBackoff(cfg.backoff, cfg.rand), streaming: cfg.streaming}
 }
 
-// LastSyncResourceVersion is the resourceVersion the queue is known to be
+// lastSyncResourceVersion is the resourceVersion the queue is known to be
 // in step with: the last list's, event's or bookmark's.
-func (r *reflector[P]) lastSyncResourceVersion() string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.lastRV
-}
+func (r *reflector[P]) lastSyncResourceVersion() string { return r.rec.resourceVersion() }
 
 func (r *reflector[P]) setRV(rv string) {
-	r.mu.Lock()
-	r.lastRV = rv
-	r.mu.Unlock()
+	r.rec.setRV(rv)
 	r.cfg.metrics.ResourceVersion(rv)
 }
 
-// run drives the state machine until ctx ends or fail-fast stops it.
-func (r *reflector[P]) run(ctx context.Context) error {
-	s := r.initialState()
+// run drives the state machine from s until ctx ends or fail-fast stops it.
+func (r *reflector[P]) run(ctx context.Context, s state) error {
 	for {
 		s = r.step(ctx, s)
 		if st, ok := s.(stopped); ok {
@@ -106,10 +96,8 @@ func (r *reflector[P]) run(ctx context.Context) error {
 	}
 }
 
+// initialState is the first list of an informer that has nothing cached.
 func (r *reflector[P]) initialState() state {
-	if r.resumeRV != "" {
-		return r.resumed()
-	}
 	if r.streaming {
 		return streamListing{cause: CauseInitial}
 	}
@@ -152,18 +140,12 @@ func (r *reflector[P]) tr(ev TraceEvent) {
 	}
 }
 
-// succeeded resets the failure counters after a list or watch that worked.
-func (r *reflector[P]) succeeded() {
-	r.failures = 0
-	r.goneStreak = 0
-}
-
 // stepBackingOff waits, then moves on. The failure that led here was
 // recorded by fail already: backingOff only waits. The wait is the server's
 // Retry-After hint when it gave one (429, 504), capped at the backoff's
 // maximum, otherwise the next exponential delay.
 func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
-	delay := r.back.next(r.cfg.clock.Now())
+	delay := r.back.delay(r.rec.backoffExponent())
 	if hint, ok := meta.RetryAfter(s.err); ok {
 		// A hint of an hour (a confused proxy) must not park the informer
 		// longer than its own worst backoff would.
@@ -182,38 +164,40 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 	}
 }
 
-// fail is the one place a failure is recorded: counters, the typed sync
-// failure before the first sync, the watch-error handler. It returns the
-// next state: next itself when immediate (a list whose resourceVersion or
-// continue token expired is retried at once, as client-go's list and pager
-// do, unless 410s keep coming), else a backoff before next; a stop state
-// when fail-fast applies.
+// fail is the one place a failure is recorded: in the record (the streak,
+// the backoff's exponent, the 410 streak, the typed failure), and to the
+// watch-error handler. It returns the next state: next itself when
+// immediate (a list whose resourceVersion or continue token expired is
+// retried at once, as client-go's list and pager do, unless 410s keep
+// coming), else a backoff before next; a stop state when fail-fast
+// applies: a failure retrying cannot fix before the server ever answered
+// (a snapshot's cache does not count: a 403 after a restart stops too).
 func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediate bool) state {
 	if ctx.Err() != nil {
 		return stopped{}
 	}
-	r.failures++
-	if isGone(err) {
-		r.goneStreak++
-	} else {
-		r.goneStreak = 0
-	}
-	r.health.failed(classify(err, r.goneStreak), err)
+	se := r.rec.failed(r.cfg.clock.Now(), err)
 	if r.cfg.watchErrorHandler != nil {
 		r.cfg.watchErrorHandler(ctx, err)
 	}
-	if !r.listedOnce {
-		se := &SyncError{Reason: classify(err, r.goneStreak), Attempts: r.failures, Err: err}
-		if r.cfg.onFailure != nil {
-			r.cfg.onFailure(se)
-		}
-		if r.cfg.failFast && se.Reason.permanent() {
-			return stopped{err: se}
-		}
+	if r.cfg.failFast && se.Reason.permanent() && !r.rec.hasReached() {
+		return stopped{err: se}
 	}
-	if immediate && r.goneStreak < goneLimit {
+	if immediate && r.rec.goneStreak() < goneLimit {
 		r.cfg.log.Info("informer: relisting", "informer", r.cfg.name, "err", err, "next", next.stateName())
 		return next
 	}
 	return backingOff{err: err, next: next}
+}
+
+// planned is the relist of a planned change, not a failure: Shard.Set
+// moved the shard (the ListerWatcher's ErrReshard). No failure is
+// recorded, the watch-error handler is not called and nothing waits; nil
+// when err is anything else.
+func (r *reflector[P]) planned(err error) state {
+	if !errors.Is(err, ErrReshard) {
+		return nil
+	}
+	r.cfg.log.Info("informer: the shard moved, relisting", "informer", r.cfg.name)
+	return r.relist(r.relistRV(), CauseReshard)
 }

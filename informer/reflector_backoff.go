@@ -42,34 +42,26 @@ func (o BackoffOptions) withDefaults() BackoffOptions {
 	return o
 }
 
-// backoff counts the reflector's failures and asks clock.Backoff, the
-// project's one backoff, for each wait. Time and randomness are parameters
-// so that tests can check exact delays. Not safe for concurrent use: only
-// the reflector's goroutine calls it.
+// backoff turns the record's count of failures into a wait, with
+// clock.Backoff, the project's one backoff. It keeps no count of its own:
+// the record counts the failures since the last ResetAfter without one
+// (record.backoffExponent), the same record Health and SyncError read.
+// Randomness is a parameter so that tests can check exact delays.
 type backoff struct {
 	opts BackoffOptions
 	rand func() float64 // in [0,1)
-
-	failures    int // since the last reset
-	lastFailure time.Time
 }
 
-func newBackoff(opts BackoffOptions, rnd func() float64) *backoff {
+func newBackoff(opts BackoffOptions, rnd func() float64) backoff {
 	if rnd == nil {
 		rnd = rand.Float64
 	}
-	return &backoff{opts: opts.withDefaults(), rand: rnd}
+	return backoff{opts: opts.withDefaults(), rand: rnd}
 }
 
-// next records a failure at now and returns how long to wait before the next
-// attempt. A failure more than ResetAfter after the previous one starts over
-// at Initial: the connection was healthy in between.
-func (b *backoff) next(now time.Time) time.Duration {
-	if !b.lastFailure.IsZero() && now.Sub(b.lastFailure) >= b.opts.ResetAfter {
-		b.failures = 0
-	}
-	b.lastFailure = now
-	d := clock.Backoff{Initial: b.opts.Initial, Max: b.opts.Max, Jitter: b.opts.Jitter}.Delay(b.failures, b.rand())
-	b.failures++
-	return d
+// delay is the wait after a failure that is the exponent+1-th since the
+// last quiet period: Initial doubled exponent times, capped at Max, plus
+// jitter.
+func (b backoff) delay(exponent int) time.Duration {
+	return clock.Backoff{Initial: b.opts.Initial, Max: b.opts.Max, Jitter: b.opts.Jitter}.Delay(exponent, b.rand())
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -16,9 +17,9 @@ import (
 // FailureReason classifies why the initial sync has not completed.
 type FailureReason uint8
 
-// The failure reasons. Unauthorized, Forbidden, ResourceNotFound and
-// Misconfigured do not go away by retrying alone; Options.FailFast stops the
-// informer on them.
+// The failure reasons. Unauthorized, Forbidden, ResourceNotFound,
+// Misconfigured and BadRequest do not go away by retrying alone;
+// Options.FailFast stops the informer on them.
 const (
 	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
 	FailureForbidden                                 // 403: RBAC denies list or watch
@@ -33,6 +34,12 @@ const (
 	// it until it is fixed or deleted, unless Options.SkipUndecodable.
 	FailureUndecodable
 	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port
+	// FailureBadRequest: the server rejected the informer's own request as
+	// invalid (400 Bad Request), e.g. a field selector on a field the
+	// resource does not support; the Status message names what it
+	// rejected. Fix the request (Options.Selectors): retrying sends it
+	// again unchanged.
+	FailureBadRequest
 )
 
 var failureNames = [...]string{
@@ -40,7 +47,7 @@ var failureNames = [...]string{
 	FailureResourceNotFound: "resource not found", FailureRepeatedGone: "repeated 410 Gone",
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
 	FailureUndecodable:   "object does not fit the type",
-	FailureMisconfigured: "client misconfigured",
+	FailureMisconfigured: "client misconfigured", FailureBadRequest: "bad request",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -54,20 +61,34 @@ func (r FailureReason) String() string {
 // permanent reports whether retrying alone is unlikely to fix the failure.
 func (r FailureReason) permanent() bool {
 	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound ||
-		r == FailureMisconfigured
+		r == FailureMisconfigured || r == FailureBadRequest
 }
 
-// SyncError says why an informer's initial sync has not completed (yet).
-// WaitForSync returns it, wrapped with the context's cause; errors.As finds it.
+// SyncError says why an informer is failing: why its initial sync has not
+// completed (yet), which WaitForSync returns wrapped with the context's
+// cause (errors.As finds it), or, in Health, why a synced informer is
+// failing now.
 type SyncError struct {
 	Reason FailureReason
-	// Attempts counts the consecutive failed LIST/WATCH attempts so far.
+	// Attempts counts the consecutive failed LIST/WATCH attempts so far. A
+	// list that works between two failures does not end the count: only a
+	// watch that works does, or BackoffOptions.ResetAfter without a
+	// failure.
 	Attempts int
+	// Since is when the first of those attempts failed.
+	Since time.Time
+	// Synced: the informer had synced before these failures, so its cache
+	// is there, getting older.
+	Synced bool
 	// Err is the last failure.
 	Err error
 }
 
 func (e *SyncError) Error() string {
+	if e.Synced {
+		return fmt.Sprintf("informer: failing since %s (%s, %d attempts): %v",
+			e.Since.UTC().Format(time.RFC3339), e.Reason, e.Attempts, e.Err)
+	}
 	return fmt.Sprintf("informer: initial sync failing (%s, %d attempts): %v", e.Reason, e.Attempts, e.Err)
 }
 
@@ -96,6 +117,8 @@ func classify(err error, goneStreak int) FailureReason {
 		return FailureForbidden
 	case meta.IsNotFound(err):
 		return FailureResourceNotFound
+	case meta.IsBadRequest(err) && !errors.Is(err, errStreamingRejected):
+		return FailureBadRequest
 	case isGone(err) && goneStreak >= goneLimit:
 		return FailureRepeatedGone
 	case errors.As(err, &se):
@@ -129,6 +152,10 @@ var (
 	// apiclient.ErrContinueLoop) holds for the reflector's paging too.
 	errContinueLoop   = fmt.Errorf("informer: the server repeated a continue token of the same list: %w", apiclient.ErrContinueLoop)
 	errNoStreamingEnd = errors.New("informer: streaming list ended or timed out before its initial-events-end bookmark")
+	// errStreamingRejected wraps the 400 (or 422, 405) of a server that
+	// has no streaming lists: the informer falls back to LIST, and the 400
+	// says nothing about the request otherwise.
+	errStreamingRejected = errors.New("informer: the server rejected the streaming list; using LIST")
 )
 
 // isDecodeError reports a reply the server sent whole but that could not be

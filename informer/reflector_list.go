@@ -26,8 +26,6 @@ func (r *reflector[P]) listFrom(rv string, cause RelistCause) listing[P] {
 		// Without a match, rv plus limit would mean Exact: any newer state is fine.
 		opts.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
-	r.cfg.metrics.Relist(cause)
-	r.tr(TraceEvent{Stage: StageRelist, Cause: cause, ResourceVersion: rv})
 	return listing[P]{opts: opts, cause: cause}
 }
 
@@ -46,6 +44,10 @@ func (r *reflector[P]) relistRV() string {
 // backingOff, the same list again.
 func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
+	if s.page == 0 && s.cont == "" {
+		r.cfg.metrics.Relist(s.cause)
+		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion})
+	}
 	if s.cont != "" {
 		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
 	}
@@ -83,11 +85,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	if lm.ResourceVersion == "" {
 		return r.fail(ctx, errMissingRV, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
 	}
-	// Before Replace: once it returns, WaitForSync may have returned too.
-	r.mu.Lock()
-	r.skipped = s.skipped
-	r.mu.Unlock()
-	if err := r.replace(s.items, lm.ResourceVersion); err != nil {
+	if err := r.replace(s.items, lm.ResourceVersion, s.skipped); err != nil {
 		return stopped{err: err}
 	}
 	return watchOpening{rv: lm.ResourceVersion}
@@ -95,6 +93,9 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 
 func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) state {
 	err = fmt.Errorf("informer: list at rv %q page %d: %w", s.opts.ResourceVersion, s.page+1, err)
+	if next := r.planned(err); next != nil {
+		return next
+	}
 	switch {
 	case isGone(err) && s.cont != "":
 		// Compaction overtook the pages: restarting the paged list could
@@ -116,26 +117,22 @@ func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
 	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		opts.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
-	r.cfg.metrics.Relist(CauseContinueExpired)
-	r.tr(TraceEvent{Stage: StageRelist, Cause: CauseContinueExpired, ResourceVersion: opts.ResourceVersion})
 	return listing[P]{opts: opts, cause: CauseContinueExpired}
 }
 
-// replace hands a full list to the queue and records the sync point.
-// The rv and the trace come first: once Replace returns, the processing loop
-// may already have applied the list and declared the informer synced.
-func (r *reflector[P]) replace(items []P, rv string) error {
+// replace hands a full list to the queue and records it: its rv, the
+// objects it skipped (SkipUndecodable), the contact. The record and the
+// trace come first: once Replace returns, the processing loop may already
+// have applied the list and declared the informer synced, and the
+// snapshot gate reads the skipped objects inside Replace.
+func (r *reflector[P]) replace(items []P, rv string, skipped []UndecodableObject) error {
 	r.tr(TraceEvent{Stage: StageReplace, Items: len(items), ResourceVersion: rv})
-	r.setRV(rv)
-	r.health.progressed(r.cfg.clock.Now())
+	r.cfg.metrics.ResourceVersion(rv)
+	r.rec.listed(r.cfg.clock.Now(), rv, skipped)
 	if err := r.q.Replace(items, rv); err != nil {
 		return fmt.Errorf("informer: replace: %w", err)
 	}
-	r.listedOnce = true
-	r.succeeded()
-	if r.cfg.onListed != nil {
-		r.cfg.onListed()
-	}
+	r.listed()
 	return nil
 }
 
@@ -190,6 +187,9 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {
 		err = fmt.Errorf("informer: streaming list at rv %q: %w", s.rv, err)
+		if next := r.planned(err); next != nil {
+			return next
+		}
 		switch {
 		case isGone(err):
 			return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
@@ -209,7 +209,7 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
 	r.streaming = false
 	r.cfg.log.Warn("informer: streaming list unsupported, using LIST from now on", "informer", r.cfg.name, "err", err)
-	return r.fail(ctx, err, r.listFrom(r.relistRV(), CauseStreamingFallback), true)
+	return r.fail(ctx, fmt.Errorf("%w: %w", errStreamingRejected, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
 }
 
 // Values of streamInitial's race between its timeout and its end bookmark.
@@ -219,9 +219,11 @@ const (
 	streamDone
 )
 
-// stepStreamInitial collects a streaming list's initial events. Transitions:
-// initial-events-end bookmark → Replace, watching on the same stream; no
-// such bookmark before the stream ends or the timeout → listing for this
+// stepStreamInitial collects a streaming list's initial events. The
+// timeout is an idle one: each event restarts it, so a large list that is
+// still delivering is never cut (client-go only warns when it is slow).
+// Transitions: initial-events-end bookmark → Replace, watching on the same
+// stream; no such bookmark before the stream ends or the timeout → listing for this
 // cycle only (an apiserver restarted mid-stream says nothing against
 // streaming: client-go falls back the same way, once); 410 → streamListing
 // at ""; 504 too-large-rv → backingOff, streamListing at ""; other errors
@@ -244,6 +246,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			s.w.Stop()
 			return r.streamInitialFailed(ctx, err, race.Load() == streamTimedOut)
 		}
+		t.Reset(r.cfg.initialEventsTimeout)
 		r.cfg.metrics.WatchEvent(ev.Type)
 		if ev.Type != meta.Bookmark {
 			r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: meta.Key(ev.Object), ResourceVersion: ev.ResourceVersion})
@@ -267,7 +270,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			if !race.CompareAndSwap(streamRunning, streamDone) {
 				return r.streamInitialFailed(ctx, errNoStreamingEnd, true)
 			}
-			if err := r.replace(items, ev.ResourceVersion); err != nil {
+			if err := r.replace(items, ev.ResourceVersion, nil); err != nil {
 				s.w.Stop()
 				return stopped{err: err}
 			}
@@ -281,6 +284,8 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	switch {
 	case ctx.Err() != nil:
 		return stopped{}
+	case r.planned(err) != nil:
+		return r.planned(err)
 	case timedOut || errors.Is(err, io.EOF):
 		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
 		return r.fail(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
@@ -288,9 +293,18 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 	case meta.IsTooLargeResourceVersion(err):
 		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, false)
+	case isUndecodable(err) && r.cfg.skipUndecodable:
+		// A stream cannot step over an object that does not fit, and it
+		// will be in every streaming list until it is fixed: LIST, which
+		// skips it as asked, from now on. Not a failure: the list
+		// reports the object (Undecodable, the Skipped metric).
+		r.streaming = false
+		r.cfg.log.Warn("informer: an object does not fit the type; using LIST, which skips it, from now on",
+			"informer", r.cfg.name, "err", err)
+		return r.listFrom(r.relistRV(), CauseStreamingFallback)
 	case isUndecodable(err):
 		// A stream cannot step over an object that does not fit; a LIST
-		// names it, and skips it under SkipUndecodable.
+		// names it in the SyncError.
 		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), r.listFrom(r.relistRV(), CauseStreamingFallback), false)
 	}
 	return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{rv: r.lastSyncResourceVersion(), cause: CauseListError}, false)

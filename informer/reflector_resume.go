@@ -2,35 +2,30 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zerokube/zerokube/meta"
 )
 
-// resumeFrom makes the reflector start as if it had just listed at rv: the
-// queue already holds that state, loaded from a snapshot (see
-// SnapshotOptions). Call it before run.
-func (r *reflector[P]) resumeFrom(rv string) { r.resumeRV = rv }
-
-// resumed is the first state of a reflector whose queue was filled from a
-// snapshot: the informer counts as listed (its failures are no longer
-// sync failures) and the stored rv is the snapshot's.
-func (r *reflector[P]) resumed() state {
-	r.setRV(r.resumeRV)
-	r.listedOnce = true
-	return resuming{rv: r.resumeRV}
-}
+// resumeAt is the first state of a reflector whose queue was filled from a
+// snapshot at rv (see SnapshotOptions): watch from rv instead of listing.
+// The pipeline records rv as the reflector's before it runs.
+func (r *reflector[P]) resumeAt(rv string) state { return resuming{rv: rv} }
 
 // stepResuming opens the first WATCH from a snapshot's rv, with bookmarks;
 // with StreamingList it says sendInitialEvents=false, as a streaming-list
-// client resuming does. Transitions: opened → watching (marked resumed);
-// 410 → at once, a relist from the snapshot's rv (cause snapshot-expired),
-// whose Replace reconciles the cache: objects gone become tombstones,
-// changed ones updates, unchanged ones nothing (at once: it happens once
-// per start, so it cannot become the hot loop the backoff before other
-// relists prevents); sendInitialEvents refused (400/422: the server has
-// no streaming lists) → resuming again with a plain watch, and LIST from
-// then on; any other error → as for opening a watch.
+// client resuming does. Transitions: opened → watching (marked resumed),
+// and the server is reached (FailFast ends); 410 → at once, a relist from
+// the snapshot's rv (cause snapshot-expired), whose Replace reconciles the
+// cache: objects gone become tombstones, changed ones updates, unchanged
+// ones nothing (at once: it happens once per start, so it cannot become
+// the hot loop the backoff before other relists prevents);
+// sendInitialEvents refused (400/422: the server has no streaming lists)
+// → resuming again with a plain watch, and LIST from then on; unreachable,
+// 429 or 5xx → backingOff, resuming again (so that a 410 after an outage
+// is still known as an expired snapshot); any other error → as for
+// opening a watch.
 func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout, NoInitialEvents: r.streaming}
@@ -39,17 +34,19 @@ func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 	if err != nil {
 		err = fmt.Errorf("informer: watch from the snapshot's rv %q: %w", s.rv, err)
 		switch {
-		case isGone(err):
+		case isGone(err) && !errors.Is(err, ErrReshard):
 			return r.fail(ctx, err, r.relist(s.rv, CauseSnapshotExpired), true)
 		case r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)):
 			r.streaming = false
 			r.cfg.log.Warn("informer: streaming list unavailable, using LIST from now on", "informer", r.cfg.name, "err", err)
-			return r.fail(ctx, err, s, true)
+			return r.fail(ctx, fmt.Errorf("%w: %w", errStreamingRejected, err), s, true)
 		}
-		return r.watchOpenFailed(ctx, err, s.rv)
+		return r.watchOpenFailed(ctx, err, s)
 	}
+	now := r.cfg.clock.Now()
+	r.rec.resumed(now)
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
-	return watching[P]{w: w, rv: s.rv, opened: r.cfg.clock.Now(), resumed: true}
+	return watching[P]{w: w, rv: s.rv, opened: now, resumed: true}
 }
 
 // resumeExpired is the relist of a resumed watch whose first answer was

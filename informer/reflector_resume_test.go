@@ -9,13 +9,11 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-func TestResumingStartsAsListedAtTheSnapshotsRV(t *testing.T) {
+func TestResumingStartsByWatchingFromTheSnapshotsRV(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	r.resumeFrom("40")
-	s := r.initialState()
-	require.Equal(t, resuming{rv: "40"}, s)
-	require.Equal(t, "40", r.lastSyncResourceVersion())
-	require.True(t, r.listedOnce, "failures after a resume are not sync failures")
+	require.Equal(t, resuming{rv: "40"}, r.resumeAt("40"))
+	require.Empty(t, r.lastSyncResourceVersion(), "building a state changes nothing")
+	require.False(t, r.rec.hasReached(), "a snapshot is not an answer from the server: FailFast still applies")
 }
 
 func TestResumingTransitions(t *testing.T) {
@@ -30,7 +28,7 @@ func TestResumingTransitions(t *testing.T) {
 		{"410: relist at once, snapshot-expired", false, statusErr(410, meta.ReasonExpired), "listing", CauseSnapshotExpired},
 		{"410 streaming: a streaming list", true, statusErr(410, meta.ReasonGone), "stream-listing", CauseSnapshotExpired},
 		{"422 to sendInitialEvents=false: resume with a plain watch", true, statusErr(422, meta.ReasonInvalid), "resuming", 0},
-		{"unreachable: rewatch after backoff", false, errors.New("connection refused"), "watch-opening", 0},
+		{"unreachable: resume again after backoff", false, errors.New("connection refused"), "resuming", 0},
 		{"504 too-large rv: a consistent relist after backoff", false, &meta.StatusError{Status: meta.Status{
 			Code: 504, Reason: meta.ReasonTimeout, Details: &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}}},
 			"listing", CauseTooLargeRV},
@@ -40,8 +38,7 @@ func TestResumingTransitions(t *testing.T) {
 			w.openErr = tc.err
 			lw := &scriptLW{watches: []*fakeWatch{w}}
 			r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.streaming = tc.streaming })
-			r.resumeFrom("40")
-			s := r.step(t.Context(), r.initialState())
+			s := r.step(t.Context(), r.resumeAt("40"))
 			if b, ok := s.(backingOff); ok {
 				s = b.next
 			}
@@ -59,7 +56,7 @@ func TestResumingTransitions(t *testing.T) {
 				require.Equal(t, tc.cause, s.cause)
 				require.Equal(t, "40", s.rv)
 			case resuming:
-				require.False(t, r.streaming, "LIST from then on")
+				require.False(t, r.streaming, "LIST from then on, when streaming was refused")
 			}
 		})
 	}
@@ -68,8 +65,6 @@ func TestResumingTransitions(t *testing.T) {
 func TestAResumedWatchAnswering410RelistsAsSnapshotExpired(t *testing.T) {
 	w := newFakeWatch(nil, statusErr(410, meta.ReasonExpired))
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	r.resumeFrom("40")
-	r.resumed()
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "40", resumed: true})
 	l := stateAs[listing[*pod]](t, s)
 	require.Equal(t, CauseSnapshotExpired, l.cause)

@@ -386,14 +386,15 @@ func TestBackingOffHonoursRetryAfter(t *testing.T) {
 	clk.SetInstant(true)
 	e := statusErr(429, meta.ReasonTooManyRequests)
 	e.RetryAfter = 7 * time.Second
-	s := r.step(t.Context(), backingOff{err: e, next: watchOpening{rv: "1"}})
+	// fail records each failure and leads to the backoff, as every state does.
+	s := r.step(t.Context(), r.fail(t.Context(), e, watchOpening{rv: "1"}, false))
 	require.Equal(t, watchOpening{rv: "1"}, s)
-	s = r.step(t.Context(), backingOff{err: errors.New("x"), next: watchOpening{rv: "1"}})
+	s = r.step(t.Context(), r.fail(t.Context(), errors.New("x"), watchOpening{rv: "1"}, false))
 	require.Equal(t, []time.Duration{7 * time.Second, 1600 * time.Millisecond}, clk.Delays(), "the hint wins; the 429 still counts toward the backoff")
 	require.Equal(t, watchOpening{rv: "1"}, s)
 
 	e.RetryAfter = time.Hour
-	r.step(t.Context(), backingOff{err: e, next: watchOpening{rv: "1"}})
+	r.step(t.Context(), r.fail(t.Context(), e, watchOpening{rv: "1"}, false))
 	require.Equal(t, 30*time.Second, clk.Delays()[2], "a hint is capped at the maximum backoff")
 }
 
@@ -415,10 +416,10 @@ func TestSyncFailuresAreTyped(t *testing.T) {
 		{errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), FailureUnreachable},
 		{statusErr(503, meta.ReasonServiceUnavailable), FailureServer},
 	} {
-		var got *SyncError
 		lw := &scriptLW{lists: []listReply{{err: tc.err}}}
-		r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.onFailure = func(e *SyncError) { got = e } })
+		r, _, _ := testReflector(t, lw, nil)
 		r.step(t.Context(), r.initialState())
+		got := r.rec.lastFailure()
 		require.NotNil(t, got)
 		require.Equal(t, tc.want, got.Reason, "%v", tc.err)
 		require.ErrorIs(t, got, tc.err)
@@ -428,21 +429,20 @@ func TestSyncFailuresAreTyped(t *testing.T) {
 func TestRepeatedGoneIsReportedAndBacksOff(t *testing.T) {
 	gone := statusErr(410, meta.ReasonExpired)
 	lw := &scriptLW{lists: []listReply{{err: gone}, {err: gone}, {err: gone}}}
-	var got *SyncError
-	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.onFailure = func(e *SyncError) { got = e } })
+	r, _, _ := testReflector(t, lw, nil)
 	var s state = r.listFrom("5", CauseWatchGone)
 	s = r.step(t.Context(), s)
 	s = r.step(t.Context(), s)
 	stateAs[listing[*pod]](t, s) // two 410s relist at once
 	s = r.step(t.Context(), s)
 	stateAs[backingOff](t, s) // the third one waits
-	require.Equal(t, FailureRepeatedGone, got.Reason)
+	require.Equal(t, FailureRepeatedGone, r.rec.lastFailure().Reason)
 }
 
 func TestFailFastStopsOnForbidden(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)}}}
 	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.failFast = true })
-	err := r.run(t.Context())
+	err := r.run(t.Context(), r.initialState())
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, FailureForbidden, se.Reason)
@@ -469,7 +469,6 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 	var last *SyncError
 	r, q, clk := testReflector(t, lw, func(c *reflectorConfig[*pod]) {
 		c.watchErrorHandler = func(_ context.Context, err error) { seen = append(seen, err) }
-		c.onFailure = func(e *SyncError) { last = e }
 	})
 	clk.SetInstant(true)
 	var s state = r.initialState()
@@ -479,7 +478,8 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 	require.Equal(t, watchOpening{rv: "5"}, s)
 	require.Equal(t, []string{"replace [a] 5"}, q.got())
 	require.Len(t, seen, 3)
-	require.Equal(t, 3, last.Attempts)
+	last = r.rec.lastFailure()
+	require.Equal(t, 3, last.Attempts, "the list that worked does not end the streak: only a watch that works does")
 	require.Len(t, clk.Delays(), 3)
 }
 
@@ -536,7 +536,7 @@ func TestRunListsWatchesAndStopsOnCancel(t *testing.T) {
 	clk.SetInstant(true)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error)
-	go func() { done <- r.run(ctx) }()
+	go func() { done <- r.run(ctx, r.initialState()) }()
 	require.Eventually(t, func() bool { return lw.watchCount() >= 2 }, 5*time.Second, time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)
@@ -546,18 +546,23 @@ func TestRunListsWatchesAndStopsOnCancel(t *testing.T) {
 
 func TestBackoffDoublesToMaxAndResetsAfterHealth(t *testing.T) {
 	b := newBackoff(BackoffOptions{}, func() float64 { return 0 })
+	rec := newRecord(BackoffOptions{}.withDefaults().ResetAfter)
+	next := func(now time.Time) time.Duration {
+		rec.failed(now, errors.New("refused"))
+		return b.delay(rec.backoffExponent())
+	}
 	now := time.Unix(0, 0)
 	var got []time.Duration
 	for range 8 {
-		got = append(got, b.next(now))
+		got = append(got, next(now))
 		now = now.Add(time.Second)
 	}
 	ms := time.Millisecond
 	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms, 30 * time.Second, 30 * time.Second}, got)
-	require.Equal(t, 800*ms, b.next(now.Add(2*time.Minute)), "healthy for 2 minutes: start over")
+	require.Equal(t, 800*ms, next(now.Add(2*time.Minute)), "healthy for 2 minutes: start over")
 
 	j := newBackoff(BackoffOptions{}, func() float64 { return 0.5 })
-	require.Equal(t, 1200*ms, j.next(now), "jitter adds up to 100%")
+	require.Equal(t, 1200*ms, j.delay(0), "jitter adds up to 100%")
 }
 
 func TestRepeatedContinueTokenFailsTheList(t *testing.T) {

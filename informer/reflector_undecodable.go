@@ -1,8 +1,6 @@
 package informer
 
 import (
-	"slices"
-
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -39,8 +37,4 @@ func (r *reflector[P]) skipUndecodable(s *listing[P], u UndecodableObject) {
 }
 
 // undecodable returns the objects the last complete list skipped.
-func (r *reflector[P]) undecodable() []UndecodableObject {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.skipped)
-}
+func (r *reflector[P]) undecodable() []UndecodableObject { return r.rec.undecodable() }

@@ -32,19 +32,27 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {
-		return r.watchOpenFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s.rv)
+		return r.watchOpenFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s)
 	}
+	now := r.cfg.clock.Now()
+	r.rec.contacted(now)
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
-	return watching[P]{w: w, rv: s.rv, opened: r.cfg.clock.Now(), holdRV: s.rv == "" || s.rv == "0"}
+	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
 
-// watchOpenFailed is where a WATCH from rv that could not be opened leads.
-func (r *reflector[P]) watchOpenFailed(ctx context.Context, err error, rv string) state {
+// watchOpenFailed is where a WATCH that could not be opened leads: again
+// the state that opened it (again), after a backoff, when the server was
+// not reached or is overloaded; a planned relist after ErrReshard; else a
+// relist.
+func (r *reflector[P]) watchOpenFailed(ctx context.Context, err error, again state) state {
+	if next := r.planned(err); next != nil {
+		return next
+	}
 	var se *meta.StatusError
 	switch {
 	case isGone(err), meta.IsTooLargeResourceVersion(err):
 	case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
-		return r.fail(ctx, err, watchOpening{rv: rv}, false)
+		return r.fail(ctx, err, again, false)
 	}
 	return r.fail(ctx, err, r.relistAfter(err), false)
 }
@@ -111,15 +119,18 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return stopped{err: res.stopErr}
 	case idled.Load():
 		r.cfg.log.Info("informer: watch idle, reopening", "informer", r.cfg.name, "rv", s.rv)
-		return watchOpening{rv: s.rv}
+		return r.reopen(s)
 	case errors.Is(err, io.EOF):
 		if s.events == 0 && r.cfg.clock.Now().Sub(s.opened) < time.Second {
 			return r.fail(ctx, fmt.Errorf("%w (from rv %q)", errShortWatch, s.rv), r.relist(r.relistRV(), CauseWatchError), false)
 		}
-		r.succeeded()
-		return watchOpening{rv: s.rv}
+		r.rec.watchWorked()
+		return r.reopen(s)
 	}
 	err = fmt.Errorf("informer: watching from rv %q: %w", s.rv, err)
+	if next := r.planned(err); next != nil {
+		return next
+	}
 	if next := r.resumeExpired(ctx, s, err); next != nil {
 		return next
 	}
@@ -131,9 +142,20 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		// client-go's StreamWatcher ends quietly on an unexpected EOF).
 		return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchError), false)
 	case !errors.As(err, &se), meta.IsTooManyRequests(err):
-		return r.fail(ctx, err, watchOpening{rv: s.rv}, false)
+		return r.fail(ctx, err, r.reopen(s), false)
 	}
 	return r.fail(ctx, err, r.relistAfter(err), false)
+}
+
+// reopen is the state that opens the next watch after s ended without
+// needing a relist: from s's rv, and still as a resume (resuming) when s
+// was the first watch from a snapshot and delivered nothing, so that a
+// 410 on the next try is still known for what it is, an expired snapshot.
+func (r *reflector[P]) reopen(s watching[P]) state {
+	if s.resumed && s.events == 0 {
+		return resuming{rv: s.rv}
+	}
+	return watchOpening{rv: s.rv}
 }
 
 // watchResult is watching plus how its stream ended.
@@ -156,7 +178,8 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 			return res
 		}
 		alive()
-		r.health.progressed(r.cfg.clock.Now())
+		r.rec.contacted(r.cfg.clock.Now())
+		r.rec.watchWorked()
 		s.events++
 		r.cfg.metrics.WatchEvent(ev.Type)
 		if ev.Type != meta.Added {

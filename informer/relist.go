@@ -78,7 +78,7 @@ func isRelist[P any](deltas []fifo.Delta[P]) bool {
 // the cache to the result with one Replace (readers see the old list or the
 // new one, never a mix), and only then notifies the handlers, in the
 // relist's order. d.mu held.
-func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial bool, now time.Time) {
+func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial, fromSnapshot bool, now time.Time) {
 	type entry struct {
 		obj     P
 		present bool
@@ -91,7 +91,7 @@ func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial bool, 
 		if !ok {
 			e.obj, e.present = d.read.GetByKey(key)
 		}
-		changes = append(changes, classifyDelta(dl, key, e.obj, e.present, initial, d.fromSnapshot, now))
+		changes = append(changes, classifyDelta(dl, key, e.obj, e.present, initial, fromSnapshot, now))
 		staged[key] = entry{obj: dl.Object, present: dl.Type != fifo.Deleted}
 	}
 	list := make([]P, 0, len(staged))

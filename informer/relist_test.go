@@ -23,8 +23,7 @@ func startDispatcher(t *testing.T, kind QueueKind, opts Options[*pod]) (*dispatc
 	opts = opts.withDefaults()
 	store := cache.New(func(p *pod) string { return meta.Key(p) }, nil)
 	q := newQueue(kind, store)
-	d := newDispatcher(opts, store, q)
-	d.lastRV = func() string { return "" }
+	d := newDispatcher(opts, store, q, newRecord(time.Minute), nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	d.start(ctx, &wg)

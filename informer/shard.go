@@ -160,21 +160,67 @@ func shardValue[P meta.Object](f shard.Field) (func(P) string, error) {
 	return func(p P) string { return any(p).(interface{ GetUID() string }).GetUID() }, nil
 }
 
-// shardLW puts a ListerWatcher behind a Shard (invariants 1, 2 and 4).
+// shardLW puts a ListerWatcher behind a Shard (invariants 1, 2 and 4). It
+// is the pipeline's shard filter stage. Its methods other than List and
+// Watch may be called on a nil *shardLW (no Options.Shard), and then say
+// "no shard".
 type shardLW[P meta.Object] struct {
 	inner ListerWatcher[P]
 	sh    *Shard
-	// listedGen is the shard generation of the last complete list: a watch
-	// continues only that list. pageGen is the generation of the list in
-	// progress; only the reflector's goroutine calls List.
-	listedGen atomic.Uint64
-	pageGen   uint64
+	// listed is the shard of the last complete list (or of the snapshot
+	// resumed): a watch continues only that list; nil before any. pageGen
+	// is the generation of the list in progress; only the reflector's
+	// goroutine calls List.
+	listed  atomic.Pointer[listedShard]
+	pageGen uint64
+}
+
+// listedShard is a shard generation and its selector, as listed.
+type listedShard struct {
+	gen uint64
+	sel string
 }
 
 func newShardLW[P meta.Object](inner ListerWatcher[P], sh *Shard) *shardLW[P] {
-	lw := &shardLW[P]{inner: inner, sh: sh}
-	lw.listedGen.Store(^uint64(0)) // nothing listed yet
-	return lw
+	return &shardLW[P]{inner: inner, sh: sh}
+}
+
+// current is the shard's selector now, as a snapshot's identity names it
+// ("" without a shard), and its generation.
+func (lw *shardLW[P]) current() (string, uint64) {
+	if lw == nil {
+		return "", 0
+	}
+	sel, gen := lw.sh.current()
+	return sel.String(), gen
+}
+
+// listedSelector is the selector of the shard the cache holds: of the
+// last complete list, or of the snapshot resumed ("" without a shard).
+func (lw *shardLW[P]) listedSelector() string {
+	if lw == nil {
+		return ""
+	}
+	if l := lw.listed.Load(); l != nil {
+		return l.sel
+	}
+	return ""
+}
+
+// resumed records that the cache holds a snapshot of the shard sel at
+// generation gen (current's answer before the snapshot was loaded): a
+// watch may continue it, unless the shard moved since.
+func (lw *shardLW[P]) resumed(sel string, gen uint64) {
+	if lw != nil {
+		lw.listed.Store(&listedShard{gen: gen, sel: sel})
+	}
+}
+
+// watchable reports whether the cache holds the list of shard generation
+// gen, which a watch at gen continues.
+func (lw *shardLW[P]) watchable(gen uint64) bool {
+	l := lw.listed.Load()
+	return l != nil && l.gen == gen
 }
 
 func (lw *shardLW[P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
@@ -205,14 +251,14 @@ func (lw *shardLW[P]) List(ctx context.Context, o ListOptions, each func(P) erro
 		return lm, errReshard()
 	}
 	if lm.Continue == "" {
-		lw.listedGen.Store(gen)
+		lw.listed.Store(&listedShard{gen: gen, sel: sel.String()})
 	}
 	return lm, nil
 }
 
 func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
 	sel, gen := lw.sh.current()
-	if !o.SendInitialEvents && gen != lw.listedGen.Load() {
+	if !o.SendInitialEvents && !lw.watchable(gen) {
 		return nil, errReshard() // the cache holds another shard's list
 	}
 	value, err := shardValue[P](sel.Field)
@@ -232,7 +278,7 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], erro
 		sw.reshard()
 	}
 	if o.SendInitialEvents {
-		lw.listedGen.Store(gen) // a streaming list is this shard's list
+		lw.listed.Store(&listedShard{gen: gen, sel: sel.String()}) // a streaming list is this shard's list
 	}
 	return sw, nil
 }

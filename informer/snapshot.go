@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -41,8 +42,17 @@ type SnapshotOptions struct {
 	// Identity says what the snapshot is of; a snapshot of anything else is
 	// rejected at start. NewForResource fills it in (server, resource,
 	// namespace, selectors); callers of New with their own ListerWatcher
-	// should. Type is always set to the informer's Go type.
+	// should. The informer always sets what shapes its objects: Type (its
+	// Go type), Shard (Options.Shard's selector), ManagedFields
+	// (Options.KeepManagedFields) and Transform (TransformVersion).
 	Identity snapshot.Identity
+	// TransformVersion names what Options.Transform does to objects, for
+	// the snapshot's identity: change it whenever the transform changes,
+	// so that a snapshot of objects transformed the old way is not
+	// resumed as if they were current. Default "unversioned" when
+	// Transform is set (a snapshot then survives any change of it), ""
+	// without Transform.
+	TransformVersion string
 }
 
 func (o SnapshotOptions) enabled() bool { return o.Dir != "" || o.Store != nil }
@@ -57,28 +67,36 @@ const drainWait = time.Second
 
 // snapshotter saves and loads an informer's snapshots. It pairs the cache
 // with the resourceVersion it is in step with: every queue write from the
-// reflector goes through gate (gatedQueue) and records its
-// resourceVersion under mu, so that with mu held and the queue drained the
-// store holds exactly the state at rv.
+// reflector goes through the snapshot gate (gatedQueue) and records its
+// resourceVersion under mu, with, at each list, the shard listed and how
+// many objects the list skipped, so that with mu held and the queue
+// drained the store holds exactly the state at rv, of that shard.
 type snapshotter[T any, P meta.PtrObject[T]] struct {
-	opts    SnapshotOptions // resolved: Store, Name, Period and Identity.Type set
+	opts    SnapshotOptions // resolved: Store, Name, Period and Identity's shaping fields set
 	store   cache.Reader[P]
 	queue   fifo.Queue[P]
+	rec     *record       // the skipped objects of each list
+	shardOf func() string // the selector of the shard the last list was of ("" without a shard)
 	log     *slog.Logger
 	metrics Metrics
 	trace   func(TraceEvent)
 	clock   Clock
 	name    string // the informer's, for logs
 
-	mu sync.Mutex // held across each queue write and by capture
-	rv string     // the resourceVersion of the last write or bookmark
+	mu      sync.Mutex // held across each queue write and by capture
+	rv      string     // the resourceVersion of the last write or bookmark
+	shard   string     // the shard the cache holds, as of the last list
+	skipped int        // objects the last list skipped: the cache lacks them
 
 	waiting atomic.Bool   // capture is waiting for the queue to drain
 	popped  chan struct{} // cap 1: the processing loop finished a Pop
 	saved   string        // rv of the last snapshot written (writer goroutine only)
 }
 
-func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader[P], q fifo.Queue[P]) *snapshotter[T, P] {
+// newSnapshotter returns the snapshot gate and writer over store and q,
+// reading the skipped objects from rec and the shard listed from shardOf.
+func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader[P], q fifo.Queue[P],
+	rec *record, shardOf func() string) *snapshotter[T, P] {
 	so := o.Snapshot
 	if so.Store == nil {
 		so.Store = snapshot.Dir{Path: so.Dir}
@@ -90,8 +108,28 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 		so.Period = time.Minute
 	}
 	so.Identity.Type = typeName[T]()
-	return &snapshotter[T, P]{opts: so, store: store, queue: q, log: o.Logger, metrics: o.Metrics,
-		trace: o.Trace, clock: o.Clock, name: o.Name, popped: make(chan struct{}, 1)}
+	so.Identity.ManagedFields = o.KeepManagedFields
+	so.Identity.Transform = ""
+	if o.Transform != nil {
+		so.Identity.Transform = cmp.Or(so.TransformVersion, "unversioned")
+	}
+	return &snapshotter[T, P]{opts: so, store: store, queue: q, rec: rec, shardOf: shardOf, log: o.Logger,
+		metrics: o.Metrics, trace: o.Trace, clock: o.Clock, name: o.Name, popped: make(chan struct{}, 1)}
+}
+
+// identity is what a snapshot of shard (a selector, "" for none) is of.
+func (s *snapshotter[T, P]) identity(shard string) snapshot.Identity {
+	id := s.opts.Identity
+	id.Shard = shard
+	return id
+}
+
+// loaded is a snapshot read back: the objects, the resourceVersion they
+// are in step with, and how many objects its list had skipped.
+type loaded[P any] struct {
+	rv      string
+	items   []P
+	skipped int
 }
 
 // snapshotName makes a file name of an informer's name.
@@ -120,35 +158,36 @@ func (s *snapshotter[T, P]) tr(ev TraceEvent) {
 	}
 }
 
-// load reads the saved snapshot. ok is false when there is none or it was
-// rejected; then the reason has been logged, counted and traced, and the
-// informer lists as if there were none.
-func (s *snapshotter[T, P]) load(ctx context.Context) (rv string, items []P, ok bool) {
-	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.opts.Identity, snapshot.ReadOptions{})
+// load reads the saved snapshot of shard (a selector, "" for none). ok is
+// false when there is none or it was rejected; then the reason has been
+// logged, counted and traced, and the informer lists as if there were
+// none.
+func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P], ok bool) {
+	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
 		s.metrics.SnapshotLoaded("none")
 		s.log.Info("informer: no snapshot saved, listing", "informer", s.name, "snapshot", s.opts.Name)
-		return "", nil, false
+		return l, false
 	case err != nil:
 		result := "error"
 		if r, ok := snapshot.ReasonOf(err); ok {
 			result = r.String()
 		}
 		if ctx.Err() != nil {
-			return "", nil, false
+			return l, false
 		}
 		err = fmt.Errorf("informer %s: snapshot %s: %w", s.name, s.opts.Name, err)
 		s.metrics.SnapshotLoaded(result)
 		s.log.Warn("informer: snapshot rejected, listing instead", "informer", s.name, "reason", result, "err", err)
 		s.tr(TraceEvent{Stage: StageSnapshotRejected, Err: err, Cause: CauseInitial})
-		return "", nil, false
+		return l, false
 	case h.ResourceVersion == "":
 		s.metrics.SnapshotLoaded(snapshot.ReasonCorrupt.String())
 		s.log.Warn("informer: snapshot without a resourceVersion, listing instead", "informer", s.name)
-		return "", nil, false
+		return l, false
 	}
-	items = make([]P, len(objs))
+	items := make([]P, len(objs))
 	for i, o := range objs {
 		items[i] = P(o)
 	}
@@ -157,9 +196,17 @@ func (s *snapshotter[T, P]) load(ctx context.Context) (rv string, items []P, ok 
 		"objects", len(items), "saved", h.Saved)
 	s.tr(TraceEvent{Stage: StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
 	s.mu.Lock()
-	s.rv, s.saved = h.ResourceVersion, h.ResourceVersion
+	s.rv, s.saved, s.shard, s.skipped = h.ResourceVersion, h.ResourceVersion, shard, h.Skipped
 	s.mu.Unlock()
-	return h.ResourceVersion, items, true
+	return loaded[P]{rv: h.ResourceVersion, items: items, skipped: h.Skipped}, true
+}
+
+// captured is what capture took: the cache's objects and what they are.
+type captured[P any] struct {
+	rv      string
+	items   []P
+	shard   string
+	skipped int
 }
 
 // capture returns the cache's objects and the resourceVersion they are in
@@ -168,11 +215,11 @@ func (s *snapshotter[T, P]) load(ctx context.Context) (rv string, items []P, ok 
 // apply what is queued; then it copies the cache's list of objects under
 // the cache's read lock, a copy of pointers. Encoding happens later,
 // outside every lock: cached objects are never modified.
-func (s *snapshotter[T, P]) capture(ctx context.Context, wait bool) (string, []P, bool) {
+func (s *snapshotter[T, P]) capture(ctx context.Context, wait bool) (c captured[P], ok bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rv == "" {
-		return "", nil, false // not synced yet
+		return c, false // not synced yet
 	}
 	s.waiting.Store(true)
 	defer s.waiting.Store(false)
@@ -188,17 +235,17 @@ func (s *snapshotter[T, P]) capture(ctx context.Context, wait bool) (string, []P
 	}
 	for !s.queue.Drained() {
 		if !wait {
-			return "", nil, false
+			return c, false
 		}
 		select {
 		case <-s.popped:
 		case <-deadline:
-			return "", nil, false
+			return c, false
 		case <-ctx.Done():
-			return "", nil, false
+			return c, false
 		}
 	}
-	return s.rv, s.store.List(), true
+	return captured[P]{rv: s.rv, items: s.store.List(), shard: s.shard, skipped: s.skipped}, true
 }
 
 // afterPop is the processing loop's hook: it wakes a capture waiting for
@@ -215,19 +262,20 @@ func (s *snapshotter[T, P]) afterPop() {
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
-	rv, items, ok := s.capture(ctx, wait)
+	c, ok := s.capture(ctx, wait)
 	if !ok {
 		if !wait {
 			s.log.Info("informer: no snapshot at stop: deltas were still queued", "informer", s.name)
 		}
 		return
 	}
-	if rv == s.saved {
+	if c.rv == s.saved {
 		return
 	}
+	rv, items := c.rv, c.items
 	start := s.clock.Now()
 	var n countingWriter
-	h := snapshot.Header{Identity: s.opts.Identity, ResourceVersion: rv, Saved: start.UTC()}
+	h := snapshot.Header{Identity: s.identity(c.shard), ResourceVersion: rv, Saved: start.UTC(), Skipped: c.skipped}
 	err := s.opts.Store.Save(ctx, s.opts.Name, func(w io.Writer) error {
 		n.w = w
 		return snapshot.Encode(ctx, &n, h, items)
@@ -309,13 +357,16 @@ func (g gatedQueue[T, P]) Add(obj P) error    { return g.write(g.q.Add, obj) }
 func (g gatedQueue[T, P]) Update(obj P) error { return g.write(g.q.Update, obj) }
 func (g gatedQueue[T, P]) Delete(obj P) error { return g.write(g.q.Delete, obj) }
 
+// Replace records, with the list's resourceVersion, what the list was of:
+// the shard listed, and how many objects it skipped (the reflector has
+// recorded both before it calls Replace).
 func (g gatedQueue[T, P]) Replace(list []P, rv string) error {
 	g.s.mu.Lock()
 	defer g.s.mu.Unlock()
 	if err := g.q.Replace(list, rv); err != nil {
 		return err
 	}
-	g.s.rv = rv
+	g.s.rv, g.s.shard, g.s.skipped = rv, g.s.shardOf(), g.s.rec.skippedCount()
 	return nil
 }
 
@@ -325,25 +376,4 @@ func (g gatedQueue[T, P]) Bookmark(rv string) {
 	g.s.mu.Lock()
 	g.s.rv = rv
 	g.s.mu.Unlock()
-}
-
-// startSnapshots loads the saved snapshot, if there is a sound one, as the
-// queue's initial population, and starts the periodic writer. Run calls it
-// before the processing loop starts; it tells the reflector to resume.
-func (i *Informer[T, P]) startSnapshots(ctx context.Context, wg *sync.WaitGroup) {
-	if i.snap == nil {
-		return
-	}
-	if rv, items, ok := i.snap.load(ctx); ok {
-		if err := i.queue.Replace(items, rv); err != nil {
-			i.opts.Logger.Error("informer: queueing the snapshot", "informer", i.opts.Name, "err", err)
-		} else {
-			i.disp.fromSnapshot = true
-			i.refl.resumeFrom(rv)
-			i.disp.written()     // unless a processing loop will
-			i.disp.checkSynced() // an empty snapshot is synced at once
-		}
-	}
-	wg.Add(1)
-	go func() { defer wg.Done(); i.snap.run(ctx) }()
 }

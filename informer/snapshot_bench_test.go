@@ -29,14 +29,15 @@ func BenchmarkSnapshotCapture(b *testing.B) {
 				store.Add(p)
 			}
 			q := fifo.NewInOrder(fifo.InOrderOptions[*pod]{Key: key, KnownObjects: store})
-			s := newSnapshotter[pod](Options[*pod]{Snapshot: SnapshotOptions{Dir: b.TempDir()}}.withDefaults(), store, q)
+			s := newSnapshotter[pod](Options[*pod]{Snapshot: SnapshotOptions{Dir: b.TempDir()}}.withDefaults(), store, q, newRecord(time.Minute), func() string { return "" })
 			s.rv = fmt.Sprint(n)
 			var items []*pod
 			for b.Loop() {
-				var ok bool
-				if _, items, ok = s.capture(context.Background(), true); !ok {
+				c, ok := s.capture(context.Background(), true)
+				if !ok {
 					b.Fatal("no capture")
 				}
+				items = c.items
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "pause-µs")
 			b.StopTimer()

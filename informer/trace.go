@@ -165,11 +165,23 @@ const (
 // 410; the relist reconciles the cache loaded from the snapshot.
 const CauseSnapshotExpired = CauseWatchError + 1
 
+// More causes: a relist that is planned, not a recovery.
+const (
+	// CauseReshard: Shard.Set moved the shard; the relist brings the new
+	// shard's objects (not a failure: no backoff, no WatchErrorHandler).
+	CauseReshard = CauseSnapshotExpired + 1 + iota
+	// CauseSnapshotIncomplete: the snapshot loaded was saved while a list
+	// skipped undecodable objects (Options.SkipUndecodable); the relist
+	// asks for them again instead of resuming a watch that never would.
+	CauseSnapshotIncomplete
+)
+
 var causeNames = [...]string{
 	CauseInitial: "initial", CauseWatchGone: "watch-gone", CauseListGone: "list-gone",
 	CauseTooLargeRV: "too-large-rv", CauseContinueExpired: "continue-expired",
 	CauseStreamingFallback: "streaming-fallback", CauseListError: "list-error",
 	CauseWatchError: "watch-error", CauseSnapshotExpired: "snapshot-expired",
+	CauseReshard: "reshard", CauseSnapshotIncomplete: "snapshot-incomplete",
 }
 
 // String returns the cause's short name, e.g. "watch-gone".

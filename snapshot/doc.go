@@ -12,8 +12,9 @@
 //
 // A snapshot holds the cached objects as the informer stored them (after
 // Transform), as JSON, with the resourceVersion they are in step with and
-// the [Identity] of what was watched: server, group/version/resource,
-// namespace, selectors and Go type. The package knows nothing of informers
+// the [Identity] of what was watched and how the objects were shaped:
+// server, group/version/resource, namespace, selectors, Go type, shard,
+// managed-fields choice and transform. The package knows nothing of informers
 // or Kubernetes objects: it is generic over the object type and encodes it
 // with encoding/json's v2 API.
 //

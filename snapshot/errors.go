@@ -24,7 +24,8 @@ const (
 	// ReasonVersion: a format version this code does not read.
 	ReasonVersion
 	// ReasonIdentity: a sound snapshot of something else: another server,
-	// resource, namespace, selector or Go type. Error.Field says which.
+	// resource, namespace, selector, Go type, shard, managed-fields choice
+	// or transform. Error.Field says which.
 	ReasonIdentity
 	// ReasonDecode: a record with a valid checksum that does not decode into
 	// the type (its shape changed between versions of the program).

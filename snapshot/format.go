@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"hash/crc32"
+	"strconv"
 	"time"
 )
 
@@ -57,6 +58,16 @@ type Identity struct {
 	// e.g. "example.com/agent.Pod": another type may not read the JSON the
 	// same way.
 	Type string `json:"type"`
+	// Shard is the shard selector the objects were listed with (its
+	// ranges and the field it hashes), "" for all of them: a snapshot of
+	// one shard lacks the others' objects.
+	Shard string `json:"shard,omitempty"`
+	// ManagedFields: the objects kept metadata.managedFields.
+	ManagedFields bool `json:"managedFields,omitempty"`
+	// Transform names the transform the objects went through before they
+	// were cached: "" for none, else a version its author gives it (a
+	// transform that changes must change it), or any fixed word.
+	Transform string `json:"transform,omitempty"`
 }
 
 // mismatch returns the first field in which got differs from id, with
@@ -71,6 +82,9 @@ func (id Identity) mismatch(got Identity) (field, want, have string) {
 		{"labelSelector", id.LabelSelector, got.LabelSelector},
 		{"fieldSelector", id.FieldSelector, got.FieldSelector},
 		{"type", id.Type, got.Type},
+		{"shard", id.Shard, got.Shard},
+		{"managedFields", strconv.FormatBool(id.ManagedFields), strconv.FormatBool(got.ManagedFields)},
+		{"transform", id.Transform, got.Transform},
 	}
 	for _, p := range pairs {
 		if p.want != p.got {
@@ -88,6 +102,11 @@ type Header struct {
 	ResourceVersion string `json:"resourceVersion"`
 	// Count is the number of records (objects) that follow.
 	Count int64 `json:"count"`
+	// Skipped counts the objects the writer's cache lacked because they
+	// did not decode (an informer's SkipUndecodable): the snapshot is
+	// incomplete, and a reader that resumes from it must list again to
+	// get them.
+	Skipped int `json:"skipped,omitzero"`
 	// Saved is when the snapshot was taken; informational.
 	Saved time.Time `json:"saved,omitzero"`
 }

@@ -47,6 +47,9 @@ func TestAnIdentityMismatchNamesTheField(t *testing.T) {
 		"labelSelector": func(id *snapshot.Identity) { id.LabelSelector = "app=db" },
 		"fieldSelector": func(id *snapshot.Identity) { id.FieldSelector = "spec.nodeName=n1" },
 		"type":          func(id *snapshot.Identity) { id.Type = "main.Pod" },
+		"shard":         func(id *snapshot.Identity) { id.Shard = "shardRange(object.metadata.uid, '0x0', '0x8')" },
+		"managedFields": func(id *snapshot.Identity) { id.ManagedFields = true },
+		"transform":     func(id *snapshot.Identity) { id.Transform = "v2" },
 	}
 	for field, change := range cases {
 		t.Run(field, func(t *testing.T) {

@@ -1,0 +1,119 @@
+package informer
+
+import (
+	"context"
+	"sync"
+
+	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// pipeline is an informer's data path, built in one place (newPipeline)
+// and run in one place (run). An object passes through, in this order:
+//
+//	ListerWatcher ─▶ shard filter ─▶ reflector ─▶ snapshot gate ─▶ queue ─▶ dispatcher ─▶ cache
+//	                 (Options.Shard)              (Options.Snapshot)                     └─▶ listeners ─▶ handlers
+//
+// newPipeline builds the stages from the end of the path to its start, so
+// each is given the stages it hands to, and the record, when it is built;
+// nothing is patched in afterwards. The shard filter and the snapshot gate
+// are there only with their option. Beside the path, the record (record.go)
+// is the one account of failures, contact and progress that the reflector
+// and the dispatcher write and Health, SyncError, WaitForSync and the
+// backoff read.
+type pipeline[T any, P meta.PtrObject[T]] struct {
+	opts  Options[P]
+	rec   *record
+	store *cache.Store[P]
+	queue fifo.Queue[P]
+	snap  *snapshotter[T, P] // the snapshot gate and its writer; nil without Options.Snapshot
+	disp  *dispatcher[P]
+	shard *shardLW[P] // nil without Options.Shard
+	refl  *reflector[P]
+}
+
+// newPipeline builds the stages over lw. opts have their defaults.
+func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *pipeline[T, P] {
+	p := &pipeline[T, P]{opts: opts, rec: newRecord(opts.Backoff.withDefaults().ResetAfter)}
+	p.store = cache.New(func(o P) string { return meta.Key(o) }, indexers(opts))
+	p.queue = newQueue(opts.Queue, p.store)
+	if opts.Shard != nil {
+		p.shard = newShardLW(lw, opts.Shard)
+		lw = p.shard
+	}
+	var sink sink[P] = p.queue
+	var popped func() // the snapshot writer's wake-up after each pop
+	if opts.Snapshot.enabled() {
+		p.snap = newSnapshotter[T](opts, p.store, p.queue, p.rec, p.shard.listedSelector)
+		sink, popped = gatedQueue[T, P]{q: p.queue, s: p.snap}, p.snap.afterPop
+	}
+	p.disp = newDispatcher(opts, p.store, p.queue, p.rec, popped)
+	p.refl = newReflector(lw, p.disp.sink(sink), p.rec, p.disp.checkSynced, defaultReflectorConfig(opts))
+	return p
+}
+
+// indexers are the cache's indexes: the namespace index and opts'.
+func indexers[P meta.Object](opts Options[P]) cache.Indexers[P] {
+	ix := cache.Indexers[P]{cache.NamespaceIndex: cache.NamespaceIndexFunc(func(p P) string {
+		return p.GetNamespace()
+	})}
+	for name, fn := range opts.Indexers {
+		ix[name] = fn
+	}
+	return ix
+}
+
+// run starts the stages, runs the reflector until ctx ends or fail-fast
+// stops it, then stops every goroutine it started and writes the snapshot
+// of a clean stop.
+func (p *pipeline[T, P]) run(ctx context.Context) error {
+	p.rec.started.Store(p.opts.Clock.Now().UnixNano())
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	first := p.refl.initialState()
+	if p.snap != nil {
+		first = p.resume(ctx, first)
+		wg.Add(1)
+		go func() { defer wg.Done(); p.snap.run(ctx) }()
+	}
+	p.disp.start(ctx, &wg)
+	err := p.refl.run(ctx, first)
+	cancel()
+	p.disp.stop()
+	p.queue.Close()
+	wg.Wait()
+	if p.snap != nil {
+		p.snap.final(ctx)
+	}
+	return err
+}
+
+// resume loads the saved snapshot, if there is a sound one of what this
+// informer caches, into the cache and returns the reflector's first state:
+// a watch from the snapshot's resourceVersion, or a relist from it when
+// the snapshot lacks objects a list skipped (SkipUndecodable), which a
+// watch would never bring. Without one it returns first. The snapshot's
+// batch is applied here, alone, before the reflector and the processing
+// loop start: no later delta can join it and pass for a snapshot object.
+func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
+	sel, gen := p.shard.current()
+	l, ok := p.snap.load(ctx, sel)
+	if !ok {
+		return first
+	}
+	if err := p.queue.Replace(l.items, l.rv); err != nil {
+		p.opts.Logger.Error("informer: queueing the snapshot", "informer", p.opts.Name, "err", err)
+		return first
+	}
+	p.disp.applySnapshot()
+	p.refl.setRV(l.rv)
+	p.shard.resumed(sel, gen)
+	if l.skipped > 0 {
+		p.opts.Logger.Info("informer: the snapshot lacks objects a list skipped; listing again",
+			"informer", p.opts.Name, "skipped", l.skipped)
+		return p.refl.relist(l.rv, CauseSnapshotIncomplete)
+	}
+	return p.refl.resumeAt(l.rv)
+}
