@@ -52,7 +52,8 @@ type Config struct {
 	// OnStartedLeading runs, in a goroutine of its own, when this
 	// candidate becomes the leader. Its context ends when leadership ends,
 	// with a *LostError cause, before the Lease can expire for the others
-	// (invariant 1). Required.
+	// (invariant 1). If it returns sooner, the candidate still leads (and
+	// renews) until then, as in client-go. Required.
 	OnStartedLeading func(ctx context.Context)
 	// OnStoppedLeading, when set, is called once OnStartedLeading has
 	// returned after leadership ended (never for a candidate that did not
