@@ -138,10 +138,15 @@ func (f *FrameReader) Next() ([]byte, error) {
 	return f.buf, nil
 }
 
+// errFrameCut is a frame the stream's end cut: truncated input, and also
+// io.ErrUnexpectedEOF, as a JSON event cut by a dropped connection is, so
+// that a reader tells a broken connection (re-watch) from a bad frame.
+var errFrameCut = fmt.Errorf("%w (%w)", ErrTruncated, io.ErrUnexpectedEOF)
+
 func (f *FrameReader) fail(in int64, err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return &DecodeError{What: "watch frame " + fmt.Sprint(f.frames), Offset: int(f.offset + in),
-			Err: ErrTruncated, Detail: "stream ended inside a frame (" + io.ErrUnexpectedEOF.Error() + ")"}
+			Err: errFrameCut, Detail: "stream ended inside a frame"}
 	}
 	return fmt.Errorf("kubeproto: read watch frame %d at byte %d: %w", f.frames, f.offset+in, err)
 }

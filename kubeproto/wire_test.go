@@ -120,6 +120,9 @@ func TestFrameReaderReportsAStreamCutInsideAFrame(t *testing.T) {
 	for cut := 1; cut < len(stream); cut++ {
 		_, err := NewFrameReader(bytes.NewReader(stream[:cut]), 0).Next()
 		require.ErrorIs(t, err, ErrTruncated, "cut at %d", cut)
+		// A cut connection, as for a JSON event: the informer re-watches
+		// instead of relisting as after a bad frame.
+		require.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut at %d", cut)
 	}
 }
 
