@@ -222,7 +222,7 @@ func (d *dashboard) setStateLocked(s string, now time.Time) {
 }
 
 // apply is the state machine of the page: which box changes on which
-// stage. d.mu must be held.
+// stage; this part moves the reflector's box. d.mu must be held.
 func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 	r := &d.refl
 	switch ev.Stage {
@@ -273,6 +273,15 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 		r.Backoff = ev.Duration.Round(time.Millisecond).String()
 		r.LastError = errText(ev.Err)
 		d.setStateLocked("backing-off", now)
+	default:
+		d.applyQueueAndLoop(ev, now)
+	}
+}
+
+// applyQueueAndLoop is apply for the delta queue's and the processing
+// stage's boxes. d.mu must be held.
+func (d *dashboard) applyQueueAndLoop(ev informer.TraceEvent, now time.Time) {
+	switch ev.Stage {
 	case informer.StageDeltaQueued:
 		d.queue.Queued++
 		d.queue.Last = append(d.queue.Last, deltaView{Op: ev.Op, Key: ev.Key})
