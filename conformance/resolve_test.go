@@ -12,7 +12,6 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/discovery"
-	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -123,16 +122,11 @@ func TestACustomResourceInstalledAfterDiscoveryIsFoundByItsShortName(t *testing.
 	})
 }
 
-// installGadgets makes the namespaced kind Gadget (plural gadgets, short
-// name gdg) of group/v1 served: registered on the fake, a
-// CustomResourceDefinition on the real server.
+// installGadgets creates the CustomResourceDefinition of the namespaced
+// kind Gadget (plural gadgets, short name gdg) of group/v1, on either
+// server, and deletes it when the test ends.
 func installGadgets(t *testing.T, tg *target, group string) {
 	t.Helper()
-	if tg.fake != nil {
-		require.NoError(t, tg.fake.Register(fakeapiserver.Resource{GVR: meta.GVR{Group: group, Version: "v1", Resource: "gadgets"},
-			Kind: "Gadget", Namespaced: true, ShortNames: []string{"gdg"}}))
-		return
-	}
 	crd := `{"apiVersion":"apiextensions.k8s.io/v1","kind":"CustomResourceDefinition",` +
 		`"metadata":{"name":"gadgets.` + group + `"},"spec":{"group":"` + group + `",` +
 		`"names":{"plural":"gadgets","singular":"gadget","kind":"Gadget","shortNames":["gdg"]},"scope":"Namespaced",` +

@@ -114,8 +114,12 @@
 //     names.
 //   - Built-in resources are the core/v1 namespaces, pods, configmaps,
 //     secrets, services, nodes and events, apps/v1 deployments and
-//     replicasets, and coordination.k8s.io/v1 leases; others are added with
-//     Register (there is no CustomResourceDefinition API). Subresources are
+//     replicasets, batch/v1 jobs, coordination.k8s.io/v1 leases and
+//     apiextensions.k8s.io/v1 customresourcedefinitions; others are added
+//     with Register or by
+//     creating a CustomResourceDefinition (crd.go: served at once, status
+//     written with the create, no schema checks, no conversion between
+//     versions, renames by an update not seen). Subresources are
 //     status only: no scale, log, exec, attach, port-forward, eviction,
 //     binding or finalize.
 //   - JSON and, for built-in kinds, protobuf (invariant 10); CBOR is not

@@ -61,7 +61,7 @@ func builtins() []Resource {
 	for _, r := range []*Resource{&namespaces, &pods, &svc, &nodes, &deploy, &rs} {
 		r.StatusSubresource = true
 	}
-	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, leases, jobs}
+	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, leases, jobs, crdResource()}
 }
 
 // registry maps GVRs and group versions to resources. It is read on every
@@ -96,6 +96,13 @@ func (r *registry) add(res Resource) error {
 	res.FieldSelectors = append([]string(nil), res.FieldSelectors...)
 	r.byGVR[res.GVR] = &res
 	return nil
+}
+
+// remove stops serving gvr.
+func (r *registry) remove(gvr meta.GVR) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.byGVR, gvr)
 }
 
 func (r *registry) get(gvr meta.GVR) *Resource {

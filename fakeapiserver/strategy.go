@@ -67,7 +67,19 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 	s.recordCreate(res, wm, m)
 	admit(res, m)
 	prepareForCreate(res, m)
-	return s.store.Create(res, m)
+	if !isCRD(res) {
+		return s.store.Create(res, m)
+	}
+	spec, err := readCRD(m)
+	if err != nil {
+		return nil, err
+	}
+	m["status"] = s.crdStatus(spec)
+	o, err := s.store.Create(res, m)
+	if err == nil {
+		s.installCRD(spec)
+	}
+	return o, err
 }
 
 // checkTypeAndNamespace rejects a body whose kind, apiVersion or namespace
@@ -155,6 +167,13 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 	})
 	if err == nil && deleted && res.Namespaced {
 		s.resumeNamespace(ns) // what it held may have been all that kept its namespace
+	}
+	if err == nil && isCRD(res) {
+		if deleted {
+			s.uninstallCRD(o)
+		} else if spec, err := readCRD(o.Decode()); err == nil && !wm.status {
+			s.installCRD(spec) // new versions and names
+		}
 	}
 	return o, err
 }
@@ -286,6 +305,9 @@ func (s *Server) delete(res *Resource, ns, name string, pre meta.Preconditions) 
 	})
 	if err != nil {
 		return nil, false, err
+	}
+	if isCRD(res) {
+		s.uninstallCRD(gone)
 	}
 	return gone, true, nil
 }
