@@ -143,11 +143,14 @@ func (t *tracer) relist(ev informer.TraceEvent) text {
 }
 
 // wire says how the watch travels: the events read the same either way.
+// The informer asks for protobuf for the built-in kinds and JSON for the
+// rest (informer/wire.go); the trace does not say which one a watch got.
 func (t *tracer) wire() text {
 	if t.websocket {
-		return say(msg{en: " over a websocket (--websocket: one JSON event per message)", zh: "，走 websocket（--websocket：每条消息一个 JSON 事件）"})
+		return say(msg{en: " over a websocket (--websocket: one event per message)", zh: "，走 websocket（--websocket：每条消息一个事件）"})
 	}
-	return say(msg{en: " over chunked HTTP (one JSON event per line)", zh: "，走分块传输的 HTTP（chunked：每行一个 JSON 事件）"})
+	return say(msg{en: " over chunked HTTP (one event per chunk: a protobuf frame for built-in kinds, a JSON line otherwise)",
+		zh: "，走分块传输的 HTTP（chunked：每块一个事件，内置资源是 protobuf 帧，其他是一行 JSON）"})
 }
 
 func watchEnded(ev informer.TraceEvent) text {
