@@ -46,7 +46,10 @@
 //  4. When Run's context ends, the leader's work context ends, Run waits
 //     for OnStartedLeading to return, and then (unless KeepOnCancel)
 //     writes the Lease with no holder, which any candidate takes at its
-//     next attempt. [TestReleaseOnCancelHandsOverAtTheNextAttempt]
+//     next attempt; with KeepOnCancel the others wait out the lease.
+//     OnStoppedLeading is called once after leading, never without.
+//     [TestReleaseOnCancelHandsOverAtTheNextAttempt,
+//     TestKeepOnCancelMakesTheOthersWaitOutTheLease]
 //  5. A waiting candidate attempts every RetryPeriod and also at the
 //     instant the Lease expires by its clock, so a new leader takes over at
 //     most LeaseDuration + RetryPeriod after the old one was cut off.

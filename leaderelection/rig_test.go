@@ -56,18 +56,19 @@ type term struct {
 
 // cand is one candidate.
 type cand struct {
-	w      *world
-	id     string
-	el     *leaderelection.Elector
-	net    *network
-	clk    *candClock
-	stop   context.CancelFunc
-	done   chan struct{}
-	err    error           // Run's result, once done
-	work   context.Context // the live leadership's context, if any
-	parked bool            // waiting on a timer of its clock
-	until  time.Time       // world time its timer fires, while parked
-	exited bool
+	w       *world
+	id      string
+	el      *leaderelection.Elector
+	net     *network
+	clk     *candClock
+	stop    context.CancelFunc
+	done    chan struct{}
+	err     error           // Run's result, once done
+	work    context.Context // the live leadership's context, if any
+	parked  bool            // waiting on a timer of its clock
+	until   time.Time       // world time its timer fires, while parked
+	exited  bool
+	stopped int // OnStoppedLeading calls
 }
 
 func newWorld(t *testing.T) *world {
@@ -84,11 +85,15 @@ func (w *world) signalLocked() {
 }
 
 // join starts a candidate with client-go's default durations.
-func (w *world) join(id string) *cand { return w.joinSkewed(id, 0) }
+func (w *world) join(id string) *cand { return w.joinWith(id, 0, nil) }
 
 // joinSkewed starts a candidate whose clock is off the world's by skew
 // from the start.
-func (w *world) joinSkewed(id string, skew time.Duration) *cand {
+func (w *world) joinSkewed(id string, skew time.Duration) *cand { return w.joinWith(id, skew, nil) }
+
+// joinWith starts a candidate whose clock is off by skew and whose Config
+// edit changes, when set.
+func (w *world) joinWith(id string, skew time.Duration, edit func(*leaderelection.Config)) *cand {
 	c := &cand{w: w, id: id, done: make(chan struct{})}
 	c.clk = &candClock{c: c, offset: skew}
 	c.net = &network{c: c}
@@ -96,6 +101,14 @@ func (w *world) joinSkewed(id string, skew time.Duration) *cand {
 		Client:    newClient(w.t, w.srv, func(rt http.RoundTripper) http.RoundTripper { c.net.inner = rt; return c.net }),
 		Namespace: "default", Name: "ctrl", Identity: id, Clock: c.clk, Logger: quiet(),
 		OnStartedLeading: c.lead,
+		OnStoppedLeading: func() {
+			w.mu.Lock()
+			c.stopped++
+			w.mu.Unlock()
+		},
+	}
+	if edit != nil {
+		edit(&cfg)
 	}
 	el, err := leaderelection.New(cfg)
 	require.NoError(w.t, err)

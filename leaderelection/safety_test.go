@@ -219,6 +219,34 @@ func TestReleaseOnCancelHandsOverAtTheNextAttempt(t *testing.T) {
 	w.run(5 * time.Second)
 	w.checkSafe(false)
 	takenOver(t, w, others, at, retry)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	require.Equal(t, 1, leader.stopped, "OnStoppedLeading once, after leading")
+	for _, o := range others {
+		require.Zero(t, o.stopped, "%s has not stopped leading: OnStoppedLeading is not called for a candidate that did not lead", o.id)
+	}
+}
+
+// TestKeepOnCancelMakesTheOthersWaitOutTheLease: a leader configured to
+// keep the Lease on cancel stops leading but does not release; the others
+// take over only when its last renewal has expired by their clocks.
+func TestKeepOnCancelMakesTheOthersWaitOutTheLease(t *testing.T) {
+	w := newWorld(t)
+	keep := func(c *leaderelection.Config) { c.KeepOnCancel = true }
+	a := w.joinWith("a", 0, keep)
+	w.run(time.Second)
+	require.Equal(t, []string{"a"}, w.leaders())
+	w.joinWith("b", 0, keep)
+	w.run(5 * time.Second)
+	at := w.clk.Now()
+	a.cancel()
+	require.NoError(t, a.err)
+	w.run(lease + retry)
+	w.checkSafe(false)
+	started := w.started("b", at)
+	require.False(t, started.IsZero(), "b leads")
+	require.GreaterOrEqual(t, started.Sub(at), lease-retry, "b waited out a's last renewal")
+	require.LessOrEqual(t, started.Sub(at), lease+retry)
 }
 
 // TestTwoCandidatesRacingForAFreeLeaseOneWins: candidates that find the

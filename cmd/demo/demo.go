@@ -148,6 +148,9 @@ func (d *demo) loadReal() (*apiclient.Config, error) {
 	// not called "the real cluster": --master may name another demo's
 	// embedded server (demo --serve).
 	d.source = say(msg{en: "the API server at %s (from %s; the demo only reads)", zh: "位于 %s 的 API Server（配置来自 %s；demo 只读不写）"}, cfg.Host, source)
+	if d.cfg.leaderElect {
+		d.source = say(msg{en: "the API server at %s (from %s; the demo writes only its Lease)", zh: "位于 %s 的 API Server（配置来自 %s；demo 只写它的 Lease）"}, cfg.Host, source)
+	}
 	return cfg, nil
 }
 
