@@ -64,8 +64,12 @@ func TestReadmeExampleCompiles(t *testing.T) {
 // bare `file.go` is prose, not a pointer).
 var pointerRE = regexp.MustCompile("`([a-z][a-z0-9_]*/[a-z0-9_/]*\\.go)(?::([A-Za-z_][A-Za-z0-9_]*))?`")
 
+// teachingPages are the pages whose code pointers and links are checked:
+// the English internals page and its Chinese twin carry the same pointers.
+var teachingPages = []string{"docs/internals.md", "docs/internals.zh-CN.md"}
+
 func TestEveryCodePointerExists(t *testing.T) {
-	for _, doc := range []string{"docs/internals.md"} {
+	for _, doc := range teachingPages {
 		t.Run(doc, func(t *testing.T) {
 			matches := pointerRE.FindAllStringSubmatch(read(t, doc), -1)
 			require.NotEmpty(t, matches)
@@ -87,7 +91,7 @@ func TestEveryCodePointerExists(t *testing.T) {
 func TestRelativeLinksExist(t *testing.T) {
 	linkRE := regexp.MustCompile(`\]\(([^)#\s]+)\)`)
 	codeRE := regexp.MustCompile("(?s)```.*?```")
-	for _, doc := range []string{"README.md", "docs/internals.md"} {
+	for _, doc := range append([]string{"README.md"}, teachingPages...) {
 		prose := codeRE.ReplaceAllString(read(t, doc), "")
 		for _, m := range linkRE.FindAllStringSubmatch(prose, -1) {
 			target := m[1]
