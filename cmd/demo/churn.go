@@ -69,11 +69,10 @@ func (c *churner) seed() error {
 	return nil
 }
 
-// run makes one write every interval (every, until the page changes it)
-// until ctx ends. Write errors (a kubectl user deleted the object first,
-// say) are reported and skipped.
-func (c *churner) run(ctx context.Context, every time.Duration, report func(error)) {
-	c.setInterval(every)
+// run makes one write every interval until ctx ends, unless paused.
+// Write errors (a kubectl user deleted the object first, say) are reported
+// and skipped.
+func (c *churner) run(ctx context.Context, report func(error)) {
 	for {
 		t := time.NewTimer(c.interval())
 		select {
@@ -103,11 +102,10 @@ const (
 // interval is the time between two writes now.
 func (c *churner) interval() time.Duration { return time.Duration(c.every.Load()) }
 
-// setInterval changes it, within the bounds, and wakes run to use it.
+// setInterval changes it, within the page's bounds, and wakes run to use
+// it. (--churn-interval sets the first value as given, with every.Store.)
 func (c *churner) setInterval(d time.Duration) time.Duration {
-	if c.every.Load() != 0 { // the command line's value is kept as given
-		d = min(max(d, minChurnInterval), maxChurnInterval)
-	}
+	d = min(max(d, minChurnInterval), maxChurnInterval)
 	c.every.Store(int64(d))
 	select {
 	case c.retime <- struct{}{}:

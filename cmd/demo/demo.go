@@ -206,7 +206,11 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 	}
 	d.banner(srv.URL(), kubeconfig, ch)
 	d.source = say(msg{en: "the embedded fake API server", zh: "内嵌的模拟 API Server"})
-	if d.cfg.churn && seeded {
+	if seeded {
+		// Without --churn the loop starts paused: the live page's buttons
+		// can still resume or step it.
+		ch.paused.Store(!d.cfg.churn)
+		ch.every.Store(int64(d.cfg.churnEvery))
 		d.startChurn(ctx, ch)
 	}
 	return cfg, nil
@@ -247,7 +251,7 @@ func (d *demo) startChurn(ctx context.Context, ch *churner) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		ch.run(ctx, d.cfg.churnEvery, func(err error) { d.status.printf("demo: %s", oneLine(err)) })
+		ch.run(ctx, func(err error) { d.status.printf("demo: %s", oneLine(err)) })
 	}()
 	d.onStop(func() text {
 		return say(msg{en: "stopped the churn after %d writes", zh: "停止了自动变更，共写入 %d 次"}, ch.writeCount())

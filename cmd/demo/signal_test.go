@@ -19,7 +19,7 @@ func TestSignalsStopTheProcessCleanly(t *testing.T) {
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		t.Run(sig.String(), func(t *testing.T) {
 			cmd := exec.Command(os.Args[0])
-			cmd.Env = append(os.Environ(), asMainEnv+"=1", argsEnv+"="+strings.Join([]string{"--churn=false"}, "\n"))
+			cmd.Env = append(os.Environ(), asMainEnv+"=1", argsEnv+"="+strings.Join([]string{"--churn=false", "--lang=en"}, "\n"))
 			var stdout, stderr syncBuffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			require.NoError(t, cmd.Start())

@@ -150,3 +150,14 @@ func TestDashboardLogSpeaksTheLanguageAskedFor(t *testing.T) {
 	assert.Equal(t, "synced: 2 objects in the cache at resourceVersion 5", d.snapshot(langEN).Log[0].Text)
 	assert.Equal(t, "同步完成（synced）：本地缓存中有 2 个对象，资源版本 5", d.snapshot(langZH).Log[0].Text)
 }
+
+// Without --churn the churn is paused, not absent: the page can resume it.
+func TestAPausedChurnCanBeResumedFromThePage(t *testing.T) {
+	r := startDemo(t, "--ui", "127.0.0.1:0", "--churn=false", "--churn-interval", "100ms", "--resync=0")
+	base := r.uiURL(t)
+	s := openStream(t, base)
+	st := s.await(t, "the first sync, churn paused", func(st state) bool { return watching(st) && st.Server.ChurnPaused })
+	writes := st.Server.Writes
+	assert.Equal(t, "churn resumed, one change every 100ms", act(t, base, "resume-churn").Result)
+	s.await(t, "the churn writing", func(st state) bool { return !st.Server.ChurnPaused && st.Server.Writes >= writes+2 })
+}
