@@ -33,7 +33,7 @@ func TestLeaderElection(t *testing.T) {
 		l := tg.must(t, 200, "GET", path, "")
 		spec := l["spec"].(map[string]any)
 		require.Equal(t, "a", spec["holderIdentity"])
-		require.EqualValues(t, 2, spec["leaseDurationSeconds"])
+		require.EqualValues(t, 10, spec["leaseDurationSeconds"])
 		require.EqualValues(t, 0, spec["leaseTransitions"])
 		require.Regexp(t, `^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$`, spec["renewTime"], "a MicroTime")
 
@@ -81,7 +81,10 @@ type candidate struct {
 func startCandidate(t *testing.T, c *apiclient.Client, ns, id string) *candidate {
 	cd := &candidate{leading: make(chan struct{}, 1), leaders: make(chan string, 8), done: make(chan struct{})}
 	el, err := leaderelection.New(leaderelection.Config{Client: c, Namespace: ns, Name: "ctrl", Identity: id,
-		LeaseDuration: 2 * time.Second, RenewDeadline: time.Second, RetryPeriod: 100 * time.Millisecond,
+		// Long enough that a slow etcd write on a loaded machine does not
+		// cost the leadership; the handover after a release takes one
+		// RetryPeriod whatever the lease.
+		LeaseDuration: 10 * time.Second, RenewDeadline: 5 * time.Second, RetryPeriod: 200 * time.Millisecond,
 		OnStartedLeading: func(ctx context.Context) { cd.leading <- struct{}{}; <-ctx.Done() },
 		OnNewLeader:      func(l string) { cd.leaders <- l },
 		Logger:           quiet()})
