@@ -56,7 +56,7 @@ var (
 	anchorLine  = regexp.MustCompile(`^<a id="[a-z0-9-]+"></a>$`)
 	headingLine = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*$`)
 	listItem    = regexp.MustCompile(`^\s*(?:[-*]|\d+\.)\s+`)
-	inlineRE    = regexp.MustCompile("`[^`]+`|\\*\\*[^*]+\\*\\*|!?\\[[^\\]]*\\]\\([^)\\s]*\\)")
+	inlineRE    = regexp.MustCompile("`[^`]+`|\\*\\*[^*]+\\*\\*|\\*[^*\\s][^*]*\\*|!?\\[[^\\]]*\\]\\([^)\\s]*\\)")
 	linkRE      = regexp.MustCompile(`^(!?)\[([^\]]*)\]\(([^)\s]*)\)$`)
 )
 
@@ -146,6 +146,8 @@ func inlineToken(tok string) string {
 		return "<code>" + html.EscapeString(strings.Trim(tok, "`")) + "</code>"
 	case strings.HasPrefix(tok, "**"):
 		return "<strong>" + html.EscapeString(strings.Trim(tok, "*")) + "</strong>"
+	case strings.HasPrefix(tok, "*"):
+		return "<em>" + html.EscapeString(strings.Trim(tok, "*")) + "</em>"
 	}
 	m := linkRE.FindStringSubmatch(tok)
 	href, ok := docHref(m[3])

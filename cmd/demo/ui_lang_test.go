@@ -50,13 +50,13 @@ func TestEveryBoxLinksToASectionThatExists(t *testing.T) {
 
 func TestRenderMarkdownKnowsTheDocsSubset(t *testing.T) {
 	out := renderMarkdown("# How it works\n\n<a id=\"reflector\"></a>\n\n### 3. The reflector: a state machine\n\n" +
-		"Text with `code <b>`, **bold** and [a link](#relist),\na [page](internals.md) and [a file](../cmd/demo/main.go).\n\n" +
+		"Text with `code <b>`, **bold**, *what happened* and [a link](#relist),\na [page](internals.md) and [a file](../cmd/demo/main.go).\n\n" +
 		"```text\ntrace 1 <x>\n```\n\n| a | b |\n|---|---|\n| `x` | y |\n\n- one\n  more\n- two\n\n1. first\n\n### 资源版本：为什么\n")
 	for _, want := range []string{
 		`<h1 id="how-it-works">How it works</h1>`,
 		`<a id="reflector"></a>`,
 		`<h3 id="3-the-reflector-a-state-machine">`,
-		`<code>code &lt;b&gt;</code>`, `<strong>bold</strong>`, `<a href="#relist">a link</a>`,
+		`<code>code &lt;b&gt;</code>`, `<strong>bold</strong>`, `<em>what happened</em>`, `<a href="#relist">a link</a>`,
 		`<a href="/docs/internals.md">page</a>`, ` a file.`,
 		"<pre><code>trace 1 &lt;x&gt;\n</code></pre>",
 		`<tr><th>a</th><th>b</th></tr>`, `<tr><td><code>x</code></td><td>y</td></tr>`,
