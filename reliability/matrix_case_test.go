@@ -30,9 +30,13 @@ const (
 	transformMark = "x" //
 	matrixNames   = 30  // objects are m-0 … m-29
 	matrixSeeded  = 20  // created before the informer starts
-	staleAfter    = 400 * time.Millisecond
-	matrixWait    = 20 * time.Second // bound of every wait for the informer
-	badName       = "bad"            // the undecodable object, with SkipUndecodable
+	// unhealthyWithin bounds how long an informer that cannot reach the
+	// server may look healthy: at this backoff, dozens of failed attempts.
+	// StaleAfter keeps its default (3 minutes): an unreachable server is
+	// known at the first failed request, not only once the cache is old.
+	unhealthyWithin = 2 * time.Second
+	matrixWait      = 20 * time.Second // bound of every wait for the informer
+	badName         = "bad"            // the undecodable object, with SkipUndecodable
 )
 
 // mcase is one combination being run: a fake server, the informer under
@@ -56,6 +60,7 @@ type mcase struct {
 	mu        sync.Mutex // guards causes
 	causes    []informer.RelistCause
 	watchErrs atomic.Int64 // WatchErrorHandler calls
+	lastErr   atomic.Pointer[string]
 }
 
 func runCase(t *testing.T, c combo, seed uint64, tot *matrixTotals) {
@@ -126,7 +131,7 @@ func mustShard(t *testing.T, i, n int) shard.Selector {
 func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
 	o := informer.Options[*object]{Name: name, Logger: quiet(), Queue: m.c.queue, StreamingList: m.c.streaming,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
-		StaleAfter: staleAfter, Backoff: chaosBackoff, SkipUndecodable: m.c.skip,
+		Backoff: chaosBackoff, SkipUndecodable: m.c.skip,
 		Selectors: informer.Selectors{LabelSelector: matrixLabel + "=in"}}
 	if m.c.transform {
 		o.Transform = transform
@@ -193,7 +198,11 @@ func (m *mcase) script(t *testing.T) {
 	opts := m.options(t, "matrix")
 	m.sh = opts.Shard
 	opts.Trace = m.trace
-	opts.WatchErrorHandler = func(context.Context, error) { m.watchErrs.Add(1) }
+	opts.WatchErrorHandler = func(_ context.Context, err error) {
+		msg := err.Error()
+		m.lastErr.Store(&msg)
+		m.watchErrs.Add(1)
+	}
 	m.inf = informer.NewForResource[object](m.client, allCMs, opts)
 	m.h = &mview{view: newView("matrix", 0), m: m}
 	m.h.changed = m.progress
@@ -211,7 +220,7 @@ func (m *mcase) script(t *testing.T) {
 	defer cancel()
 	require.NoError(t, m.inf.WaitForSync(ctx), "sync")
 	if offline {
-		m.expectUnhealthy("restarted from a snapshot with the server unreachable")
+		m.expectUnhealthy(checkUnhealthyRestart, "restarted from a snapshot with the server unreachable")
 		m.net.set(false)
 	}
 	m.writes(t, 5)
@@ -266,13 +275,14 @@ func (m *mcase) watchFault(inject func()) {
 // reshard moves the shard while nothing else fails: what follows must be a
 // planned relist, not a failure.
 func (m *mcase) reshard(t *testing.T) {
+	m.srv.ClearFaults() // a fault still armed (a streaming list to cut) would land on the planned relist
 	m.converge(t, "before Shard.Set", false)
 	before := m.watchErrs.Load()
 	require.NoError(t, m.sh.Set(m.shards[1]))
 	m.writes(t, 3)
 	m.converge(t, "after Shard.Set", false)
 	if n := m.watchErrs.Load() - before; n > 0 {
-		m.o.fail(checkReshard, "Shard.Set caused %d WatchErrorHandler calls", n)
+		m.o.fail(checkReshard, "Shard.Set caused %d WatchErrorHandler calls, the last: %s", n, *m.lastErr.Load())
 	}
 }
 
@@ -282,13 +292,13 @@ func (m *mcase) outage(t *testing.T) {
 	m.net.set(true)
 	m.srv.Restart()
 	m.writes(t, 3)
-	m.expectUnhealthy("server unreachable")
+	m.expectUnhealthy(checkUnhealthy, "server unreachable")
 	m.net.set(false)
 }
 
-func (m *mcase) expectUnhealthy(why string) {
-	if !m.await(func() bool { return !m.inf.Health().Healthy() }, staleAfter+2*time.Second) {
-		m.o.fail(checkUnhealthy, "%s: still healthy after %s: %+v", why, staleAfter+2*time.Second, m.inf.Health())
+func (m *mcase) expectUnhealthy(check, why string) {
+	if !m.await(func() bool { return !m.inf.Health().Healthy() }, unhealthyWithin) {
+		m.o.fail(check, "%s: still healthy after %s: %+v", why, unhealthyWithin, m.inf.Health())
 	}
 }
 

@@ -238,7 +238,7 @@ func TestOptionMatrix(t *testing.T) {
 // order until its budget is spent: a short one by default, all of them
 // with ZEROKUBE_MATRIX=full, or a duration (ZEROKUBE_MATRIX=5m).
 func TestOptionMatrixFull(t *testing.T) {
-	budget := 3 * time.Second
+	budget := 2 * time.Second
 	switch s := os.Getenv("ZEROKUBE_MATRIX"); s {
 	case "":
 	case "full":
