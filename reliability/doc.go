@@ -33,12 +33,12 @@
 //     another shard or outside the selector, Transform applied, the cache
 //     equal to the server's objects for the shard and selector, unhealthy
 //     while the server is unreachable and healthy after. TestOptionMatrix
-//     runs a pairwise covering array (18 combinations, about 15 s);
+//     runs a pairwise covering array (18 combinations, a few seconds);
 //     TestOptionMatrixFull runs the whole product in a random order within
 //     a budget: 2 s by default, all of it with ZEROKUBE_MATRIX=full (about
 //     8 minutes on two cores), or ZEROKUBE_MATRIX=5m; one combination with
 //     ZEROKUBE_MATRIX_CASE=<its name>. Combinations that fail today
-//     because of a bug issue #25 lists skip, naming the item (knownBugs in
+//     because of a known bug skip, naming it (knownBugs in
 //     matrix_oracle_test.go); remove an entry when its bug is fixed.
 //   - leaks and shutdown: informers and servers started and stopped in a
 //     loop return goroutines and heap to their baseline; cancelling at each

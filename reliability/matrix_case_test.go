@@ -61,6 +61,7 @@ type mcase struct {
 	causes    []informer.RelistCause
 	watchErrs atomic.Int64 // WatchErrorHandler calls
 	lastErr   atomic.Pointer[string]
+	added     atomic.Bool // the handler is registered
 }
 
 func runCase(t *testing.T, c combo, seed uint64, tot *matrixTotals) {
@@ -210,6 +211,7 @@ func (m *mcase) script(t *testing.T) {
 	if m.c.handler != handlerLate {
 		_, err := m.inf.AddHandler(m.h, hopts)
 		require.NoError(t, err)
+		m.added.Store(true)
 	}
 	offline := m.c.startsOffline()
 	if offline {
@@ -222,6 +224,8 @@ func (m *mcase) script(t *testing.T) {
 	if offline {
 		m.expectUnhealthy(checkUnhealthyRestart, "restarted from a snapshot with the server unreachable")
 		m.net.set(false)
+	} else {
+		m.cleanSync(t)
 	}
 	m.writes(t, 5)
 	m.watchFault(func() { m.srv.DropWatches() })
@@ -236,6 +240,7 @@ func (m *mcase) script(t *testing.T) {
 	if m.c.handler == handlerLate {
 		_, err := m.inf.AddHandler(m.h, hopts)
 		require.NoError(t, err)
+		m.added.Store(true)
 	}
 	m.watchFault(func() { m.srv.Compact(0); m.srv.DropWatches() }) // 410: a relist
 	m.writes(t, 5)
@@ -252,6 +257,15 @@ func (m *mcase) script(t *testing.T) {
 	m.outage(t)
 	m.srv.ClearFaults()
 	m.final(t)
+}
+
+// cleanSync: with no fault yet, the sync reports no failure (an expired
+// snapshot's 410 is one, as in client-go).
+func (m *mcase) cleanSync(t *testing.T) {
+	m.converge(t, "after the sync", false)
+	if n := m.watchErrs.Load(); n > 0 && m.c.snap != snapExpired {
+		m.o.fail(checkCleanSync, "%d WatchErrorHandler calls before any fault, the last: %s", n, *m.lastErr.Load())
+	}
 }
 
 // startsOffline: the informer restarts from its snapshot while the server
@@ -342,7 +356,7 @@ func (m *mcase) converge(t *testing.T, when string, healthy bool) {
 	ok := m.await(func() bool {
 		want = m.want(t)
 		got := storeState(m.inf)
-		return diff(want, got) == "" && diff(want, m.h.snapshot()) == "" && (!healthy || m.inf.Health().Healthy())
+		return diff(want, got) == "" && (!m.added.Load() || diff(want, m.h.snapshot()) == "") && (!healthy || m.inf.Health().Healthy())
 	}, matrixWait)
 	if !ok {
 		m.o.fail(checkConverge, "%s: not within %s: cache %s; handler %s; health %+v; relists %v", when, matrixWait,
