@@ -19,7 +19,9 @@ type Options struct {
 	// but a loop of such names must not hammer the server. 0 means
 	// DefaultMinRefreshInterval.
 	MinRefreshInterval time.Duration
-	// Logger receives one debug line per read of discovery; nil discards.
+	// Logger receives one debug line per read of discovery, and a warning
+	// when a short name also fits a lower priority resource (kubectl warns
+	// too); nil discards.
 	Logger *slog.Logger
 	// Clock times MinRefreshInterval; nil means the real clock.
 	Clock clock.Clock
@@ -144,6 +146,12 @@ func (d *Client) Resolve(ctx context.Context, name string) (Resource, error) {
 	var nf *NotFoundError
 	if errors.As(err, &nf) {
 		nf.Server = d.c.Host()
+	}
+	if err == nil {
+		for _, other := range x.Shadowed(name, r) {
+			d.log.Warn("discovery: a short name could also match a lower priority resource", "name", name,
+				"resolved", r.GVR.String(), "also", other)
+		}
 	}
 	return r, err
 }

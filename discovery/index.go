@@ -75,7 +75,8 @@ type query struct{ group, version, name string }
 //
 // Plurals and singulars match without regard to case; short names match as
 // written, kinds as written or in lower case (apimachinery lowers the
-// resource before matching, after the short names were expanded). As an extension for flags that took it before, "v1/pods" and
+// resource before matching, after the short names were expanded). As an
+// extension for flags that took it before, "v1/pods" and
 // "apps/v1/deployments" name one group version exactly. A category ("all")
 // is not a resource type.
 func (x *Index) Resolve(name string) (Resource, error) {
@@ -208,4 +209,29 @@ func (x *Index) first(q query, match func(*Resource) bool) (*Resource, error) {
 		return nil, &AmbiguousError{Name: q.name, Matches: append([]meta.GVR{found.GVR}, also...)}
 	}
 	return found, nil
+}
+
+// Shadowed lists the other resources (group and resource, in priority
+// order) that also have the short name that made name resolve to r: the
+// ones kubectl warns "could also match lower priority resource" about.
+// Empty when name is not one of r's short names.
+func (x *Index) Shadowed(name string, r Resource) []string {
+	_, q := parseDotted(name)
+	if !slices.Contains(r.ShortNames, q.name) {
+		return nil
+	}
+	var out []string
+	for _, o := range x.all {
+		gr := o.GVR.Resource
+		if o.GVR.Group != "" {
+			gr += "." + o.GVR.Group
+		}
+		if (o.GVR.Group == r.GVR.Group && o.GVR.Resource == r.GVR.Resource) || slices.Contains(out, gr) {
+			continue
+		}
+		if (q.group == "" || o.GVR.Group == q.group) && slices.Contains(o.ShortNames, q.name) {
+			out = append(out, gr)
+		}
+	}
+	return out
 }

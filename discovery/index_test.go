@@ -126,3 +126,17 @@ func must(r discovery.Resource, err error) discovery.Resource {
 	}
 	return r
 }
+
+func TestShadowedNamesTheOthersWithTheSameShortName(t *testing.T) {
+	x := testIndex()
+	cm, err := x.Resolve("cm")
+	require.NoError(t, err)
+	require.Equal(t, []string{"bars.example.com"}, x.Shadowed("cm", cm), "kubectl warns of it")
+	require.Empty(t, x.Shadowed("configmaps", cm), "not a short name")
+	ev, err := x.Resolve("ev")
+	require.NoError(t, err)
+	require.Equal(t, []string{"events.events.k8s.io"}, x.Shadowed("ev", ev))
+	hpa, err := x.Resolve("hpa")
+	require.NoError(t, err)
+	require.Empty(t, x.Shadowed("hpa", hpa), "another version of the same resource is no ambiguity")
+}
