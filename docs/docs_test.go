@@ -91,7 +91,7 @@ func TestEveryCodePointerExists(t *testing.T) {
 func TestRelativeLinksExist(t *testing.T) {
 	linkRE := regexp.MustCompile(`\]\(([^)#\s]+)\)`)
 	codeRE := regexp.MustCompile("(?s)```.*?```")
-	for _, doc := range append([]string{"README.md"}, teachingPages...) {
+	for _, doc := range append([]string{"README.md", "docs/agents.md", "bench/HISTORY.md"}, teachingPages...) {
 		prose := codeRE.ReplaceAllString(read(t, doc), "")
 		for _, m := range linkRE.FindAllStringSubmatch(prose, -1) {
 			target := m[1]

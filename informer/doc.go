@@ -35,17 +35,10 @@
 // one goroutine hop between the socket and the handler (HTTP/2's read loop
 // to the reflector) where the default has three.
 //
-// Both are opt-in because the wake-ups they save did not measure as CPU
-// (issue #16, bench/README.md): against kube-apiserver with 10,000 pods
-// and 1,000 events at 250/s, four runs each, meta.Raw spent a median 298
-// µs per event by default, 324 inline, 321 inline and synchronous;
-// SlimMeta 317, 291, 288; runs of one variant spread by ±15%, and context
-// switches per event stayed at 5–6 in each. What an idle informer pays per
-// event is the runtime waking and parking threads for the read from the
-// socket itself, which every shape pays. At saturation the processing loop
-// overlaps reading and applying: BenchmarkInformerPipeline (5,000 objects,
-// then 5,000 events) made 0.95 million handler calls a second at 1.56 µs
-// of CPU each with the loop, 0.74 million at 1.74 µs inline.
+// Both are opt-in: the wake-ups they save did not measure as CPU against
+// kube-apiserver, and at saturation the processing loop, which overlaps
+// reading the next event with applying the last, is the faster of the two
+// (the runs are in bench/HISTORY.md).
 //
 // # Relists are atomic
 //
@@ -109,16 +102,9 @@
 // wake-up. Its cost, a queue entry per event instead of per object, does not
 // grow in practice because the loop only writes the cache and appends to
 // handler queues, which bound themselves. client-go made the same switch
-// (RealFIFO). In BenchmarkInformerPipeline (5,000 listed objects, then
-// 5,000 events, one handler) InOrder was ahead in every run on our shared
-// machines: 1.3 to 2.4 times DeltaFIFO's listed objects/s, measured while
-// DeltaFIFO still handed a relist over one key per Pop. It now hands it
-// over whole, like InOrder: measured again on a quiet machine (2026-12-03,
-// load ≈1, five runs each, the processing loop, one handler) the sync is
-// about even (0.66M against 0.60M listed objects/s, the runs overlapping)
-// and the watch favours InOrder (0.91M against 0.75M handler calls/s, 1.5
-// against 1.9 µs of CPU per call). fifo.DeltaFIFO (QueueDeltaFIFO) groups
-// deltas per key, as the classic informer did.
+// (RealFIFO). It was never slower than DeltaFIFO in the informer's
+// benchmarks (bench/HISTORY.md has the runs). fifo.DeltaFIFO
+// (QueueDeltaFIFO) groups deltas per key, as the classic informer did.
 //
 // # Observing
 //
