@@ -130,8 +130,10 @@ func mustShard(t *testing.T, i, n int) shard.Selector {
 
 // options are the informer's options for the combination.
 func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
+	// No fault stalls a watch here: a short WatchIdleTimeout (which also
+	// bounds the wait for a watch's answer) would only fire under load.
 	o := informer.Options[*object]{Name: name, Logger: quiet(), Queue: m.c.queue, StreamingList: m.c.streaming,
-		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
+		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 2 * time.Second,
 		Backoff: chaosBackoff, SkipUndecodable: m.c.skip,
 		Selectors: informer.Selectors{LabelSelector: matrixLabel + "=in"}}
 	if m.c.transform {
