@@ -87,6 +87,20 @@ func TestEveryCodePointerExists(t *testing.T) {
 	}
 }
 
+// TestTheChinesePageCarriesEveryPointerOfTheEnglishOne: the Chinese
+// internals page teaches the same code, so a stage that gains a pointer in
+// docs/internals.md gains it in docs/internals.zh-CN.md too (in the section
+// that explains that stage; a sentence in English is better than none).
+func TestTheChinesePageCarriesEveryPointerOfTheEnglishOne(t *testing.T) {
+	zh := map[string]bool{}
+	for _, m := range pointerRE.FindAllString(read(t, "docs/internals.zh-CN.md"), -1) {
+		zh[m] = true
+	}
+	for _, m := range pointerRE.FindAllString(read(t, "docs/internals.md"), -1) {
+		require.True(t, zh[m], "docs/internals.md points at %s, docs/internals.zh-CN.md does not", m)
+	}
+}
+
 // TestRelativeLinksExist checks the docs' links to files of the repo.
 func TestRelativeLinksExist(t *testing.T) {
 	linkRE := regexp.MustCompile(`\]\(([^)#\s]+)\)`)
