@@ -185,6 +185,13 @@ var documented = map[string][]string{
 		`after PUT /status: activeDeadlineSeconds=<none> phase=Running podIP=10.0.0.2`,
 		`after PUT: label=y phase=Running`,
 	},
+	"crd/lifecycle": {
+		`create: 201 CustomResourceDefinition finalizers=<none> generation=1`,
+		`established=true NamesAccepted=True acceptedNames={"kind":"Gadget","listKind":"GadgetList","plural":"gadgets","shortNames":["gdg"],"singular":"gadget"} storedVersions=["v1"]`,
+		`served=true create a Gadget: 201 generation=1 spec={"size":3}`,
+		`delete: 200 CustomResourceDefinition deleting=true`,
+		`definition gone=true; its Gadget: 404`,
+	},
 	"discovery/aggregated": {
 		`/api: 200 Content-Type=application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList Vary=Accept Cache-Control=public Etag=true kind=APIGroupDiscoveryList apiVersion=apidiscovery.k8s.io/v2 metadata={}`,
 		`  group <none> metadata={}`,

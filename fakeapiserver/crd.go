@@ -3,6 +3,7 @@ package fakeapiserver
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -145,6 +146,52 @@ func (s *Server) installCRD(spec crdSpec) {
 			s.log.Warn("fakeapiserver: custom resource not served", "resource", res.GVR.String(), "error", err)
 		}
 	}
+}
+
+// crdCleanup is the finalizer kube-apiserver's CRD controllers hold on a
+// definition until its objects are deleted.
+const crdCleanup = "customresourcecleanup.apiextensions.k8s.io"
+
+// deleteCRD deletes a definition as kube-apiserver's controllers do, at
+// once: it is marked deleting under the cleanup finalizer (a MODIFIED event,
+// and the reply), its objects are deleted and its kind no longer served,
+// then the finalizer goes and, when no other holds it, the definition
+// (DELETED).
+func (s *Server) deleteCRD(name string, pre meta.Preconditions) (*storage.Object, bool, error) {
+	res := s.reg.get(crdGVR)
+	marked, err := s.store.Update(res, "", name, func(cur *storage.Object) (map[string]any, bool, error) {
+		if err := checkPreconditions(res, cur, pre); err != nil {
+			return nil, false, err
+		}
+		m := cur.Decode()
+		md := storage.MetadataOf(m)
+		if md["deletionTimestamp"] == nil {
+			s.markDeleting(res, m)
+		}
+		fins, _ := md["finalizers"].([]any)
+		if !slices.Contains(fins, any(crdCleanup)) {
+			md["finalizers"] = append(fins, crdCleanup)
+		}
+		return m, false, nil
+	})
+	if err != nil {
+		return nil, false, err
+	}
+	s.uninstallCRD(marked)
+	// The cleanup is done: its finalizer goes, and with it the definition
+	// unless another finalizer still holds it.
+	_, err = s.store.Update(res, "", name, func(cur *storage.Object) (map[string]any, bool, error) {
+		m := cur.Decode()
+		md := storage.MetadataOf(m)
+		fins, _ := md["finalizers"].([]any)
+		fins = slices.DeleteFunc(fins, func(f any) bool { return f == crdCleanup })
+		md["finalizers"] = fins
+		if len(fins) == 0 {
+			delete(md, "finalizers")
+		}
+		return m, len(fins) == 0, nil
+	})
+	return marked, false, err
 }
 
 // uninstallCRD deletes the objects of a deleted definition and stops

@@ -78,3 +78,27 @@ func jsonOf(t *testing.T, v any) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func TestADefinitionHeldByAnotherFinalizerStaysUntilItGoes(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	crds := srv.URL() + "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	code, st := call(t, "POST", crds, "application/json", `{"metadata":{"name":"gadgets.example.com","finalizers":["example.com/hold"]},`+
+		`"spec":{"group":"example.com","names":{"plural":"gadgets","kind":"Gadget"},"scope":"Cluster","versions":[{"name":"v1","served":true,"storage":true}]}}`)
+	require.Equal(t, 201, code, st)
+	code, _ = call(t, "POST", srv.URL()+"/apis/example.com/v1/gadgets", "application/json", `{"metadata":{"name":"g"}}`)
+	require.Equal(t, 201, code)
+
+	code, d := call(t, "DELETE", crds+"/gadgets.example.com", "", "")
+	require.Equal(t, 200, code)
+	require.NotNil(t, d["metadata"].(map[string]any)["deletionTimestamp"], "the reply is the definition, marked deleting")
+	code, _ = get(t, srv.URL()+"/apis/example.com/v1/gadgets")
+	require.Equal(t, 404, code, "its objects and kind went at once")
+	code, held := get(t, crds+"/gadgets.example.com")
+	require.Equal(t, 200, code)
+	require.Equal(t, []any{"example.com/hold"}, held["metadata"].(map[string]any)["finalizers"])
+
+	code, _ = call(t, "PATCH", crds+"/gadgets.example.com", "application/merge-patch+json", `{"metadata":{"finalizers":null}}`)
+	require.Equal(t, 200, code)
+	code, _ = get(t, crds+"/gadgets.example.com")
+	require.Equal(t, 404, code, "gone with its last finalizer")
+}

@@ -116,12 +116,12 @@
 //     secrets, services, nodes and events, apps/v1 deployments and
 //     replicasets, batch/v1 jobs, coordination.k8s.io/v1 leases and
 //     apiextensions.k8s.io/v1 customresourcedefinitions; others are added
-//     with Register or by
-//     creating a CustomResourceDefinition (crd.go: served at once, status
-//     written with the create, no schema checks, no conversion between
-//     versions, renames by an update not seen). Subresources are
-//     status only: no scale, log, exec, attach, port-forward, eviction,
-//     binding or finalize.
+//     with Register or by creating a CustomResourceDefinition (crd.go:
+//     served at once, status written with the create and the cleanup on
+//     delete done at once, no schema checks, no conversion between
+//     versions, renames by an update not seen). Subresources are status
+//     only: no scale, log, exec, attach, port-forward, eviction, binding or
+//     finalize.
 //   - JSON and, for built-in kinds, protobuf (invariant 10); CBOR is not
 //     understood, YAML is answered with JSON; no dryRun (400); OpenAPI is a
 //     minimal v3 without schemas.

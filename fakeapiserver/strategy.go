@@ -271,6 +271,9 @@ func (s *Server) delete(res *Resource, ns, name string, pre meta.Preconditions) 
 	if s.isNamespaces(res) {
 		return s.deleteNamespace(name, pre)
 	}
+	if isCRD(res) {
+		return s.deleteCRD(name, pre)
+	}
 	var finalizers bool
 	marked, err := s.store.Update(res, ns, name, func(cur *storage.Object) (map[string]any, bool, error) {
 		if err := checkPreconditions(res, cur, pre); err != nil {
@@ -305,9 +308,6 @@ func (s *Server) delete(res *Resource, ns, name string, pre meta.Preconditions) 
 	})
 	if err != nil {
 		return nil, false, err
-	}
-	if isCRD(res) {
-		s.uninstallCRD(gone)
 	}
 	return gone, true, nil
 }
