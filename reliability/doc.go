@@ -36,7 +36,7 @@
 //     runs a pairwise covering array (18 combinations, a few seconds);
 //     TestOptionMatrixFull runs the whole product in a random order within
 //     a budget: 2 s by default, all of it with ZEROKUBE_MATRIX=full (about
-//     8 minutes on two cores), or ZEROKUBE_MATRIX=5m; one combination with
+//     3 minutes on two cores), or ZEROKUBE_MATRIX=5m; one combination with
 //     ZEROKUBE_MATRIX_CASE=<its name>. Combinations that fail today
 //     because of a known bug skip, naming it (knownBugs in
 //     matrix_oracle_test.go); remove an entry when its bug is fixed.
