@@ -45,6 +45,17 @@ func NewForName[T any, P meta.PtrObject[T]](ctx context.Context, d *discovery.Cl
 	return NewForResource[T, P](d.APIClient(), r.Ref(namespace), opts), nil
 }
 
+// ForName is ForResource for a resource type named as kubectl names it,
+// resolved by d as NewForName does: callers that name one resource type
+// differently ("deploy", "deployments.apps") share one informer.
+func ForName[T any, P meta.PtrObject[T]](ctx context.Context, f *Factory, d *discovery.Client, name, namespace string, opts Options[P]) (*Informer[T, P], error) {
+	r, err := d.Resolve(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("informer: resource %q: %w", name, err)
+	}
+	return ForResource[T, P](f, r.Ref(namespace), opts), nil
+}
+
 // decodeOptions are the extra options NewForResource's list and watch
 // decoders take for objects (nil: none), and the Sharer among them (nil:
 // none).

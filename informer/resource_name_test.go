@@ -46,3 +46,20 @@ func TestNewForNameWatchesAClusterScopedResourceWhateverTheNamespace(t *testing.
 	synced(t, inf)
 	require.Len(t, inf.Lister().List(meta.LabelSelector{}), 1)
 }
+
+func TestForNameSharesOneInformerWhateverTheName(t *testing.T) {
+	e := newEnv(t)
+	d := discovery.New(e.client, discovery.Options{})
+	f := informer.NewFactory(e.client, quiet())
+	var got []*informer.Informer[meta.Raw, *meta.Raw]
+	for _, name := range []string{"deploy", "deployments.apps", "Deployment", "apps/v1/deployments"} {
+		inf, err := informer.ForName[meta.Raw](t.Context(), f, d, name, "default", informer.Options[*meta.Raw]{Logger: quiet()})
+		require.NoError(t, err, name)
+		got = append(got, inf)
+	}
+	for _, inf := range got[1:] {
+		require.Same(t, got[0], inf)
+	}
+	_, err := informer.ForName[meta.Raw](t.Context(), f, d, "nothing", "default", informer.Options[*meta.Raw]{})
+	require.True(t, discovery.IsNotFound(err), "%v", err)
+}
