@@ -234,3 +234,25 @@ func TestApplyOwnsFieldsAndRefusesOthersWithoutForce(t *testing.T) {
 	require.ErrorContains(t, err, "FieldManager is required")
 	require.True(t, strings.Contains(err.Error(), "configmaps"), err.Error())
 }
+
+func TestSetConditionWritesTheWholeObjectOfAKindWithoutStatusSubresource(t *testing.T) {
+	srv, c, spy := fakeClient(t, nil)
+	widgets := apiclient.Ref{GVR: meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}, Namespace: "default"}
+	require.NoError(t, srv.Register(fakeapiserver.Resource{GVR: widgets.GVR, Kind: "Widget", Namespaced: true}))
+	_, err := srv.Create(widgets.GVR, map[string]any{"metadata": map[string]any{"name": "w", "namespace": "default"},
+		"spec": map[string]any{"size": 3}})
+	require.NoError(t, err)
+	cond := meta.Condition{Type: "Ready", Status: meta.ConditionTrue, Reason: "R"}
+	_, err = apiclient.SetCondition[conditioned](context.Background(), c, widgets, "w", cond, apiclient.ConditionOptions{})
+	require.True(t, meta.IsNotFound(err), "no /status to write to: %v", err)
+	p, err := apiclient.SetCondition[conditioned](context.Background(), c, widgets, "w", cond,
+		apiclient.ConditionOptions{NoStatusSubresource: true})
+	require.NoError(t, err)
+	require.Len(t, p.Status.Conditions, 1)
+	w, err := srv.Get(widgets.GVR, "default", "w")
+	require.NoError(t, err)
+	require.Contains(t, string(w.Bytes()), `"size":3`, "the rest of the object is written back as read")
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	require.Equal(t, "PUT /apis/example.com/v1/namespaces/default/widgets/w", spy.writes[len(spy.writes)-1])
+}
