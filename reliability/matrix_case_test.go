@@ -198,22 +198,9 @@ func (m *mcase) prepareSnapshot(t *testing.T) {
 
 // script runs the informer under test through the faults.
 func (m *mcase) script(t *testing.T) {
-	opts := m.options(t, "matrix")
-	m.sh = opts.Shard
-	opts.Trace = m.trace
-	opts.WatchErrorHandler = func(_ context.Context, err error) {
-		msg := err.Error()
-		m.lastErr.Store(&msg)
-		m.watchErrs.Add(1)
-	}
-	m.inf = informer.NewForResource[object](m.client, allCMs, opts)
-	m.h = &mview{view: newView("matrix", 0), m: m}
-	m.h.changed = m.progress
-	hopts := informer.HandlerOptions{Synchronous: m.c.handler == handlerSync}
+	hopts := m.newInformer(t)
 	if m.c.handler != handlerLate {
-		_, err := m.inf.AddHandler(m.h, hopts)
-		require.NoError(t, err)
-		m.added.Store(true)
+		m.addHandler(t, hopts)
 	}
 	offline := m.c.startsOffline()
 	if offline {
@@ -240,9 +227,7 @@ func (m *mcase) script(t *testing.T) {
 	})
 	m.writes(t, 5)
 	if m.c.handler == handlerLate {
-		_, err := m.inf.AddHandler(m.h, hopts)
-		require.NoError(t, err)
-		m.added.Store(true)
+		m.addHandler(t, hopts)
 	}
 	m.watchFault(func() { m.srv.Compact(0); m.srv.DropWatches() }) // 410: a relist
 	m.writes(t, 5)
@@ -259,6 +244,29 @@ func (m *mcase) script(t *testing.T) {
 	m.outage(t)
 	m.srv.ClearFaults()
 	m.final(t)
+}
+
+// newInformer builds the informer under test and its handler (not yet
+// added), and returns the handler's options.
+func (m *mcase) newInformer(t *testing.T) informer.HandlerOptions {
+	opts := m.options(t, "matrix")
+	m.sh = opts.Shard
+	opts.Trace = m.trace
+	opts.WatchErrorHandler = func(_ context.Context, err error) {
+		msg := err.Error()
+		m.lastErr.Store(&msg)
+		m.watchErrs.Add(1)
+	}
+	m.inf = informer.NewForResource[object](m.client, allCMs, opts)
+	m.h = &mview{view: newView("matrix", 0), m: m}
+	m.h.changed = m.progress
+	return informer.HandlerOptions{Synchronous: m.c.handler == handlerSync}
+}
+
+func (m *mcase) addHandler(t *testing.T, hopts informer.HandlerOptions) {
+	_, err := m.inf.AddHandler(m.h, hopts)
+	require.NoError(t, err)
+	m.added.Store(true)
 }
 
 // cleanSync: with no fault yet, the sync reports no failure (an expired
