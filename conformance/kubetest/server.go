@@ -200,6 +200,10 @@ func (s *Server) logTail(name string) string {
 // URL is kube-apiserver's base URL, https://127.0.0.1:<port>.
 func (s *Server) URL() string { return s.url }
 
+// APIServerPID is kube-apiserver's process id, for a caller that measures
+// the server's own CPU (bench/clientgo reads /proc/PID/stat).
+func (s *Server) APIServerPID() int { return s.kube.cmd.Process.Pid }
+
 // Token is the admin bearer token (group system:masters).
 func (s *Server) Token() string { return s.token }
 

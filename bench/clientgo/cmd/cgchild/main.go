@@ -7,12 +7,17 @@
 //	cg-json        typed pods, JSON (asked for: client-go's default is protobuf)
 //	cg-proto       typed pods, protobuf (a real kube-apiserver only)
 //	cg-json-strip  typed pods, JSON, a transform that drops managedFields
+//
+// with -opts "list": sync with a paged LIST instead of v0.37's default
+// streaming list (the WatchListClient gate off), mode for mode with
+// zerokube's default.
 package main
 
 import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"sync/atomic"
 
@@ -34,6 +39,13 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 		return nil, err
 	}
 	cfg.QPS = -1 // client-go: a QPS below zero turns the limiter off
+	if probe.Has(f.Opts, "list") {
+		// A paged LIST, mode for mode with zerokube's default: client-go's
+		// reflector reads its WatchListClient gate from the environment.
+		if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
+			return nil, err
+		}
+	}
 	var opts []informers.SharedInformerOption
 	// JSON must be asked for: with ContentType unset, v0.37's typed
 	// clients of built-in kinds ask for protobuf (gentype.PrefersProtobuf on

@@ -15,10 +15,24 @@ import (
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 )
 
+// serverCPU is what the API server spent on one child: from its start to
+// its "synced" line, and from there to its result.
+type serverCPU struct{ sync, watch float64 }
+
 // runChild runs variant v ("name" or "name:opts") against srv with n pods:
 // it waits for the child's "synced" line, writes c.events updates, and
-// reads the child's Result.
-func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64) (probe.Result, error) {
+// reads the child's Result, and measures the server's CPU over both phases.
+func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64) (probe.Result, serverCPU, error) {
+	var sc serverCPU
+	res, err := runChildMeasured(ctx, c, srv, ld, v, n, rep, rate, &sc)
+	return res, sc, err
+}
+
+func runChildMeasured(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64, scpu *serverCPU) (probe.Result, error) {
+	cpu0, err := srv.cpu()
+	if err != nil {
+		return probe.Result{}, err
+	}
 	name, opts, _ := strings.Cut(v, ":")
 	bin := "zkchild"
 	if strings.HasPrefix(name, "cg-") {
@@ -44,6 +58,12 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 		cancel()
 		return probe.Result{}, fmt.Errorf("compare: %s n=%d did not sync (%q)", v, n, sc.Text())
 	}
+	cpu1, err := srv.cpu()
+	if err != nil {
+		cancel()
+		return probe.Result{}, err
+	}
+	scpu.sync = cpu1 - cpu0
 	if err := writeUpdates(ctx, srv, ld, c.events, rate, rep); err != nil {
 		cancel()
 		return probe.Result{}, err
@@ -52,6 +72,12 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 		cancel()
 		return probe.Result{}, fmt.Errorf("compare: %s n=%d printed no result", v, n)
 	}
+	cpu2, err := srv.cpu()
+	if err != nil {
+		cancel()
+		return probe.Result{}, err
+	}
+	scpu.watch = cpu2 - cpu1
 	var res probe.Result
 	if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
 		return res, fmt.Errorf("compare: %s: %w", v, err)

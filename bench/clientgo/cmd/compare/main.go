@@ -122,6 +122,11 @@ type record struct {
 	Opts    string  `json:"opts,omitempty"`
 	Rate    float64 `json:"rate,omitempty"` // updates per second written in the watch phase
 	ObjSize float64 `json:"obj_bytes"`      // mean JSON size of a listed pod
+	// The API server's CPU (its process's, not etcd's) from the child's
+	// start to its sync, and from its sync to its result (the watch phase,
+	// the driver's writes included).
+	ServerSyncCPU  float64 `json:"server_sync_cpu_s"`
+	ServerWatchCPU float64 `json:"server_watch_cpu_s"`
 }
 
 func drive(ctx context.Context, c config) error {
@@ -177,13 +182,14 @@ func drive(ctx context.Context, c config) error {
 
 // runOne runs one child and appends its record to out.
 func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File, v string, n, rep int, rate, size float64) error {
-	res, err := runChild(ctx, c, srv, ld, v, n, rep, rate)
+	res, scpu, err := runChild(ctx, c, srv, ld, v, n, rep, rate)
 	if err != nil {
 		return err
 	}
 	name, opts, _ := strings.Cut(v, ":")
 	res.Variant = name
-	rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, Rate: rate, ObjSize: size}
+	rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, Rate: rate, ObjSize: size,
+		ServerSyncCPU: scpu.sync, ServerWatchCPU: scpu.watch}
 	line, _ := json.Marshal(rec)
 	if _, err := out.Write(append(line, '\n')); err != nil {
 		return err
@@ -193,8 +199,8 @@ func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File
 		idle = fmt.Sprintf(" idle %.1f ms/s", 1e3*res.IdleCPU/res.IdleSeconds)
 	}
 	ev := float64(max(res.Events, 1))
-	log.Printf("%s n=%d %s @%g/s: sync %.2fs cpu %.2fs retained %.0f B/obj rss %d MB watch %.0f µs/event (%.2fs, %.1f faults and %.1f switches/event)%s p50 %.2f ms p99 %.2f ms %s",
-		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
+	log.Printf("%s n=%d %s @%g/s: sync %.2fs cpu %.2fs server cpu %.2fs (watch %.2fs) retained %.0f B/obj rss %d MB watch %.0f µs/event (%.2fs, %.1f faults and %.1f switches/event)%s p50 %.2f ms p99 %.2f ms %s",
+		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, scpu.sync, scpu.watch, res.RetainedBytes, res.PeakRSSSync>>20,
 		1e6*res.WatchCPU/ev, res.WatchSeconds, float64(res.WatchFaults)/ev, float64(res.WatchSwitches)/ev, idle, res.P50, res.P99, res.Note)
 	return nil
 }

@@ -6,6 +6,8 @@
 //	stream   sync with a streaming list (sendInitialEvents)
 //	keepmf   keep managedFields (Options.KeepManagedFields)
 //	nogzip   do not ask for gzip (apiclient.Config.DisableCompression)
+//	json     ask for JSON only (informer.Transport.JSON); by default the
+//	         informer asks for protobuf, pods being a built-in kind
 //	ws       watch over a websocket (informer.Transport.Websocket): a
 //	         connection of its own, read by the reflector's goroutine
 //	h1       HTTP/1.1 instead of HTTP/2 (GODEBUG=http2client=0): no
@@ -70,7 +72,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		Logger:            slog.New(slog.DiscardHandler),
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
-		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws")},
+		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws"), JSON: probe.Has(f.Opts, "json")},
 		InlineProcessing:  probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync"),
 	}
 	if probe.Has(f.Opts, "noshare") {
