@@ -276,9 +276,10 @@ func Await(ctx context.Context, cond func() bool) error {
 	return nil
 }
 
-// Has reports whether the comma-separated opts contain word.
+// Has reports whether opts, words separated by commas or "+" (the driver
+// splits its -variants at commas, so "stream+json" passes two), contain word.
 func Has(opts, word string) bool {
-	return slices.Contains(strings.Split(opts, ","), word)
+	return slices.Contains(strings.FieldsFunc(opts, func(r rune) bool { return r == ',' || r == '+' }), word)
 }
 
 // ErrCount is returned when a sync delivered the wrong number of objects.
