@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The API server's own CPU, read from /proc/PID/stat (utime and stime, in
@@ -41,4 +43,27 @@ func processCPU(pid int) (float64, error) {
 		return 0, fmt.Errorf("compare: /proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
 	}
 	return float64(ut+st) / clockTicks, nil
+}
+
+// idleWindow is how long idleRate watches the server without a client.
+const idleWindow = 2 * time.Second
+
+// idleRate measures the server's CPU per second over idleWindow with no
+// child running, the baseline a child's phases are measured above.
+func (s *server) idleRate(ctx context.Context) (float64, error) {
+	a, err := s.cpu()
+	if err != nil {
+		return 0, err
+	}
+	t := time.Now()
+	select {
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	case <-time.After(idleWindow):
+	}
+	b, err := s.cpu()
+	if err != nil {
+		return 0, err
+	}
+	return (b - a) / time.Since(t).Seconds(), nil
 }

@@ -29,6 +29,17 @@ var targets = []target{
 	{"p99 write→handler", 6, "zk-raw", "cg-json", 1},
 	{"p99 write→handler", 6, "zk-slim", "cg-json", 1},
 	{"p99 write→handler", 6, "zk-raw", "cg-proto", 1},
+	// Issue #23, mode for mode: paged LIST against paged LIST (client-go's
+	// "list" option), streaming list against client-go's default one.
+	{"client + server CPU per object, LIST", 8, "zk-slim", "cg-proto:list", 0.5},
+	{"client + server CPU per object, streaming", 8, "zk-slim:stream", "cg-proto", 0.5},
+	{"server CPU per sync, LIST", 7, "zk-slim", "cg-proto:list", 1},
+	{"server CPU per sync, streaming", 7, "zk-slim:stream", "cg-proto", 1},
+	{"sync CPU per object, LIST", 1, "zk-slim", "cg-proto:list", 0.3},
+	{"watch CPU per event", 4, "zk-slim", "cg-proto:list", 1},
+	{"server watch CPU per event", 9, "zk-slim", "cg-proto:list", 1},
+	{"sync wall time, LIST", 0, "zk-slim", "cg-proto:list", 1},
+	{"client + server CPU per object, LIST, meta.Raw", 8, "zk-raw", "zk-raw:json", 1},
 }
 
 // writeTargets checks the targets at every size: the ratio of the medians,
@@ -49,7 +60,7 @@ func writeTargets(w io.Writer, gs []*group) {
 			sizes = append(sizes, g.n)
 		}
 	}
-	fmt.Fprintln(w, "Targets of issue #16 (ratio of the medians; the range: best and worst pairing of runs):")
+	fmt.Fprintln(w, "Targets of issues #16 and #23 (ratio of the medians; the range: best and worst pairing of runs):")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| pods | target | zerokube / client-go | ratio | range | goal | |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
