@@ -16,10 +16,11 @@ import (
 )
 
 // serverCPU is what the API server spent on one child: from its start to
-// its "synced" line, and from there to its result, each less what the
-// server spends idle over as long (its own loops: a sync of 10,000 pods
-// takes about a second of its CPU, and it idles at a few percent).
-type serverCPU struct{ sync, watch float64 }
+// its "synced" line, and from there to its result; and its rate just
+// before, with no child (its own loops, and what the last child's writes
+// left it to do), recorded beside them rather than subtracted: measured,
+// it varies too much from one window to the next to subtract.
+type serverCPU struct{ sync, watch, idle float64 }
 
 // runChild runs variant v ("name" or "name:opts") against srv with n pods:
 // it waits for the child's "synced" line, writes c.events updates, and
@@ -39,7 +40,6 @@ func runChildMeasured(ctx context.Context, c config, srv *server, ld *loader, v 
 	if err != nil {
 		return probe.Result{}, err
 	}
-	t0 := time.Now()
 	name, opts, _ := strings.Cut(v, ":")
 	bin := "zkchild"
 	if strings.HasPrefix(name, "cg-") {
@@ -70,8 +70,7 @@ func runChildMeasured(ctx context.Context, c config, srv *server, ld *loader, v 
 		cancel()
 		return probe.Result{}, err
 	}
-	t1 := time.Now()
-	scpu.sync = max(cpu1-cpu0-idle*t1.Sub(t0).Seconds(), 0)
+	scpu.sync, scpu.idle = cpu1-cpu0, idle
 	if err := writeUpdates(ctx, srv, ld, c.events, rate, rep); err != nil {
 		cancel()
 		return probe.Result{}, err
@@ -85,7 +84,7 @@ func runChildMeasured(ctx context.Context, c config, srv *server, ld *loader, v 
 		cancel()
 		return probe.Result{}, err
 	}
-	scpu.watch = max(cpu2-cpu1-idle*time.Since(t1).Seconds(), 0)
+	scpu.watch = cpu2 - cpu1
 	var res probe.Result
 	if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
 		return res, fmt.Errorf("compare: %s: %w", v, err)

@@ -127,6 +127,9 @@ type record struct {
 	// the driver's writes included).
 	ServerSyncCPU  float64 `json:"server_sync_cpu_s"`
 	ServerWatchCPU float64 `json:"server_watch_cpu_s"`
+	// ServerIdleCPU is the server's CPU per second over 2 s before the
+	// child started, with no client: the background the two above include.
+	ServerIdleCPU float64 `json:"server_idle_cpu_per_s"`
 }
 
 func drive(ctx context.Context, c config) error {
@@ -189,7 +192,7 @@ func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File
 	name, opts, _ := strings.Cut(v, ":")
 	res.Variant = name
 	rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, Rate: rate, ObjSize: size,
-		ServerSyncCPU: scpu.sync, ServerWatchCPU: scpu.watch}
+		ServerSyncCPU: scpu.sync, ServerWatchCPU: scpu.watch, ServerIdleCPU: scpu.idle}
 	line, _ := json.Marshal(rec)
 	if _, err := out.Write(append(line, '\n')); err != nil {
 		return err
