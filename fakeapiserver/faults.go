@@ -138,7 +138,7 @@ func (s *Server) injectFailure(w http.ResponseWriter, r *http.Request, req reque
 		return false
 	}
 	if f.AsEvent && verb == "watch" {
-		s.serveWatchError(w, r, req.proto, failureStatus(f))
+		s.serveWatchError(w, r, newProtoFrames(req), failureStatus(f))
 		return true
 	}
 	s.writeError(w, r, failureStatus(f))

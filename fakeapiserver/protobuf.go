@@ -2,7 +2,7 @@ package fakeapiserver
 
 import (
 	"bytes"
-	"fmt"
+	"errors"
 	"io"
 	"mime"
 	"net/http"
@@ -189,8 +189,12 @@ func (p *protoReply) finish() {
 	}
 	out, err := kubeproto.AppendObjectProto(nil, p.body)
 	h := p.Header()
-	if err != nil { // a reply the fake made and the table cannot encode: a bug
-		p.s.log.Error("fakeapiserver: protobuf reply", "error", err)
+	if err != nil {
+		// An object kube-apiserver would have refused to store (a fault
+		// put it there, PutUnchecked) has no protobuf form: the reply
+		// stays JSON, which the client's Accept allows, so a JSON client's
+		// view of it (an object that does not fit) is what it gets.
+		p.s.log.Debug("fakeapiserver: reply kept as JSON: no protobuf form", "error", err)
 		out = p.body
 	} else {
 		h.Set("Content-Type", kubeproto.ContentType)
@@ -201,11 +205,29 @@ func (p *protoReply) finish() {
 }
 
 // protoFrames turns the JSON watch frames the store makes (each
-// {"type":…,"object":…} and a newline) into protobuf watch frames: a
-// 4-byte length, then a WatchEvent whose object is the enveloped object.
-// One per stream; its buffer is reused.
-type protoFrames struct{ buf []byte }
+// {"type":…,"object":…} and a newline) into protobuf watch events: a
+// WatchEvent whose object is the enveloped object. One per stream; its
+// buffer is reused. Frames a fault injected are turned as faithfully as
+// they can be: an object of a kind the table lacks (an apiVersion the
+// resource does not have) is encoded as the watched resource's message
+// under the envelope's own apiVersion and kind, and bytes that are no
+// event at all travel as they are, so the client meets them as the JSON
+// client meets a malformed line.
+type protoFrames struct {
+	res kubeproto.Message // the watched resource's message
+	buf []byte
+}
 
+// newProtoFrames is nil unless the watch answers in protobuf.
+func newProtoFrames(req request) *protoFrames {
+	if !req.proto {
+		return nil
+	}
+	m, _ := kubeproto.MessageFor(req.res.APIVersion(), req.res.Kind)
+	return &protoFrames{res: m}
+}
+
+// convert turns frames into length-prefixed WatchEvent frames.
 func (p *protoFrames) convert(frames []byte) ([]byte, error) {
 	var out []byte
 	err := p.each(frames, func(ev []byte) error {
@@ -219,33 +241,42 @@ func (p *protoFrames) convert(frames []byte) ([]byte, error) {
 // (valid until fn returns).
 func (p *protoFrames) each(frames []byte, fn func(ev []byte) error) error {
 	for line := range bytes.SplitSeq(bytes.TrimSuffix(frames, []byte("\n")), []byte("\n")) {
-		var ev struct {
-			Type   string         `json:"type"`
-			Object jsontext.Value `json:"object"`
-		}
-		if err := json.Unmarshal(line, &ev); err != nil {
-			return fmt.Errorf("fakeapiserver: protobuf watch: %w", err)
-		}
-		obj, err := kubeproto.AppendObjectProto(nil, ev.Object)
-		if err != nil {
-			return fmt.Errorf("fakeapiserver: protobuf watch %s event: %w", ev.Type, err)
-		}
-		p.buf = kubeproto.AppendWatchEvent(p.buf[:0], kubeproto.WatchEvent{Type: ev.Type, Object: obj})
-		if err := fn(p.buf); err != nil {
+		if err := fn(p.event(line)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+func (p *protoFrames) event(line []byte) []byte {
+	var ev struct {
+		Type   string         `json:"type"`
+		Object jsontext.Value `json:"object"`
+	}
+	if err := json.Unmarshal(line, &ev); err != nil {
+		return line // injected garbage: garbage it stays
+	}
+	obj, err := kubeproto.AppendObjectProtoLoose(nil, ev.Object)
+	if errors.Is(err, kubeproto.ErrUnknownKind) && p.res.Valid() {
+		var tm struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+		}
+		_ = json.Unmarshal(ev.Object, &tm)
+		var raw []byte
+		if raw, err = kubeproto.AppendProto(nil, p.res, ev.Object); err == nil {
+			obj = kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: tm.APIVersion, Kind: tm.Kind, Raw: raw})
+		}
+	}
+	if err != nil {
+		return line
+	}
+	p.buf = kubeproto.AppendWatchEvent(p.buf[:0], kubeproto.WatchEvent{Type: ev.Type, Object: obj})
+	return p.buf
+}
+
 // first is the first event of frames as a bare WatchEvent (for a cut).
 func (p *protoFrames) first(frames []byte) []byte {
-	var msg []byte
-	_ = p.each(frames, func(ev []byte) error {
-		if msg == nil {
-			msg = bytes.Clone(ev)
-		}
-		return nil
-	})
-	return msg
+	line, _, _ := bytes.Cut(frames, []byte("\n"))
+	return bytes.Clone(p.event(line))
 }

@@ -143,7 +143,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	case err == nil:
 	case errors.As(err, &tooOld):
 		// Accepted, then an ERROR event: the way kube-apiserver reports it.
-		s.serveWatchError(w, r, req.proto, tooOld.Status)
+		s.serveWatchError(w, r, newProtoFrames(req), tooOld.Status)
 		return
 	default:
 		s.writeError(w, r, err)
@@ -157,12 +157,12 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	var sk sink
 	if websocket.IsWebSocketUpgrade(r) {
 		var cancel context.CancelFunc
-		if sk, ctx, cancel = s.upgrade(w, r, req.proto); sk == nil {
+		if sk, ctx, cancel = s.upgrade(w, r, newProtoFrames(req)); sk == nil {
 			return
 		}
 		defer cancel()
 	} else {
-		sk = s.chunked(w, r, o.store.SendInitial, req.proto)
+		sk = s.chunked(w, r, o.store.SendInitial, newProtoFrames(req))
 	}
 	s.serveStream(ctx, st, sk, o.timeout)
 }
@@ -171,10 +171,10 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 // is gzipped for a client that accepts it, as kube-apiserver v1.37 does
 // with its WatchListCompression gate (beta, on by default; watch.go:
 // watchResponseWriter.BeginStream); other watches never are.
-func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList, proto bool) sink {
+func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool, proto *protoFrames) sink {
 	gz := watchList && !s.opts.DisableWatchListCompression && acceptsGzip(r.Header.Get("Accept-Encoding"))
 	w.Header().Set("Content-Type", "application/json")
-	if proto {
+	if proto != nil {
 		w.Header().Set("Content-Type", kubeproto.WatchContentType)
 	}
 	w.Header().Set("Cache-Control", "no-cache, private")
@@ -184,10 +184,7 @@ func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList, prot
 	}
 	w.WriteHeader(http.StatusOK)
 	w.(http.Flusher).Flush()
-	sk := chunkedSink{enc: watchstream.NewEncoder(w, watchstream.EncoderOptions{})}
-	if proto {
-		sk.proto = &protoFrames{}
-	}
+	sk := chunkedSink{enc: watchstream.NewEncoder(w, watchstream.EncoderOptions{}), proto: proto}
 	if gz {
 		sk.zip = &perFlushGzip{w: w, pool: &s.gzips}
 	}
@@ -196,7 +193,7 @@ func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList, prot
 
 // upgrade switches to websocket. It returns a context that ends when the
 // client goes away (a reader goroutine sees the close).
-func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto bool) (sink, context.Context, context.CancelFunc) {
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto *protoFrames) (sink, context.Context, context.CancelFunc) {
 	up := websocket.Upgrader{
 		CheckOrigin:  func(*http.Request) bool { return true }, // presence was checked
 		Subprotocols: acceptedSubprotocols(websocket.Subprotocols(r)),
@@ -214,11 +211,7 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto bool) (si
 			}
 		}
 	}()
-	sk := websocketSink{conn: conn}
-	if proto {
-		sk.proto = &protoFrames{}
-	}
-	return sk, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
+	return websocketSink{conn: conn, proto: proto}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
 }
 
 // acceptedSubprotocols drops the bearer-token pseudo-protocol, leaving at
@@ -247,7 +240,7 @@ func tokenFromSubprotocols(r *http.Request) string {
 }
 
 // serveWatchError answers 200 and one ERROR event, then ends.
-func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, proto bool, se *meta.StatusError) {
+func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, proto *protoFrames, se *meta.StatusError) {
 	if websocket.IsWebSocketUpgrade(r) {
 		sk, _, cancel := s.upgrade(w, r, proto)
 		if sk == nil {

@@ -20,10 +20,14 @@ import (
 // copied as written ("1000m" stays "1000m"), and a RawExtension or FieldsV1
 // keeps its JSON bytes.
 func AppendProto(dst []byte, m Message, js []byte) ([]byte, error) {
+	return appendProto(dst, m, js, false)
+}
+
+func appendProto(dst []byte, m Message, js []byte, loose bool) ([]byte, error) {
 	if !m.Valid() {
 		return dst, fmt.Errorf("kubeproto: AppendProto: invalid Message")
 	}
-	e := encoder{js: js}
+	e := encoder{js: js, loose: loose}
 	i := skipSpace(js, 0)
 	out, err := e.message(dst, m.i-1, i, 0)
 	if err != nil {
@@ -39,7 +43,17 @@ func AppendProto(dst []byte, m Message, js []byte) ([]byte, error) {
 // AppendObjectProto appends the enveloped protobuf form (Magic, then a
 // runtime.Unknown) of js, a JSON object whose "apiVersion" and "kind" name
 // a kind of the table; otherwise the error wraps ErrUnknownKind.
-func AppendObjectProto(dst, js []byte) ([]byte, error) {
+func AppendObjectProto(dst, js []byte) ([]byte, error) { return appendObjectProto(dst, js, false) }
+
+// AppendObjectProtoLoose is AppendObjectProto for a server that holds
+// objects kube-apiserver would have refused (a fake server's fault
+// injection): a member whose JSON value does not fit its field is written
+// with a wire type no field of the table uses (fixed32), so that a
+// protobuf client refuses that object alone, as a JSON client refuses
+// the member, and the rest of a list still decodes.
+func AppendObjectProtoLoose(dst, js []byte) ([]byte, error) { return appendObjectProto(dst, js, true) }
+
+func appendObjectProto(dst, js []byte, loose bool) ([]byte, error) {
 	apiVersion, kind, err := typeMeta(js)
 	if err != nil {
 		return dst, err
@@ -52,7 +66,7 @@ func AppendObjectProto(dst, js []byte) ([]byte, error) {
 	dst = AppendEnvelope(dst, Envelope{APIVersion: apiVersion, Kind: kind})
 	dst = dst[:len(dst)-6] // drop the empty raw, contentEncoding and contentType
 	dst, raw := beginLen(dst, 2)
-	dst, err = AppendProto(dst, m, js)
+	dst, err = appendProto(dst, m, js, loose)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -82,7 +96,10 @@ func typeMeta(js []byte) (apiVersion, kind string, err error) {
 	return apiVersion, kind, nil
 }
 
-type encoder struct{ js []byte }
+type encoder struct {
+	js    []byte
+	loose bool // poison a field whose value does not fit (AppendObjectProtoLoose)
+}
 
 type span struct{ start, end int32 }
 
@@ -146,7 +163,12 @@ func (e *encoder) message(dst []byte, mi int32, i, depth int) ([]byte, *DecodeEr
 			dst, derr = e.message(dst, int32(f.typ), i, depth+1)
 			dst = endLen(dst, start)
 		} else if v := vals[pos-1]; v.end > 0 && !e.isNull(int(v.start)) {
+			before := len(dst)
 			dst, derr = e.field(dst, f, int(v.start), depth)
+			if derr != nil && e.loose {
+				dst = append(appendTag(dst[:before], n, wireFixed32), 0, 0, 0, 0)
+				derr = nil
+			}
 		} else if f.flags&(fNullable|fRepeated|fMap) == 0 {
 			dst = e.zero(dst, f, depth)
 		}

@@ -192,3 +192,29 @@ func TestZeroJSONOfEveryMessageIsAtMost300Bytes(t *testing.T) {
 		assert.LessOrEqual(t, len(out), 300, str(messages[i].name))
 	}
 }
+
+func TestLooseEncodingPoisonsOnlyTheFieldThatDoesNotFit(t *testing.T) {
+	js := []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bad"},"data":7}`)
+	_, err := AppendObjectProto(nil, js)
+	require.ErrorIs(t, err, ErrMalformed)
+	assert.Contains(t, err.Error(), "field data")
+	pb, err := AppendObjectProtoLoose(nil, js)
+	require.NoError(t, err)
+	env, err := DecodeEnvelope(pb)
+	require.NoError(t, err)
+	cm, _ := MessageFor("v1", "ConfigMap")
+	_, err = AppendJSON(nil, cm, env.Raw)
+	require.ErrorIs(t, err, ErrMalformed, "a protobuf reader refuses the poisoned field")
+	assert.Contains(t, err.Error(), "field data")
+	md, _ := cm.FieldByNumber(1)
+	var name []byte
+	for off := 0; off < len(env.Raw); {
+		num, _, val, _, n, err := next(env.Raw[off:])
+		require.NoError(t, err)
+		if num == md.Number() {
+			name = val
+		}
+		off += n
+	}
+	assert.Contains(t, string(name), "bad", "the rest of the object is intact")
+}

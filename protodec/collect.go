@@ -65,6 +65,13 @@ func (s *state) collected(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) 
 	if err != nil {
 		return err
 	}
+	if fp.field.Map() {
+		for _, o := range occ { // each entry is a message
+			if o.wt != wBytes {
+				return errWireType(o.wt, wBytes)
+			}
+		}
+	}
 	switch fp.op {
 	case opMapString:
 		return s.mapString(loc, occ, key)

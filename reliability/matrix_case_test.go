@@ -135,7 +135,12 @@ func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
 	o := informer.Options[*object]{Name: name, Logger: quiet(), Queue: m.c.queue, StreamingList: m.c.streaming,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 2 * time.Second,
 		Backoff: chaosBackoff, SkipUndecodable: m.c.skip,
-		Selectors: informer.Selectors{LabelSelector: matrixLabel + "=in"}}
+		Selectors: informer.Selectors{LabelSelector: matrixLabel + "=in"},
+		// The undecodable object ("data": 7) is a JSON fault: kube-apiserver
+		// would refuse to store it, and its protobuf cannot hold it (the fake
+		// sends it with a poisoned wire type, which a protobuf client rightly
+		// reads as a malformed encoding, not as an object to skip).
+		Transport: informer.Transport{JSON: m.c.skip}}
 	if m.c.transform {
 		o.Transform = transform
 	}
