@@ -74,6 +74,14 @@ var knownBugs = []knownBug{
 		applies: func(c combo) bool { return c.streaming && c.skip }},
 	{item: 0, check: checkReshard, why: "new: a streaming list fails on an undecodable object instead of skipping it",
 		applies: func(c combo) bool { return c.streaming && c.skip }},
+	//
+	// Not in the issue (item 0), and not the reshard itself: with
+	// streaming lists and no undecodable object, about 1 run in 10 of
+	// shard=set sees one failure in the reshard window: a streaming list
+	// or watch cut by the matrix's 1 s watch timeout. Shard.Set itself
+	// records no failure (informer TestReshardingIsAPlannedRelistNotAFailure).
+	{item: 0, check: checkReshard, why: "new: a streaming list or watch cut in the reshard window by the 1 s watch timeout",
+		applies: func(c combo) bool { return c.streaming && c.shard == shardSet }},
 }
 
 // verdict reports the case: unexpected failures fail it; known ones alone
