@@ -38,6 +38,7 @@
 // instead of sleeping. Depth, adds, queue latency, work duration, retries and
 // the work in progress are reported through the optional Metrics interface,
 // with the semantics of client-go's workqueue_* metrics; without one the
-// queue takes no timestamps. Package metrics (root of this module) exports
-// them under client-go's names, in Prometheus's format.
+// queue takes no timestamps. Package metrics exports them under client-go's
+// names, in Prometheus's format (and the prom module into a client_golang
+// registry).
 package workqueue

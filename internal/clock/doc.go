@@ -5,7 +5,8 @@
 //     watch timeouts, the idle watchdog, resync, snapshots;
 //   - leader election and shard membership (leaderelection.Config.Clock,
 //     Membership.Clock): their Lease rounds, deadlines and expiry;
-//   - its work queue (workqueue.Options.Clock): delays, rate limits, metrics;
+//   - the work queue (workqueue.Options.Clock): delays, rate limits, metrics;
+//   - discovery (discovery.Options.Clock): the spacing of its re-reads;
 //   - the client (apiclient.Options.Clock): the waits between retried
 //     reads, the rate limiter, the watch open timeout, the list stall
 //     watchdog, an exec credential's renewal;

@@ -1,7 +1,8 @@
 // Package clocktest is zerokube's one fake clock, for the tests of every
-// package that takes a clock.Clock (informer, its work queue, apiclient,
-// watchstream). Time moves only when a test calls Advance, so a test of a
-// timeout, a backoff or a watchdog waits for nothing and cannot be flaky.
+// package that takes a clock.Clock (informer, workqueue, leaderelection,
+// discovery, apiclient, watchstream). Time moves only when a test calls
+// Advance, so a test of a timeout, a backoff or a watchdog waits for
+// nothing and cannot be flaky.
 package clocktest
 
 import (
