@@ -13,7 +13,9 @@ import (
 
 // AcceptAggregated asks for aggregated discovery (apidiscovery.k8s.io/v2)
 // and falls back to the legacy documents, as client-go's discovery client
-// does (it also offers v2beta1, which kube-apiserver 1.33 stopped serving).
+// does. Neither offers v2beta1: kube-apiserver stopped serving it by
+// default in 1.33 (kubernetes/kubernetes#130347), and client-go stopped
+// asking for it in v0.37 (kubernetes/kubernetes#138271).
 const AcceptAggregated = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"
 
 // The aggregated document, as much of it as resolution needs.
