@@ -122,8 +122,12 @@ func (q *Queue[K]) signal() {
 // returns ErrShutDown once the queue is shut down and empty, and
 // context.Cause(ctx) if ctx ends first.
 func (q *Queue[K]) Get(ctx context.Context) (K, error) {
+	woken := false // this Get holds the wake-up token of an Add
 	for {
 		if ctx.Err() != nil {
+			if woken {
+				q.signal() // not taking the item: another waiter must
+			}
 			var zero K
 			return zero, context.Cause(ctx)
 		}
@@ -147,6 +151,7 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 		}
 		select {
 		case <-q.ready:
+			woken = true
 		case <-q.closing:
 		case <-ctx.Done():
 		}

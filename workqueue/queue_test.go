@@ -3,7 +3,10 @@ package workqueue
 import (
 	"context"
 	"errors"
+	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -209,4 +212,64 @@ func TestDrainedQueueGivesABurstsRoomBack(t *testing.T) {
 		q.Done(get(t, q))
 	}
 	require.Zero(t, q.fifo.Cap(), "a drained queue after a burst of 10,000")
+}
+
+// cancelledOnWake is a context that is live when Get first checks it and
+// cancelled from then on: the interleaving in which a Get is woken by an Add
+// and its context ends before it takes the item.
+type cancelledOnWake struct {
+	context.Context
+	checks atomic.Int32
+}
+
+func (c *cancelledOnWake) Err() error {
+	if c.checks.Add(1) > 1 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// awaitParkedGets waits until n goroutines block in Get's select.
+func awaitParkedGets(t *testing.T, n int) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	require.Eventually(t, func() bool {
+		parked := 0
+		for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+			if strings.Contains(g, "[select") && strings.Contains(g, "workqueue.(*Queue[...]).Get(") {
+				parked++
+			}
+		}
+		return parked == n
+	}, 10*time.Second, time.Millisecond)
+}
+
+// Regression: a Get woken by an Add whose context then ended returned
+// without passing the wake-up on, so another Get waited forever beside a
+// queued item.
+func TestAGetThatGivesUpPassesItsWakeUpOn(t *testing.T) {
+	q := New[int](Options[int]{})
+	defer q.ShutDown()
+	first := &cancelledOnWake{Context: context.Background()}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := q.Get(first)
+		errc <- err
+	}()
+	awaitParkedGets(t, 1) // first in the wake-up channel's queue
+	got := make(chan int, 1)
+	go func() {
+		if item, err := q.Get(context.Background()); err == nil {
+			got <- item
+		}
+	}()
+	awaitParkedGets(t, 2)
+	q.Add(7) // wakes the first Get, whose context has ended by then
+	require.ErrorIs(t, <-errc, context.Canceled)
+	select {
+	case item := <-got:
+		require.Equal(t, 7, item)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second Get never took the queued item")
+	}
 }
