@@ -26,6 +26,13 @@
 // and registers the kind on the fake), and which replies come gzipped
 // (watch/gzip: lists and gets over 128 KiB, watch lists, not other watches).
 //
+// The protobuf scenarios (protobuf_answers_test.go) ask both servers for
+// built-in kinds as application/vnd.kubernetes.protobuf: gets, lists,
+// Status errors, protobuf request bodies, a streaming-list watch, and a
+// custom resource (JSON with a fallback, 406 without); each protobuf answer,
+// read with kubeproto, must hold the same object as the JSON answer, as Go
+// structs see it.
+//
 // A difference the fake does not (yet) remove is listed, with its reason, in
 // knownDifferences; such a scenario is skipped on the fake only, and an entry
 // for a scenario that passes fails the suite, so the list cannot go stale.

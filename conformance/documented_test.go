@@ -235,6 +235,41 @@ var documented = map[string][]string{
 		`  row ["<namespace>","Active","<age>"] object=PartialObjectMetadata meta.k8s.io/v1 metadata keys=creationTimestamp,labels,managedFields,name,resourceVersion,uid`,
 		`  list metadata keys=resourceVersion`,
 	},
+	"protobuf/get-list-status": {
+		"get 200 application/vnd.kubernetes.protobuf v1 ConfigMap same=true",
+		"get 200 application/vnd.kubernetes.protobuf v1 Secret same=true",
+		"get 200 application/vnd.kubernetes.protobuf v1 Service same=true",
+		"get 200 application/vnd.kubernetes.protobuf v1 Pod same=true",
+		"get 200 application/vnd.kubernetes.protobuf apps/v1 Deployment same=true",
+		"get 200 application/vnd.kubernetes.protobuf batch/v1 Job same=true",
+		"list 200 application/vnd.kubernetes.protobuf v1 ConfigMapList items=1 continue=true remaining=1 same=true",
+		"list 200 application/vnd.kubernetes.protobuf v1 ConfigMapList items=2 continue=false remaining=<none> same=true",
+		"empty list 200 application/vnd.kubernetes.protobuf v1 ServiceList items=0 continue=false remaining=<none> same=true",
+		"missing 404 application/vnd.kubernetes.protobuf v1 Status same=true",
+		"bad limit 400 application/vnd.kubernetes.protobuf v1 Status same=true",
+	},
+	"protobuf/write-bodies": {
+		"create: 201 application/vnd.kubernetes.protobuf v1 ConfigMap",
+		"created data={\"k\":\"v\"} binaryData={\"b\":\"AAH/\"}",
+		"update: 200 application/vnd.kubernetes.protobuf v1 ConfigMap data={\"k\":\"v2\"}",
+	},
+	"protobuf/watch": {
+		"content types: application/json | application/vnd.kubernetes.protobuf;stream=watch",
+		"initial events: ADDED a, ADDED b; same=true",
+		"MODIFIED ConfigMap a same=true",
+		"DELETED ConfigMap b same=true",
+	},
+	"protobuf/custom-resource": {
+		"protobuf or JSON: 200 application/json",
+		"protobuf only: 406 application/vnd.kubernetes.protobuf v1 Status",
+		"message: only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+	},
+	"write/put-names-another-object": {
+		"400 Status/BadRequest: the name of the object (other) does not match the name on the URL (missing)",
+		"400 Status/BadRequest: the name of the object (other) does not match the name on the URL (a)",
+		"400 Status/BadRequest: the name of the object (missing based on URL) was undeterminable: name must be provided",
+		"400 Status/BadRequest: the namespace of the provided object does not match the namespace sent on the request",
+	},
 }
 
 // podTable is a Table of one new pod, "a", after its title line.
