@@ -24,8 +24,13 @@ type Options struct {
 	// too); nil discards.
 	Logger *slog.Logger
 	// Clock times MinRefreshInterval; nil means the real clock.
-	Clock clock.Clock
+	Clock Clock
 }
+
+// Clock is the project's one clock (internal/clock), the type of
+// informer.Options.Clock: one value drives discovery, the informer and the
+// client.
+type Clock = clock.Clock
 
 // DefaultMinRefreshInterval is Options.MinRefreshInterval's default.
 const DefaultMinRefreshInterval = time.Second
@@ -36,7 +41,7 @@ type Client struct {
 	c        *apiclient.Client
 	interval time.Duration
 	log      *slog.Logger
-	clock    clock.Clock
+	clock    Clock
 
 	refresh sync.Mutex // held while discovery is read, so one read serves all waiters
 
