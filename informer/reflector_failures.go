@@ -11,6 +11,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -137,12 +138,13 @@ func classify(err error, goneStreak int) FailureReason {
 	return FailureUnreachable
 }
 
-// isUndecodable reports an object that is valid JSON but does not fit the
-// type: a list item (apiclient.ItemError) or a watch event's object.
+// isUndecodable reports an object that is valid JSON (or protobuf) but
+// does not fit the type: a list item (apiclient.ItemError) or a watch
+// event's object.
 func isUndecodable(err error) bool {
 	var ie *apiclient.ItemError
 	var sem *json.SemanticError
-	return errors.As(err, &ie) || errors.As(err, &sem)
+	return errors.As(err, &ie) || errors.As(err, &sem) || protodec.IsContentError(err)
 }
 
 var (

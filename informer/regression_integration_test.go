@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"sync"
 	"testing"
 	"time"
 
@@ -213,4 +214,37 @@ func TestAShardedInformerResumesFromItsSnapshot(t *testing.T) {
 	require.Eventually(t, func() bool { return maps.Equal(want, cacheState(second.inf)) }, wait, time.Millisecond,
 		"the resumed watch brings the shard's changes")
 	require.Empty(t, second.tr.of(informer.StageRelist), "resumed: no relist of any kind")
+}
+
+// TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure (found by the
+// matrix, outside items 1-10): a streaming list cannot step over an object
+// that does not fit the type. Under SkipUndecodable that is no failure: the
+// informer lists with LIST from then on, which skips the object and names
+// it, with no WatchErrorHandler call and no failure in Health.
+func TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "1", nil)
+	putUndecodable(t, e, "b")
+	var failures []error
+	var mu sync.Mutex
+	opts := fastOpts()
+	opts.StreamingList, opts.SkipUndecodable = true, true
+	// JSON: over protobuf the fake serves this object with a wire type
+	// the schema does not allow, malformed input rather than an object
+	// that does not fit the type.
+	opts.Transport.JSON = true
+	opts.WatchErrorHandler = func(_ context.Context, err error) { mu.Lock(); failures = append(failures, err); mu.Unlock() }
+	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	run(t, inf)
+	synced(t, inf)
+	require.Equal(t, []string{"default/a"}, inf.Store().ListKeys())
+	u := inf.Undecodable()
+	require.Len(t, u, 1)
+	require.Equal(t, "default/b", u[0].Key)
+	e.put(t, "c", "1", nil)
+	require.Eventually(t, func() bool { return len(inf.Store().ListKeys()) == 2 }, wait, time.Millisecond, "then watches")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Empty(t, failures)
+	require.Nil(t, inf.Health().Failure)
 }

@@ -4,14 +4,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/snapshot"
 )
 
 // Regression tests of issue #25's items, one per bug, named after it; the
@@ -259,4 +263,58 @@ func TestAStreamingListRejectedWith400IsNotABadRequest(t *testing.T) {
 	s := r.step(t.Context(), r.initialState())
 	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
 	require.NotEqual(t, FailureBadRequest, r.rec.lastFailure().Reason)
+}
+
+// calls records a handler's calls, snapshot adds apart.
+type calls struct {
+	mu  sync.Mutex
+	log []string
+}
+
+func (c *calls) add(line string) {
+	c.mu.Lock()
+	c.log = append(c.log, line)
+	c.mu.Unlock()
+}
+
+func (c *calls) got() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Sorted(slices.Values(c.log))
+}
+
+func (c *calls) OnSnapshotAdd(p *pod)       { c.add("snapshot " + p.Name) }
+func (c *calls) OnAdd(p *pod, initial bool) { c.add(fmt.Sprintf("add %s initial=%t", p.Name, initial)) }
+func (c *calls) OnUpdate(_, p *pod)         { c.add("update " + p.Name) }
+func (c *calls) OnDelete(p *pod, unknown bool) {
+	c.add(fmt.Sprintf("delete %s unknown=%t", p.Name, unknown))
+}
+
+// TestASnapshotBatchIsClosedBeforeTheFirstRelist (item 3): with
+// QueueDeltaFIFO, a relist queued before the snapshot's batch was popped
+// merged into that batch, and an object created during the downtime was
+// handed to OnSnapshotAdd. Here the relist is queued before processing
+// starts, deterministically: resume must have applied the snapshot by then.
+func TestASnapshotBatchIsClosedBeforeTheFirstRelist(t *testing.T) {
+	dir := t.TempDir()
+	opts := Options[*pod]{Logger: quiet(), Queue: QueueDeltaFIFO, Snapshot: SnapshotOptions{Dir: dir, Period: -1}}.withDefaults()
+	p := newPipeline[pod](&scriptLW{}, opts)
+	h := &calls{}
+	_, err := p.disp.add(h, HandlerOptions{})
+	require.NoError(t, err)
+	h0 := snapshot.Header{Identity: p.snap.identity(""), ResourceVersion: "5"}
+	require.NoError(t, p.snap.opts.Store.Save(t.Context(), p.snap.opts.Name, func(w io.Writer) error {
+		return snapshot.Encode(t.Context(), w, h0, pods("a", "b"))
+	}))
+
+	first := p.resume(t.Context(), p.refl.initialState())
+	require.Equal(t, resuming{rv: "5"}, first)
+	// The resumed watch got 410; the relist finds f, created meanwhile.
+	require.NoError(t, p.refl.q.Replace(pods("a", "b", "f"), "9"))
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	p.disp.start(ctx, &wg)
+	defer func() { cancel(); p.queue.Close(); wg.Wait() }()
+	want := []string{"add f initial=false", "snapshot a", "snapshot b"}
+	require.Eventually(t, func() bool { return slices.Equal(want, h.got()) }, wait, time.Millisecond, "got %v", h.got())
 }

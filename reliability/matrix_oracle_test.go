@@ -59,29 +59,10 @@ type knownBug struct {
 }
 
 var knownBugs = []knownBug{
-	// Items 2, 4, 6, 7 and 10 of issue #25, and the expired snapshot
-	// reported as watch-gone after a failed first watch, are fixed
+	// Items 2, 4, 6, 7 and 10 of issue #25, the expired snapshot reported
+	// as watch-gone after a failed first watch, and a streaming list that
+	// failed on an undecodable object instead of skipping it are fixed
 	// (informer/doc.go); add an entry here when the matrix finds a new one.
-	//
-	// Not in the issue (item 0), found by the matrix: with StreamingList, an
-	// object the type cannot decode is not skipped in a streaming list's
-	// initial events. The stream fails as "ended or timed out before its
-	// initial-events-end bookmark: EOF" (the decode error is lost), a
-	// WatchErrorHandler call and a health failure, and the cycle falls
-	// back to LIST, which skips it: every relist, including a reshard's,
-	// costs a failed streaming list while the object exists.
-	{item: 0, check: checkCleanSync, why: "new: a streaming list fails on an undecodable object instead of skipping it",
-		applies: func(c combo) bool { return c.streaming && c.skip }},
-	{item: 0, check: checkReshard, why: "new: a streaming list fails on an undecodable object instead of skipping it",
-		applies: func(c combo) bool { return c.streaming && c.skip }},
-	//
-	// Not in the issue (item 0), and not the reshard itself: with
-	// streaming lists and no undecodable object, about 1 run in 10 of
-	// shard=set sees one failure in the reshard window: a streaming list
-	// or watch cut by the matrix's 1 s watch timeout. Shard.Set itself
-	// records no failure (informer TestReshardingIsAPlannedRelistNotAFailure).
-	{item: 0, check: checkReshard, why: "new: a streaming list or watch cut in the reshard window by the 1 s watch timeout",
-		applies: func(c combo) bool { return c.streaming && c.shard == shardSet }},
 }
 
 // verdict reports the case: unexpected failures fail it; known ones alone
