@@ -93,6 +93,17 @@
 // that (Options.KeepManagedFields keeps it): on a typical pod it is a third
 // or more of the JSON, and almost no informer reads it.
 //
+// # Protobuf or JSON
+//
+// NewForResource (through NewListerWatcher) asks for protobuf for a
+// resource of a built-in API group/version (one in kubeproto's table),
+// with JSON as the server's fallback, and package protodec decodes it
+// straight into your struct by the fields' JSON names: the same struct
+// works for both, and kube-apiserver spends about half the CPU on a
+// protobuf list (bench/README.md). Custom resources are asked for in
+// JSON. Transport.JSON asks for JSON for every resource; wire.go says how
+// the choice is made and when it turns to JSON by itself.
+//
 // # Queue choice
 //
 // The default delta queue is fifo.InOrder (QueueInOrder): it keeps every
