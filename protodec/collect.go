@@ -119,10 +119,11 @@ func (s *state) mapOf(fp *fieldPlan, loc unsafe.Pointer, occ []occurrence) error
 			return err
 		}
 		ev := reflect.New(et)
-		if ok {
-			if err := s.value(fp.elem, ev.UnsafePointer(), v.wt, v.val); err != nil {
-				return fmt.Errorf("map value %q: %w", k, err)
-			}
+		if !ok {
+			v = zeroOccurrence(fp.elem.kind) // decoded as the JSON form's zero value is
+		}
+		if err := s.value(fp.elem, ev.UnsafePointer(), v.wt, v.val); err != nil {
+			return fmt.Errorf("map value %q: %w", k, err)
 		}
 		mv.SetMapIndex(reflect.ValueOf(s.strs.get(k)).Convert(fp.typ.Key()), ev.Elem())
 	}

@@ -80,6 +80,9 @@ func (s *state) value(vp *value, loc unsafe.Pointer, wt wireType, val []byte) er
 		if err != nil {
 			return err
 		}
+		if len(q) == 0 {
+			q = zeroQuantity // a zero Quantity's JSON form
+		}
 		*(*string)(loc) = s.strs.get(q)
 	case opIntOrString:
 		return s.intOrString(vp, loc, b)
@@ -195,6 +198,9 @@ func (s *state) time(vp *value, loc unsafe.Pointer, b []byte) error {
 	*(*time.Time)(loc) = t
 	return nil
 }
+
+// zeroQuantity is what resource.Quantity's JSON holds for a zero value.
+var zeroQuantity = []byte("0")
 
 // quantity returns the string of a resource.Quantity {1 string}.
 func quantity(b []byte) ([]byte, error) {
