@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -79,4 +80,59 @@ func TestAProtobufReplyOfAKindTheTableLacksTurnsTheResourceToJSON(t *testing.T) 
 	_, err = lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
 	require.NoError(t, err, "the retry asks for JSON")
 	require.Equal(t, []string{apiclient.AcceptProtobuf, "application/json"}, log.accepts)
+}
+
+// An object of another apiVersion in a protobuf watch is dropped and
+// reported, as the JSON path drops it; the watch goes on.
+func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
+	m, _ := kubeproto.MessageFor("v1", "Pod")
+	obj := func(apiVersion, name, rv string) []byte {
+		raw, err := kubeproto.AppendProto(nil, m, []byte(`{"metadata":{"name":"`+name+`","namespace":"ns","resourceVersion":"`+rv+`"}}`))
+		require.NoError(t, err)
+		env := kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: apiVersion, Kind: "Pod", Raw: raw})
+		return kubeproto.AppendFrame(nil, kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ADDED", Object: env}))
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "" {
+			w.Header().Set("Content-Type", kubeproto.ContentType)
+			_, _ = w.Write(kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v1", Kind: "PodList",
+				Raw: kubeproto.AppendListMeta(nil, kubeproto.ListMeta{ResourceVersion: "5"})}))
+			return
+		}
+		w.Header().Set("Content-Type", kubeproto.WatchContentType)
+		_, _ = w.Write(append(obj("v2", "odd", "6"), obj("v1", "good", "7")...))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	t.Cleanup(srv.Close)
+	c, err := apiclient.New(&apiclient.Config{Host: srv.URL, QPS: -1})
+	require.NoError(t, err)
+	skipped := make(chan TraceEvent, 4)
+	inf := NewForResource[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"},
+		Options[*pod]{Logger: quiet(), Trace: func(ev TraceEvent) {
+			if ev.Stage == StageSkipped {
+				skipped <- ev
+			}
+		}})
+	added := make(chan string, 4)
+	_, err = inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(p *pod, _ bool) { added <- p.Name }}, HandlerOptions{})
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	t.Cleanup(func() { cancel(); <-done; c.CloseIdleConnections() })
+	select {
+	case name := <-added:
+		require.Equal(t, "good", name)
+	case <-time.After(10 * time.Second):
+		require.Fail(t, "the good object never arrived")
+	}
+	select {
+	case ev := <-skipped:
+		require.Equal(t, "ns/odd", ev.Key)
+	case <-time.After(10 * time.Second):
+		require.Fail(t, "the object of apiVersion v2 was not reported as skipped")
+	}
+	_, ok := inf.Lister().Get("ns", "odd")
+	require.False(t, ok)
 }

@@ -17,6 +17,9 @@ import (
 // watch handler writes each event to the websocket as it writes it to the
 // framer of a chunked body).
 
+// partialObjectMetadata is metav1.PartialObjectMetadata {1 metadata}.
+var partialObjectMetadata, _ = kubeproto.MessageByName("k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata")
+
 // errNoProtobufDecoder reports protobuf events on a stream that was given
 // no decoder for them.
 var errNoProtobufDecoder = errors.New("protobuf events, but Options.Protobuf is nil")
@@ -74,7 +77,15 @@ func (s *Stream[T, P]) decodeProtoEvent(b []byte) (Event[P], error) {
 	}
 	m, ok := kubeproto.MessageFor(env.APIVersion, env.Kind)
 	if !ok {
-		return Event[P]{}, fmt.Errorf("%s event's object is %s %s: %w", typ, env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
+		if typ == meta.Error || !partialObjectMetadata.Valid() {
+			return Event[P]{}, fmt.Errorf("%s event's object is %s %s: %w", typ, env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
+		}
+		// An object of a kind the table lacks (of another apiVersion than
+		// the watch's, say) is decoded by its metadata alone, field 1 of
+		// every Kubernetes object, with its apiVersion and kind: the
+		// reflector then drops it by them, as it drops such an object
+		// from a JSON watch, instead of the stream ending.
+		m = partialObjectMetadata
 	}
 	switch typ {
 	case meta.Error:

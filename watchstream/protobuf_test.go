@@ -103,7 +103,7 @@ func TestBrokenProtobufFramesNameTheEventAndTheByte(t *testing.T) {
 		{"cut inside the second frame", append(ok, ok[:len(ok)-3]...), "event 2 at byte " + fmt.Sprint(len(ok))},
 		{"a frame over the size limit", append(ok, 0x7f, 0xff, 0xff, 0xff), "event too large"},
 		{"an unknown event type", pbStream(pbEvent(t, "RENAMED", "v1", "Pod", `{}`)), `unknown event type "RENAMED"`},
-		{"an object of a kind the table lacks", pbStream(kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ADDED",
+		{"an ERROR of a kind the table lacks", pbStream(kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ERROR",
 			Object: kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "x.io/v1", Kind: "Widget"})})), "not in the protobuf table"},
 		{"no decoder", nil, ""},
 	} {
@@ -131,4 +131,21 @@ func TestWebsocketBinaryMessagesAreProtobufEvents(t *testing.T) {
 	require.Len(t, evs, 2)
 	require.Equal(t, got{meta.Added, "a", "1", "Running", false}, summarize(evs[0]))
 	require.Equal(t, got{meta.Modified, "a", "2", "", false}, summarize(evs[1]))
+}
+
+// An object of another apiVersion (a kind the table lacks) still comes
+// through, by its metadata, with its apiVersion and kind: the reflector
+// drops it by them, as it drops one from a JSON watch.
+func TestAProtobufObjectOfAnUnknownKindComesWithItsMetadataAndTypeOnly(t *testing.T) {
+	m, _ := kubeproto.MessageFor("v1", "Pod")
+	raw, err := kubeproto.AppendProto(nil, m, []byte(`{"metadata":{"name":"odd","namespace":"ns","resourceVersion":"7"},"status":{"phase":"Running"}}`))
+	require.NoError(t, err)
+	obj := kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v2", Kind: "Pod", Raw: raw})
+	body := pbStream(kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ADDED", Object: obj}), pbPodEvent(t, "ADDED", "a", "8"))
+	evs, err := drain(watchstream.New[testPod](context.Background(), io.NopCloser(bytes.NewReader(body)), pbOptions()))
+	require.ErrorIs(t, err, io.EOF, "the stream goes on")
+	require.Len(t, evs, 2)
+	require.Equal(t, meta.TypeMeta{Kind: "Pod", APIVersion: "v2"}, evs[0].Object.TypeMeta)
+	require.Equal(t, got{meta.Added, "odd", "7", "", false}, summarize(evs[0]), "metadata only")
+	require.Equal(t, "a", evs[1].Object.Name)
 }
