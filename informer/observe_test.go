@@ -2,8 +2,10 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -266,29 +269,44 @@ func TestTraceOpNamesAreStableAndRoundTrip(t *testing.T) {
 	require.ErrorContains(t, bad.UnmarshalText([]byte("adde")), `unknown trace op "adde"`)
 }
 
+// TestObjectsOfAnotherAPIVersionAreDropped, on both wires: an object whose
+// envelope names another apiVersion never reaches the cache, its
+// resourceVersion is not adopted, and the informer goes on. Over JSON the
+// reflector decodes it, sees the apiVersion and skips it (StageSkipped).
+// Over protobuf (the default for configmaps; the fake encodes the injected
+// object as a ConfigMap message under the envelope's own apiVersion) it
+// cannot be decoded at all, its kind not being in kubeproto's table: the
+// watch ends with kubeproto.ErrUnknownKind and the informer relists, in
+// JSON from then on (wire.go, rule 3).
 func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
-	e := newEnv(t)
-	e.put(t, "a", "0", nil)
-	var skipped sync.Map
-	opts := fastOpts()
-	// The injected frame is JSON: a protobuf watch (the default for
-	// configmaps) would have the fake transcode it, and the table has no v2.
-	opts.Transport.JSON = true
-	opts.Trace = func(ev informer.TraceEvent) {
-		if ev.Stage == informer.StageSkipped {
-			skipped.Store(ev.Key, true)
-		}
+	for _, wire := range []string{"json", "protobuf"} {
+		t.Run(wire, func(t *testing.T) {
+			e := newEnv(t)
+			e.put(t, "a", "0", nil)
+			var dropped atomic.Bool
+			opts := fastOpts()
+			opts.Transport.JSON = wire == "json"
+			opts.Trace = func(ev informer.TraceEvent) {
+				switch {
+				case wire == "json" && ev.Stage == informer.StageSkipped && ev.Key == "default/alien",
+					wire == "protobuf" && ev.Stage == informer.StageWatchEnded && errors.Is(ev.Err, kubeproto.ErrUnknownKind):
+					dropped.Store(true)
+				}
+			}
+			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			run(t, inf)
+			synced(t, inf)
+			require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+			e.srv.InjectFrame([]byte(`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v2","metadata":{"name":"alien","namespace":"default","resourceVersion":"1000"}}}` + "\n"))
+			e.put(t, "b", "0", nil)
+			require.Eventually(t, dropped.Load, wait, 5*time.Millisecond)
+			converges(t, e, inf)
+			_, cached := inf.Lister().Namespace("default").Get("alien")
+			require.False(t, cached, "the object of another apiVersion is not cached")
+			require.NotEqual(t, "1000", inf.LastSyncResourceVersion(), "a dropped object's rv is not adopted")
+			e.srv.DropWatches() // the re-watch must start from a real rv
+			e.put(t, "c", "0", nil)
+			converges(t, e, inf)
+		})
 	}
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
-	run(t, inf)
-	synced(t, inf)
-	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
-	e.srv.InjectFrame([]byte(`{"type":"ADDED","object":{"kind":"ConfigMap","apiVersion":"v2","metadata":{"name":"alien","namespace":"default","resourceVersion":"1000"}}}` + "\n"))
-	e.put(t, "b", "0", nil)
-	require.Eventually(t, func() bool { _, ok := skipped.Load("default/alien"); return ok }, wait, 5*time.Millisecond)
-	converges(t, e, inf)
-	require.NotEqual(t, "1000", inf.LastSyncResourceVersion(), "a dropped object's rv is not adopted")
-	e.srv.DropWatches() // the re-watch must start from a real rv
-	e.put(t, "c", "0", nil)
-	converges(t, e, inf)
 }
