@@ -17,6 +17,31 @@
 // cache, hands a notification to each handler's queue, runs resyncs and
 // records the sync, all under its own lock. Listers read the cache.
 //
+// # The pipeline
+//
+// One function builds an informer's stages, pipeline.go's newPipeline, and
+// one runs them, pipeline.run. An object passes through, in this order:
+//
+//	ListerWatcher ─▶ shard filter ─▶ reflector ─▶ snapshot gate ─▶ queue ─▶ dispatcher ─▶ cache
+//	(resource.go)    (shard.go,       (reflector_*.go)  (snapshot.go,   (fifo)   (dispatcher.go,      └─▶ listeners
+//	                  Options.Shard)                     Options.Snapshot)        relist.go)              (listener.go)
+//
+// newPipeline builds them from the end of the path to its start, so each
+// stage is given the stages it hands to when it is built; nothing is
+// patched in afterwards. The two optional stages are there only with their
+// option. Beside the path, the record (record.go) is the informer's one
+// account of how it stands with the server: the failures (one streak, the
+// backoff's exponent and the 410 streak), when the server last answered,
+// when the cache last applied a batch, the resourceVersion, and the objects
+// the last list skipped. The reflector's fail is the only writer of
+// failures; Health, SyncError, WaitForSync and the backoff all read the
+// same record, so they cannot disagree. The reflector's files are one
+// machine: reflector.go (the loop, fail, the planned relist),
+// reflector_states.go, reflector_list.go, reflector_watch.go,
+// reflector_resume.go, reflector_failures.go (the typed reasons),
+// reflector_backoff.go and reflector_undecodable.go. Building a state has
+// no side effect: a state counts and traces itself when it runs.
+//
 // # Processing
 //
 // The processing stage has a goroutine of its own waiting in Pop, as
@@ -78,11 +103,36 @@
 //	   └────────────────────────┴─────────────────┘
 //	stream-listing ─▶ stream-initial ──initial-events-end──▶ watching
 //	      ├─rejected (400/422/405)──▶ listing, for good
-//	      └─cut short / no end bookmark──▶ listing, this cycle only
+//	      ├─an undecodable object, SkipUndecodable──▶ listing, for good
+//	      └─cut short / silent InitialEventsTimeout──▶ listing, this cycle only
+//	resuming (a snapshot) ──opened──▶ watching ──410 before any event──▶ relist (snapshot-expired)
 //	any failure ─▶ backing-off ─▶ (the state to retry)
+//	Shard.Set (ErrReshard) ─▶ relist at once (reshard): not a failure
 //
 // An informer with StreamingList relists by streaming list too, until the
 // server rejects one.
+//
+// # Health
+//
+// Health says whether the informer is in step with the server now; it is
+// unhealthy at whichever comes first of two thresholds:
+//   - UnhealthyAfterFailures (default 3) consecutive failed LISTs and
+//     WATCHes: a server that refuses connections is known within about
+//     3-5 s of the default backoff. A list that works between two failures
+//     does not end the count (a loop of watch 410s is failing); a watch
+//     that works (an event, a bookmark, a clean end) does, and so does
+//     BackoffOptions.ResetAfter without a failure.
+//   - StaleAfter (default 3 min) without progress: the cache last held
+//     what the server had said that long ago. Progress is the server
+//     answering (a list, a watch opened, an event, a bookmark) while
+//     nothing waits to be applied; a handler that blocks the processing
+//     stage stops it. Before any progress the reference is Run's start,
+//     so an informer resumed from a snapshot that never reaches a
+//     blackholed server goes stale too.
+//
+// Health.Failure.Since and Health.FailingFor say since when, the "failing
+// now and for how long" of a liveness probe; HealthHandler serves it as
+// JSON, 503 when any informer is unhealthy.
 //
 // # Slim structs or Transform
 //
@@ -140,7 +190,30 @@
 // changed meanwhile. If that resourceVersion has left the server's
 // history (410), it relists and the relist reconciles the cache. Handlers
 // get the snapshot's objects as initial adds, or through OnSnapshotAdd
-// when they implement [SnapshotHandler].
+// when they implement [SnapshotHandler]. The snapshot's batch is applied
+// alone, on Run's goroutine, before the reflector and the processing loop
+// start, so no later delta can join it and pass for a snapshot object.
+//
+// A snapshot is loaded only into an informer that would cache the same
+// objects the same way: its identity names the server, resource,
+// namespace, selectors, Go type, the shard (selector and field), the
+// managed-fields choice and the transform (SnapshotOptions.TransformVersion:
+// change it when the Transform changes). A sharded informer resumes its
+// own shard's snapshot.
+//
+// Objects skipped under SkipUndecodable are not in the cache, so not in
+// the snapshot, and a watch would never bring them back (they changed
+// nowhere). The decision: a snapshot records how many objects its list
+// skipped (snapshot.Header.Skipped), and an informer that loads one with
+// skipped objects uses its objects but relists at once (cause
+// snapshot-incomplete) instead of resuming the watch: after an upgrade
+// whose type fits them they arrive, and otherwise Undecodable names them
+// again. A snapshot without skipped objects resumes as before.
+//
+// A snapshot is not an answer from the server: until the server first
+// answers (a list, or the watch that resumes), FailFast still stops Run on
+// a failure retrying cannot fix, and Health measures staleness from Run's
+// start.
 //
 // A snapshot is taken without stopping the processing stage for long: the
 // reflector's queue writes are paused, the stage applies what is queued,
@@ -187,15 +260,21 @@
 //     answers every WATCH with 410 gets ever rarer LISTs. Only a list whose
 //     resourceVersion or continue token expired is retried at once, as
 //     client-go's list and pager do, and not after three 410s in a row. Each
-//     failure is recorded once: one WatchErrorHandler call, one
-//     SyncError.Attempts. [TestBackoffDoublesToMaxAndResetsAfterHealth,
+//     failure is recorded once, in the record: one WatchErrorHandler call,
+//     one step of SyncError.Attempts. A list that works does not end the
+//     count of consecutive failures; a watch that works does.
+//     [TestBackoffDoublesToMaxAndResetsAfterHealth,
 //     TestBackingOffHonoursRetryAfter, TestEveryWatch410WaitsBeforeRelisting,
-//     TestRepeatedGoneIsReportedAndBacksOff, TestEachFailureIsRecordedOnce]
+//     TestRepeatedGoneIsReportedAndBacksOff, TestEachFailureIsRecordedOnce,
+//     TestFailuresCountAcrossRelists]
 //  6. A streaming list is complete only at its initial-events-end bookmark.
 //     If the server rejects it (400, 422, 405) the informer uses LIST from
-//     then on; if it ends earlier or stays silent past InitialEventsTimeout
-//     (an apiserver restart mid-stream), LIST for that one cycle only.
-//     [TestStreaming*]
+//     then on, and so it does, without a failure, when the list meets an
+//     object that does not fit the type under SkipUndecodable; if it ends
+//     earlier or stays silent for InitialEventsTimeout (an idle timeout:
+//     a list still delivering is never cut), LIST for that one cycle only.
+//     [TestStreaming*, TestInitialEventsTimeoutIsAnIdleTimeout,
+//     TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure]
 //  7. A list replaces the queue's content: objects deleted while nobody
 //     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
 //     object a relist finds unchanged (same resourceVersion) is a resync, not
@@ -221,11 +300,17 @@
 //     TestRegistrationWaitForSync]
 //  11. A handler panic is recovered, logged and counted; the informer goes on.
 //     [TestHandlerPanicIsRecoveredAndCounted]
-//  12. Until the first sync, every failure is classified (unauthorized,
-//     forbidden, resource not found, repeated 410, unreachable, server) as a
-//     *SyncError that WaitForSync returns with the context's cause; with
-//     FailFast, 401/403/404 stop Run. [TestSyncFailuresAreTyped,
-//     TestTypedSyncFailures, TestWaitForSyncReportsWhy]
+//  12. Every failure is classified (unauthorized, forbidden, resource not
+//     found, bad request, repeated 410, unreachable, server) as a
+//     *SyncError, which WaitForSync returns with the context's cause until
+//     the first sync, and which says "failing since" once synced. With
+//     FailFast, 401/403/404/400 stop Run until the server first answered
+//     (a snapshot's cache does not count), and WaitForSync says what to
+//     fix for a 400 (the selectors, named). [TestSyncFailuresAreTyped,
+//     TestTypedSyncFailures, TestWaitForSyncReportsWhy,
+//     TestAFailureAfterTheSyncSaysFailingSince,
+//     TestABadRequestStopsFailFastAndSaysWhatToFix,
+//     TestFailFastStopsAResumedInformerOnForbidden]
 //  13. Objects of an unexpected kind or apiVersion are dropped and reported,
 //     never stored, and their resourceVersion is not adopted; Transform runs
 //     before an object is queued. [TestObjectsOfTheWrongKindAreSkipped,
@@ -242,13 +327,21 @@
 //     informer started on it syncs without a list and hears, from the watch,
 //     exactly what changed meanwhile; after a 410 the relist delivers
 //     exactly the differences (deletes as tombstones). A corrupt, truncated,
-//     foreign or other-version snapshot is logged, counted
-//     (Metrics.SnapshotLoaded) and traced with its reason, and ignored.
+//     foreign or other-version snapshot, or one of another shard, transform
+//     or managed-fields choice, is logged, counted (Metrics.SnapshotLoaded)
+//     and traced with its reason, and ignored; a sharded informer resumes
+//     its own; one saved while objects were skipped relists; the
+//     snapshot's adds are exactly its objects.
 //     [TestEverySnapshotIsTheServersStateAtItsResourceVersion,
 //     TestRestartWithNothingChangedResumesWithoutAList,
 //     TestRestartAfterChangesDeliversExactlyTheDifferences,
 //     TestRestartAfterHistoryCompactedRelistsAndReconciles,
-//     TestABadSnapshotIsReportedAndIgnored]
+//     TestABadSnapshotIsReportedAndIgnored,
+//     TestAnUnshardedInformerDoesNotResumeAShardsSnapshot,
+//     TestASnapshotOfDifferentlyShapedObjectsIsNotResumed,
+//     TestAShardedInformerResumesFromItsSnapshot,
+//     TestObjectsSkippedBeforeARestartAreListedAgain,
+//     TestASnapshotBatchIsClosedBeforeTheFirstRelist]
 //  18. An object whose JSON does not fit the type never leaves the cache
 //     silently incomplete: by default the list fails, naming the object
 //     (namespace/name, page, JSON path), and WaitForSync reports
@@ -259,11 +352,17 @@
 //     [TestUndecodableObjectIsNamedUntilDeleted, TestSkipUndecodableSyncsWithoutTheObject,
 //     TestWatchEndTransitions]
 //  19. Health is current as soon as WaitForSync returns: the last progress
-//     (list, event, bookmark), the failure since then with its typed reason
-//     and count, and Stale once a synced informer has heard nothing for
-//     StaleAfter. HealthHandler answers 200 only when every informer is
-//     synced and not stale. [TestHealthTracksProgressAndStaleness,
-//     TestHealthShowsTheCurrentFailure, TestHealthHandlerAnswersWithTheWorstInformer]
+//     (the server answered and the cache applied it), the current failure
+//     with its typed reason, consecutive count and start, Stale once a
+//     synced informer has made no progress for StaleAfter (measured from
+//     Run's start before any), and Failing at UnhealthyAfterFailures
+//     consecutive failures. HealthHandler answers 200 only when every
+//     informer is healthy (synced, neither stale nor failing).
+//     [TestHealthTracksProgressAndStaleness, TestHealthShowsTheCurrentFailure,
+//     TestHealthHandlerAnswersWithTheWorstInformer,
+//     TestABlockedSynchronousHandlerMakesTheInformerStale,
+//     TestAResumedInformerThatNeverReachesTheServerTurnsUnhealthy,
+//     TestHealthTurnsUnhealthyAtTheThirdFailureNotAfterStaleAfter]
 //  20. With InlineProcessing the reflector processes each event before it
 //     reads the next; a Synchronous handler has then been called for it,
 //     after the cache held the change. A Synchronous handler keeps every
@@ -273,4 +372,7 @@
 //     Traces keep data-path order. [TestSynchronousHandlerRunsBeforeTheNextEventIsRead,
 //     TestSynchronousHandler, TestRelistNotifiesLikeClientGo,
 //     TestRandomWritesAndFaultsConverge, TestTraceIsOneSequenceWithInlineProcessing]
+//  21. Moving the shard (Shard.Set) is a planned relist (cause reshard): no
+//     failure is recorded, no WatchErrorHandler call, no backoff.
+//     [TestReshardingIsAPlannedRelistNotAFailure]
 package informer
