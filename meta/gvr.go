@@ -30,7 +30,8 @@ func (g GVR) GroupVersion() string {
 // The values of the resourceVersionMatch parameter of a LIST (and of a
 // WATCH with sendInitialEvents). The empty value is a third one: with a
 // resourceVersion it means "not older than", except that with a limit too
-// kube-apiserver reads it as Exact.
+// kube-apiserver reads a resourceVersion other than "0" as Exact (the API
+// concepts' table of LIST semantics; "0" stays "any").
 const (
 	// MatchNotOlderThan: any state at or after the resourceVersion.
 	MatchNotOlderThan = "NotOlderThan"
