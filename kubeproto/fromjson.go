@@ -27,15 +27,35 @@ func appendProto(dst []byte, m Message, js []byte, loose bool) ([]byte, error) {
 	if !m.Valid() {
 		return dst, fmt.Errorf("kubeproto: AppendProto: invalid Message")
 	}
-	e := encoder{js: js, loose: loose}
+	e, i, err := newEncoder(js, loose, m.Name()+" (JSON)")
+	if err != nil {
+		return dst, err
+	}
+	return e.encode(dst, m, i)
+}
+
+// newEncoder validates js in one pass, recording where each object and
+// array ends (the encoder then steps over nested values by lookup), and
+// returns where the top-level value starts.
+func newEncoder(js []byte, loose bool, what string) (*encoder, int, error) {
+	e := &encoder{js: js, loose: loose}
 	i := skipSpace(js, 0)
+	end, serr := scanIndexed(js, i, 0, &e.comp)
+	if serr != nil || skipSpace(js, end) != len(js) {
+		detail := "trailing data after the value"
+		if serr != nil {
+			detail = serr.Error()
+		}
+		return nil, 0, &DecodeError{What: what, Offset: end, Err: ErrMalformed, Detail: detail}
+	}
+	return e, i, nil
+}
+
+func (e *encoder) encode(dst []byte, m Message, i int) ([]byte, error) {
 	out, err := e.message(dst, m.i-1, i, 0)
 	if err != nil {
 		err.What = m.Name() + " (JSON)"
 		return dst, err
-	}
-	if end, serr := scanValue(js, i, 0); serr != nil || skipSpace(js, end) != len(js) {
-		return dst, &DecodeError{What: m.Name() + " (JSON)", Offset: end, Err: ErrMalformed, Detail: "trailing data after the object"}
 	}
 	return out, nil
 }
@@ -54,7 +74,11 @@ func AppendObjectProto(dst, js []byte) ([]byte, error) { return appendObjectProt
 func AppendObjectProtoLoose(dst, js []byte) ([]byte, error) { return appendObjectProto(dst, js, true) }
 
 func appendObjectProto(dst, js []byte, loose bool) ([]byte, error) {
-	apiVersion, kind, err := typeMeta(js)
+	e, i, err := newEncoder(js, loose, "object (JSON)")
+	if err != nil {
+		return dst, err
+	}
+	apiVersion, kind, err := typeMeta(js, i, e.skip)
 	if err != nil {
 		return dst, err
 	}
@@ -66,7 +90,7 @@ func appendObjectProto(dst, js []byte, loose bool) ([]byte, error) {
 	dst = AppendEnvelope(dst, Envelope{APIVersion: apiVersion, Kind: kind})
 	dst = dst[:len(dst)-6] // drop the empty raw, contentEncoding and contentType
 	dst, raw := beginLen(dst, 2)
-	dst, err = appendProto(dst, m, js, loose)
+	dst, err = e.encode(dst, m, i)
 	if err != nil {
 		return dst[:start], err
 	}
@@ -76,8 +100,8 @@ func appendObjectProto(dst, js []byte, loose bool) ([]byte, error) {
 }
 
 // typeMeta finds the top-level "apiVersion" and "kind" of a JSON object.
-func typeMeta(js []byte) (apiVersion, kind string, err error) {
-	_, serr := members(js, skipSpace(js, 0), 0, func(m member) error {
+func typeMeta(js []byte, i int, skip skipFunc) (apiVersion, kind string, err error) {
+	_, serr := members(js, i, 0, skip, func(m member) error {
 		name := string(m.name)
 		if name != "apiVersion" && name != "kind" || js[m.start] != '"' {
 			return nil
@@ -98,7 +122,19 @@ func typeMeta(js []byte) (apiVersion, kind string, err error) {
 
 type encoder struct {
 	js    []byte
-	loose bool // poison a field whose value does not fit (AppendObjectProtoLoose)
+	loose bool       // poison a field whose value does not fit (AppendObjectProtoLoose)
+	comp  composites // every object and array of js, validated
+}
+
+// skip steps over the value at b[i] (b is e.js): a composite by lookup,
+// a scalar by scanning it.
+func (e *encoder) skip(b []byte, i, depth int) (int, error) {
+	if c := b[i]; c == '{' || c == '[' {
+		if end := e.comp.end(i); end >= 0 {
+			return end, nil
+		}
+	}
+	return scanValue(b, i, depth)
 }
 
 type span struct{ start, end int32 }
@@ -129,7 +165,7 @@ func (e *encoder) message(dst []byte, mi int32, i, depth int) ([]byte, *DecodeEr
 		}
 		return e.zeroFields(dst, m, depth), nil
 	}
-	_, err := members(e.js, i, depth, func(mb member) error {
+	_, err := members(e.js, i, depth, e.skip, func(mb member) error {
 		name := mb.name
 		if mb.nameEscaped {
 			name, _ = jsontext.AppendUnquote(nil, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2])
@@ -231,7 +267,7 @@ func (e *encoder) field(dst []byte, f *field, i, depth int) ([]byte, *DecodeErro
 		return e.mapField(dst, f, i, depth)
 	case f.flags&fRepeated != 0:
 		n := 0
-		err := elements(e.js, i, depth, func(start, _ int) error {
+		err := elements(e.js, i, depth, e.skip, func(start, _ int) error {
 			var derr *DecodeError
 			dst, derr = e.value(dst, int(f.num), f.kind, f.typ, start, depth)
 			if derr != nil {
@@ -259,7 +295,7 @@ func (e *encoder) asDecodeError(err error, i int) *DecodeError {
 func (e *encoder) mapField(dst []byte, f *field, i, depth int) ([]byte, *DecodeError) {
 	entry := &messages[f.typ]
 	vf := &fields[int(entry.fields)+1]
-	_, err := members(e.js, i, depth, func(mb member) error {
+	_, err := members(e.js, i, depth, e.skip, func(mb member) error {
 		var start int
 		dst, start = beginLen(dst, int(f.num))
 		var ks int
@@ -427,7 +463,7 @@ func (e *encoder) special(dst []byte, sp uint8, i, depth int) ([]byte, *DecodeEr
 	case sRawExtension, sFieldsV1:
 		// Compacted, as encoding/json writes a RawMessage: the same bytes
 		// whether the JSON came indented or not.
-		end, _ := scanValue(e.js, i, depth)
+		end, _ := e.skip(e.js, i, depth)
 		dst, start := beginLen(dst, 1)
 		dst = append(dst, e.js[i:end]...)
 		v := jsontext.Value(dst[start:])
@@ -436,7 +472,7 @@ func (e *encoder) special(dst []byte, sp uint8, i, depth int) ([]byte, *DecodeEr
 		}
 		return endLen(dst[:start+len(v)], start), nil
 	case sStringArray:
-		err := elements(e.js, i, depth, func(start, _ int) error {
+		err := elements(e.js, i, depth, e.skip, func(start, _ int) error {
 			s, derr := e.stringAt(start)
 			if derr != nil {
 				return derr

@@ -2,6 +2,7 @@ package kubeproto
 
 import (
 	"errors"
+	"sort"
 	"unicode/utf8"
 )
 
@@ -39,7 +40,32 @@ func scanString(b []byte, i int) (end int, escaped bool, err error) {
 
 // scanValue returns the end of the value starting at b[i] (no leading
 // space). Nesting deeper than maxDepth is an error.
-func scanValue(b []byte, i, depth int) (int, error) {
+func scanValue(b []byte, i, depth int) (int, error) { return scanIndexed(b, i, depth, nil) }
+
+// composites records where each object and array of a document starts and
+// ends, in document order, so that the encoder steps over a nested value in
+// O(log n) instead of scanning it again at every level.
+type composites struct {
+	opens, ends []int32
+	hint        int // the next entry to try first: lookups mostly go in document order
+}
+
+// end is the end of the composite value starting at i, or -1.
+func (c *composites) end(i int) int {
+	k := c.hint
+	if k >= len(c.opens) || int(c.opens[k]) != i {
+		k = sort.Search(len(c.opens), func(k int) bool { return int(c.opens[k]) >= i })
+		if k == len(c.opens) || int(c.opens[k]) != i {
+			return -1
+		}
+	}
+	c.hint = k + 1
+	return int(c.ends[k])
+}
+
+// scanIndexed is scanValue that also records composites in rec (when not
+// nil).
+func scanIndexed(b []byte, i, depth int, rec *composites) (int, error) {
 	if i >= len(b) {
 		return i, errJSON
 	}
@@ -51,7 +77,14 @@ func scanValue(b []byte, i, depth int) (int, error) {
 		if depth >= maxDepth {
 			return i, errors.New("JSON nested too deep")
 		}
-		return scanComposite(b, i, depth+1)
+		if rec == nil {
+			return scanComposite(b, i, depth+1, nil)
+		}
+		k := len(rec.opens)
+		rec.opens, rec.ends = append(rec.opens, int32(i)), append(rec.ends, 0)
+		end, err := scanComposite(b, i, depth+1, rec)
+		rec.ends[k] = int32(end)
+		return end, err
 	case c == 't':
 		return scanLiteral(b, i, "true")
 	case c == 'f':
@@ -75,7 +108,7 @@ func scanLiteral(b []byte, i int, lit string) (int, error) {
 	return i + len(lit), nil
 }
 
-func scanComposite(b []byte, i, depth int) (int, error) {
+func scanComposite(b []byte, i, depth int, rec *composites) (int, error) {
 	obj := b[i] == '{'
 	close := byte(']')
 	if obj {
@@ -100,7 +133,7 @@ func scanComposite(b []byte, i, depth int) (int, error) {
 			}
 			i = skipSpace(b, i+1)
 		}
-		if i, err = scanValue(b, i, depth); err != nil {
+		if i, err = scanIndexed(b, i, depth, rec); err != nil {
 			return i, err
 		}
 		i = skipSpace(b, i)
@@ -128,7 +161,11 @@ type member struct {
 
 // members calls fn for each member of the object at b[i] (no leading
 // space) and returns the object's end.
-func members(b []byte, i, depth int, fn func(m member) error) (int, error) {
+// skipFunc returns the end of the value at b[i]: scanValue, or an
+// encoder's lookup in its composites.
+type skipFunc func(b []byte, i, depth int) (int, error)
+
+func members(b []byte, i, depth int, skip skipFunc, fn func(m member) error) (int, error) {
 	if i >= len(b) || b[i] != '{' {
 		return i, errors.New("want a JSON object")
 	}
@@ -154,7 +191,7 @@ func members(b []byte, i, depth int, fn func(m member) error) (int, error) {
 		}
 		i = skipSpace(b, i+1)
 		m.start = i
-		if i, err = scanValue(b, i, depth+1); err != nil {
+		if i, err = skip(b, i, depth+1); err != nil {
 			return i, err
 		}
 		m.end = i
@@ -176,7 +213,7 @@ func members(b []byte, i, depth int, fn func(m member) error) (int, error) {
 }
 
 // elements calls fn for each element's span of the array at b[i].
-func elements(b []byte, i, depth int, fn func(start, end int) error) error {
+func elements(b []byte, i, depth int, skip skipFunc, fn func(start, end int) error) error {
 	if i >= len(b) || b[i] != '[' {
 		return errors.New("want a JSON array")
 	}
@@ -185,7 +222,7 @@ func elements(b []byte, i, depth int, fn func(start, end int) error) error {
 		return nil
 	}
 	for {
-		end, err := scanValue(b, i, depth+1)
+		end, err := skip(b, i, depth+1)
 		if err != nil {
 			return err
 		}
