@@ -109,22 +109,43 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
-	if c.token, err = newTokenSource(cfg.BearerToken, cfg.BearerTokenFile, c.log, c.clock); err != nil {
+	if err := c.credentials(cfg); err != nil {
 		return nil, err
+	}
+	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
+	rt, err := c.transport(cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	c.http = &http.Client{Transport: rt}
+	return c, nil
+}
+
+// credentials reads the token file and checks the exec plugin once, and
+// refuses to send a token over plain http to anything but loopback.
+func (c *Client) credentials(cfg *Config) error {
+	var err error
+	if c.token, err = newTokenSource(cfg.BearerToken, cfg.BearerTokenFile, c.log, c.clock); err != nil {
+		return err
 	}
 	if cfg.Exec != nil {
 		if c.exec, err = newExecPlugin(*cfg.Exec, c.clock); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	hasToken := c.token != nil || c.exec != nil
-	if base.Scheme == "http" && hasToken && !cfg.AllowInsecureBearerToken && !isLoopback(base.Hostname()) {
-		return nil, fmt.Errorf("apiclient: refusing to send a bearer token over plain http to %s "+
-			"(use https, or set AllowInsecureBearerToken)", base.Host)
+	if c.base.Scheme == "http" && hasToken && !cfg.AllowInsecureBearerToken && !isLoopback(c.base.Hostname()) {
+		return fmt.Errorf("apiclient: refusing to send a bearer token over plain http to %s "+
+			"(use https, or set AllowInsecureBearerToken)", c.base.Host)
 	}
-	c.limiter = newLimiter(cfg.QPS, cfg.Burst)
-	rt := opts.Transport
-	if base.Scheme == "https" {
+	return nil
+}
+
+// transport builds the TLS config and, unless opts gives one, the
+// transport: HTTP/2 with pings over TLS, and the response header timeout.
+func (c *Client) transport(cfg *Config, opts Options) (http.RoundTripper, error) {
+	if c.base.Scheme == "https" {
+		var err error
 		if c.tlsConfig, err = buildTLS(&cfg.TLS); err != nil {
 			return nil, err
 		}
@@ -132,21 +153,20 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 			c.tlsConfig.GetClientCertificate = c.exec.clientCertificate
 		}
 	}
-	if rt == nil {
-		// The transport adds "h2" to its config's NextProtos; a clone keeps
-		// c.tlsConfig fit for websocket dials, which speak HTTP/1.1 only.
-		c.gate = newConnGate()
-		t := newTransport(c.tlsConfig.Clone(), c.gate)
-		switch {
-		case opts.HeaderTimeout == 0:
-			t.ResponseHeaderTimeout = DefaultHeaderTimeout
-		case opts.HeaderTimeout > 0:
-			t.ResponseHeaderTimeout = opts.HeaderTimeout
-		}
-		rt = t
+	if opts.Transport != nil {
+		return opts.Transport, nil
 	}
-	c.http = &http.Client{Transport: rt}
-	return c, nil
+	// The transport adds "h2" to its config's NextProtos; a clone keeps
+	// c.tlsConfig fit for websocket dials, which speak HTTP/1.1 only.
+	c.gate = newConnGate()
+	t := newTransport(c.tlsConfig.Clone(), c.gate)
+	switch {
+	case opts.HeaderTimeout == 0:
+		t.ResponseHeaderTimeout = DefaultHeaderTimeout
+	case opts.HeaderTimeout > 0:
+		t.ResponseHeaderTimeout = opts.HeaderTimeout
+	}
+	return t, nil
 }
 
 // parseHost turns Config.Host into a base URL; a bare host:port means https.
