@@ -35,6 +35,10 @@
 // answer transcodes to the JSON answer (same members, same order), and the
 // JSON answer transcodes to the very bytes of the protobuf answer.
 //
+// AppendObjectProtoLoose is for a fake server holding objects a real one
+// would refuse: a value that does not fit its field is written with a wire
+// type no field uses, so a client refuses that object alone.
+//
 // The JSON written is what encoding/json writes for the Go struct
 // kube-apiserver would decode: members in the Go struct's order, omitempty
 // honoured, nil pointers and slices null, a list's empty items [],
@@ -52,6 +56,14 @@
 // regenerates it offline and compares; it skips when the module cache lacks
 // k8s.io/api. Custom resources are not in the table: kube-apiserver serves
 // them as JSON only.
+//
+// # Speed
+//
+// The field reader is this package's own: on the same walk of a 500-pod
+// PodList it took 1.35-1.6x less time than protowire's (BenchmarkWalk).
+// AppendJSON reads about 195 MB/s of protobuf; AppendProto validates its
+// JSON in one pass that records where every object and array ends, then
+// reads each level's own members only (BenchmarkAppendObject*).
 //
 // # Invariants
 //
