@@ -8,6 +8,7 @@
 //     at the head. [TestRingMatchesSlice]
 //  2. Popping costs no allocation and drops the buffer's reference to the
 //     element, so a popped object can be collected at once.
+//     [TestPopAllocatesNothingAndDropsTheReference]
 //  3. Memory follows the length: a ring that empties after a burst bigger
 //     than KeepEmpty (a relist, a handler's replay of the cache) holds no
 //     buffer afterwards, and a big ring shrinks as it drains; a ring that

@@ -64,3 +64,19 @@ func TestRingGivesABurstsBufferBackWhenEmpty(t *testing.T) {
 	r.Push(1)
 	require.Equal(t, 1, r.Pop())
 }
+
+// TestPopAllocatesNothingAndDropsTheReference: invariant 2. A popped
+// element's slot is zeroed, so the ring does not keep the object alive.
+func TestPopAllocatesNothingAndDropsTheReference(t *testing.T) {
+	var r Ring[*int]
+	for i := range 8 {
+		r.Push(&i)
+	}
+	head := r.head
+	r.Pop()
+	require.Nil(t, r.buf[head], "the popped slot still points at the object")
+	allocs := testing.AllocsPerRun(100, func() {
+		r.Push(r.Pop())
+	})
+	require.Zero(t, allocs)
+}
