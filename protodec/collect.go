@@ -123,7 +123,7 @@ func (s *state) mapOf(fp *fieldPlan, loc unsafe.Pointer, occ []occurrence) error
 			v = zeroOccurrence(fp.elem.kind) // decoded as the JSON form's zero value is
 		}
 		if err := s.value(fp.elem, ev.UnsafePointer(), v.wt, v.val); err != nil {
-			return fmt.Errorf("map value %q: %w", k, err)
+			return &elemError{seg: string(k), err: fmt.Errorf("map value %q: %w", k, err)}
 		}
 		mv.SetMapIndex(reflect.ValueOf(s.strs.get(k)).Convert(fp.typ.Key()), ev.Elem())
 	}

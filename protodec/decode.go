@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
+	"strings"
 	"unsafe"
 
 	"github.com/go-json-experiment/json"
@@ -42,7 +44,9 @@ type FieldError struct {
 	Field   string // JSON name of the innermost field
 	Number  int
 	// Path is the JSON pointer of the field from the decoded object, such
-	// as "/spec/containers/ports" (without the indices of list elements).
+	// as "/spec/containers/0/ports/1": list indices and map keys included,
+	// as the JSON decoder names them. Within a value decoded by its JSON
+	// form, Path stops at the field: Path(err) adds the rest.
 	Path string
 	Err  error
 }
@@ -95,10 +99,35 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 			err = s.field(fp, at(base, fp.off), wt, val)
 		}
 		if err != nil {
-			return fieldError(p, fp, num, err)
+			seg := ""
+			if fp.repeated && !fp.collect && !isPacked(fp, wt) {
+				seg = strconv.Itoa(occurrences(b[:start], num)) // the element's index, as JSON names it
+			}
+			return fieldError(p, fp, num, seg, err)
 		}
 	}
 	return nil
+}
+
+// occurrences counts the occurrences of field num in b, well-formed fields
+// already stepped over once: the index of the one that follows them.
+func occurrences(b []byte, num int) int {
+	c := 0
+	for i := 0; i < len(b); {
+		n2, wt, n := consumeTag(b[i:])
+		if n < 0 {
+			break
+		}
+		m := consumeValue(wt, b[i+n:])
+		if m < 0 {
+			break
+		}
+		if n2 == num {
+			c++
+		}
+		i += n + m
+	}
+	return c
 }
 
 // inline decodes an inline message's fields into the struct at base.
@@ -110,17 +139,41 @@ func (s *state) inline(fp *fieldPlan, base unsafe.Pointer, wt wireType, val []by
 	return s.message(fp.sub, base, v)
 }
 
+// elemError carries the key of the map entry an error came from, so that
+// the path names it as the JSON decoder's pointer does.
+type elemError struct {
+	seg string
+	err error
+}
+
+func (e *elemError) Error() string { return e.err.Error() }
+func (e *elemError) Unwrap() error { return e.err }
+
 // fieldError wraps err from field num of p, or extends the path of the
-// *FieldError an inner field returned.
-func fieldError(p *plan, fp *fieldPlan, num int, err error) error {
+// *FieldError an inner field returned. seg, or the key of an *elemError,
+// is the list index or map key within the field.
+func fieldError(p *plan, fp *fieldPlan, num int, seg string, err error) error {
+	if ee, ok := err.(*elemError); ok {
+		seg, err = ee.seg, ee.err
+	}
+	prefix := ""
+	if fp.op != opInline {
+		prefix = "/" + fp.name
+	}
+	if seg != "" {
+		prefix += "/" + pointerToken(seg)
+	}
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		if fp.op != opInline {
-			fe.Path = "/" + fp.name + fe.Path
-		}
+		fe.Path = prefix + fe.Path
 		return err
 	}
-	return &FieldError{Message: p.msg.Name(), Field: fp.name, Number: num, Path: "/" + fp.name, Err: err}
+	return &FieldError{Message: p.msg.Name(), Field: fp.name, Number: num, Path: prefix, Err: err}
+}
+
+// pointerToken escapes s as one token of a JSON pointer (RFC 6901).
+func pointerToken(s string) string {
+	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
 }
 
 // IsContentError reports whether err is about a value that does not fit
@@ -133,13 +186,21 @@ func IsContentError(err error) bool {
 		!errors.Is(err, kubeproto.ErrMalformed) && !errors.Is(err, kubeproto.ErrTruncated)
 }
 
-// Path returns the JSON pointer of the field err is about, or "".
+// Path returns the JSON pointer of the value err is about, from the
+// decoded object, or "": the same pointer the JSON decoder reports for the
+// object's JSON form, with list indices and map keys. A value decoded by
+// its JSON form adds the pointer the JSON decoder gave within it.
 func Path(err error) string {
+	p := ""
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return fe.Path
+		p, err = fe.Path, fe.Err
 	}
-	return ""
+	var se *json.SemanticError
+	if errors.As(err, &se) {
+		p += string(se.JSONPointer)
+	}
+	return p
 }
 
 func contains(s []int32, n int32) bool {
@@ -164,10 +225,16 @@ func (s *state) field(fp *fieldPlan, loc unsafe.Pointer, wt wireType, val []byte
 		}
 		return s.value(&fp.value, loc, wt, val)
 	}
-	if wt == wBytes && fp.kind != kString && fp.kind != kBytes && fp.kind != kMessage {
-		return s.packed(fp, loc, val) // packed scalars
+	if isPacked(fp, wt) {
+		return s.packed(fp, loc, val)
 	}
 	return s.value(&fp.value, s.appendElem(fp.slice, loc), wt, val)
+}
+
+// isPacked reports an occurrence of repeated field fp that is a packed run
+// of scalars.
+func isPacked(fp *fieldPlan, wt wireType) bool {
+	return wt == wBytes && fp.kind != kString && fp.kind != kBytes && fp.kind != kMessage
 }
 
 // zeroScalar reports an empty string, a zero number or false.

@@ -66,5 +66,8 @@
 //     [TestASharerSharesEqualLabelMapsAcrossObjects]
 //  5. Errors name the field, its JSON path and its message; IsContentError
 //     tells a value that does not fit its Go type (the object may be
-//     skipped) from malformed protobuf.
+//     skipped) from malformed protobuf. Path gives the JSON pointer the
+//     JSON decoder gives for the same value in the object's JSON form,
+//     list indices and map keys included.
+//     [TestAValueThatDoesNotFitIsNamedByItsJSONPointer]
 package protodec
