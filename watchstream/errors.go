@@ -46,11 +46,12 @@ func (e *DecodeError) Error() string {
 	return fmt.Sprintf("watchstream: event %d at byte %d%s: %v", e.Event, e.Offset, what, e.Err)
 }
 
-// objectError carries the name of an object that did not decode from
-// decodeObject to the DecodeError built around it.
+// objectError carries the name of an object that did not decode, and for
+// protobuf the path of its value, to the DecodeError built around it.
 type objectError struct {
-	key string
-	err error
+	key  string
+	path string // the value's JSON pointer in the event, when not in a JSON error
+	err  error
 }
 
 func (e *objectError) Error() string { return e.err.Error() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/protodec"
 )
 
 // A protobuf watch (Content-Type application/vnd.kubernetes.protobuf;
@@ -102,14 +103,17 @@ func (s *Stream[T, P]) decodeProtoEvent(b []byte) (Event[P], error) {
 	}
 	obj := P(new(T))
 	if err := d.UnmarshalTyped(m, env.APIVersion, env.Kind, env.Raw, obj); err != nil {
-		err = fmt.Errorf("%s object does not decode into %T: %w", typ, obj, err)
+		oe := &objectError{err: fmt.Errorf("%s object does not decode into %T: %w", typ, obj, err)}
+		if protodec.IsContentError(err) {
+			oe.path = "/object" + protodec.Path(err) // as the JSON decoder names it in the event
+		}
 		var n struct {
 			meta.SlimMeta `json:"metadata"`
 		}
 		if d.Unmarshal(m, env.Raw, &n) == nil && n.Name != "" {
-			err = &objectError{key: meta.Key(&n), err: err}
+			oe.key = meta.Key(&n)
 		}
-		return Event[P]{}, err
+		return Event[P]{}, oe
 	}
 	ev := Event[P]{Type: typ, Object: obj, ResourceVersion: obj.GetResourceVersion()}
 	if typ == meta.Bookmark {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/gorilla/websocket"
@@ -148,4 +149,44 @@ func TestAProtobufObjectOfAnUnknownKindComesWithItsMetadataAndTypeOnly(t *testin
 	require.Equal(t, meta.TypeMeta{Kind: "Pod", APIVersion: "v2"}, evs[0].Object.TypeMeta)
 	require.Equal(t, got{meta.Added, "odd", "7", "", false}, summarize(evs[0]), "metadata only")
 	require.Equal(t, "a", evs[1].Object.Name)
+}
+
+// probePod declares a probe's port int32 where the API has an
+// IntOrString: a named port does not fit it.
+type probePod struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            struct {
+		Containers []struct {
+			Probe struct {
+				HTTPGet struct {
+					Port int32 `json:"port"`
+				} `json:"httpGet"`
+			} `json:"readinessProbe"`
+		} `json:"containers"`
+	} `json:"spec"`
+}
+
+// An object that does not fit the caller's type ends the stream with a
+// DecodeError naming the event, the object and the value's JSON pointer
+// in the event, the same on a protobuf stream as on a JSON one.
+func TestAnObjectThatDoesNotFitIsNamedTheSameInProtobufAndJSON(t *testing.T) {
+	const good = `{"metadata":{"name":"a","namespace":"ns"},"spec":{"containers":[{"readinessProbe":{"httpGet":{"port":80}}}]}}`
+	const bad = `{"metadata":{"name":"b","namespace":"ns"},"spec":{"containers":[{},{"readinessProbe":{"httpGet":{"port":"http"}}}]}}`
+	pb := pbStream(pbEvent(t, "ADDED", "v1", "Pod", good), pbEvent(t, "ADDED", "v1", "Pod", bad))
+	js := `{"type":"ADDED","object":` + good + "}\n" + `{"type":"ADDED","object":` + bad + "}\n"
+	for name, s := range map[string]*watchstream.Stream[probePod, *probePod]{
+		"protobuf": watchstream.New[probePod](context.Background(), io.NopCloser(bytes.NewReader(pb)), pbOptions()),
+		"json":     watchstream.New[probePod](context.Background(), io.NopCloser(strings.NewReader(js)), watchstream.Options{}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			evs, err := drain(s)
+			require.Len(t, evs, 1)
+			var de *watchstream.DecodeError
+			require.ErrorAs(t, err, &de)
+			require.Equal(t, int64(2), de.Event)
+			require.Equal(t, "ns/b", de.Object)
+			require.Equal(t, "/object/spec/containers/1/readinessProbe/httpGet/port", de.Path)
+		})
+	}
 }

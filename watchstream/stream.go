@@ -219,10 +219,10 @@ func (s *Stream[T, P]) decodeError(offset int64, err error) *DecodeError {
 	de := &DecodeError{Event: s.events, Offset: offset, Err: err}
 	var oe *objectError
 	if errors.As(err, &oe) {
-		de.Object = oe.key
+		de.Object, de.Path = oe.key, oe.path
 	}
 	var sem *json.SemanticError
-	if errors.As(err, &sem) {
+	if de.Path == "" && errors.As(err, &sem) {
 		de.Path = string(sem.JSONPointer)
 	}
 	return de
