@@ -1,0 +1,214 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
+)
+
+// pinnedImage is a validating type, as users write them: an image
+// reference that must name a version, so "nginx:latest" does not fit it.
+// Any server accepts such a pod; only the user's type refuses it.
+type pinnedImage string
+
+var errUnpinned = errors.New("image is not pinned to a version")
+
+func (p *pinnedImage) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if !strings.Contains(s, ":") || strings.HasSuffix(s, ":latest") {
+		return fmt.Errorf("%q: %w", s, errUnpinned)
+	}
+	*p = pinnedImage(s)
+	return nil
+}
+
+// strictPod declares an image as pinnedImage, and a probe's port as an
+// int32 where the API has an IntOrString: a named port ("http") does not
+// fit it.
+type strictPod struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+	Spec            struct {
+		Containers []struct {
+			Name           string      `json:"name"`
+			Image          pinnedImage `json:"image"`
+			ReadinessProbe *struct {
+				HTTPGet *struct {
+					Port int32 `json:"port"`
+				} `json:"httpGet,omitempty"`
+			} `json:"readinessProbe,omitempty"`
+		} `json:"containers"`
+	} `json:"spec"`
+}
+
+var podRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
+
+// putPod stores a pod of two containers; image and port are the second's.
+func putPod(t *testing.T, e *env, name, image string, port any) {
+	t.Helper()
+	second := map[string]any{"name": "b", "image": image}
+	if port != nil {
+		second["readinessProbe"] = map[string]any{"httpGet": map[string]any{"port": port}}
+	}
+	_, err := e.srv.Create(podRef.GVR, map[string]any{
+		"metadata": map[string]any{"name": name, "namespace": "default"},
+		"spec":     map[string]any{"containers": []any{map[string]any{"name": "a", "image": "nginx:1.27"}, second}}})
+	require.NoError(t, err)
+}
+
+// undecodableCase is one way a pod does not fit strictPod.
+type undecodableCase struct {
+	name  string
+	image string
+	port  any
+	path  string // the JSON pointer in the object, on either wire
+	is    error  // the cause errors.Is finds, when the type has one
+}
+
+var undecodableCases = []undecodableCase{
+	{"a validating type refuses the value", "nginx:latest", nil, "/spec/containers/1/image", errUnpinned},
+	{"an IntOrString holds a string for an int", "nginx:1.27", "http", "/spec/containers/1/readinessProbe/httpGet/port", nil},
+}
+
+var wires = []struct {
+	name string
+	tr   informer.Transport
+}{{"protobuf", informer.Transport{}}, {"json", informer.Transport{JSON: true}}}
+
+// watchErrors collects what the informer reports to WatchErrorHandler.
+type watchErrors struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (w *watchErrors) add(_ context.Context, err error) {
+	w.mu.Lock()
+	w.errs = append(w.errs, err)
+	w.mu.Unlock()
+}
+
+func (w *watchErrors) all() []error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]error(nil), w.errs...)
+}
+
+// startStrict runs a strictPod informer with SkipUndecodable on the wire.
+func startStrict(t *testing.T, e *env, tr informer.Transport, streaming bool, pageSize int64) (*informer.Informer[strictPod, *strictPod], *watchErrors) {
+	t.Helper()
+	w := &watchErrors{}
+	inf := informer.NewForResource[strictPod](e.client, podRef, informer.Options[*strictPod]{Logger: quiet(),
+		Transport: tr, StreamingList: streaming, PageSize: pageSize, ConsistentFirstList: pageSize > 0, SkipUndecodable: true, WatchErrorHandler: w.add,
+		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}})
+	run(t, inf)
+	return inf, w
+}
+
+// skippedAsExpected checks the informer holds the good pods only and names
+// the bad one: key, page, path and cause.
+func skippedAsExpected(t *testing.T, inf *informer.Informer[strictPod, *strictPod], c undecodableCase, page int, good ...string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return len(inf.Undecodable()) == 1 }, wait, time.Millisecond, "the bad pod is listed as skipped")
+	require.ElementsMatch(t, good, inf.Store().ListKeys())
+	u := inf.Undecodable()[0]
+	require.Equal(t, "default/bad", u.Key)
+	require.Equal(t, page, u.Page)
+	require.Equal(t, c.path, u.Path)
+	require.Error(t, u.Err)
+	if c.is != nil {
+		require.ErrorIs(t, u.Err, c.is)
+	}
+	require.Equal(t, 1, inf.Health().Undecodable)
+}
+
+// On both wires, a LIST page (a pod a page: the bad pod is on page 2) skips
+// the one pod that does not fit and names it by key, page and path.
+func TestAListPageSkipsAnObjectThatDoesNotFitOnEitherWire(t *testing.T) {
+	for _, w := range wires {
+		for _, c := range undecodableCases {
+			t.Run(w.name+"/"+c.name, func(t *testing.T) {
+				e := newEnv(t)
+				putPod(t, e, "a", "nginx:1.27", nil)
+				putPod(t, e, "bad", c.image, c.port)
+				putPod(t, e, "c", "nginx:1.27", 8080)
+				inf, _ := startStrict(t, e, w.tr, false, 1)
+				synced(t, inf)
+				skippedAsExpected(t, inf, c, 2, "default/a", "default/c")
+				require.Nil(t, inf.Health().Failure)
+			})
+		}
+	}
+}
+
+// On both wires, a watch event whose object does not fit ends the watch
+// with an error naming the event, the object and the path; the relist
+// skips the object, and the informer watches on.
+func TestAWatchEventThatDoesNotFitIsNamedThenSkippedOnEitherWire(t *testing.T) {
+	for _, w := range wires {
+		for _, c := range undecodableCases {
+			t.Run(w.name+"/"+c.name, func(t *testing.T) {
+				e := newEnv(t)
+				putPod(t, e, "a", "nginx:1.27", nil)
+				inf, werrs := startStrict(t, e, w.tr, false, 0)
+				synced(t, inf)
+				require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+				putPod(t, e, "bad", c.image, c.port)
+				skippedAsExpected(t, inf, c, 1, "default/a")
+
+				var de *watchstream.DecodeError
+				for _, err := range werrs.all() {
+					if errors.As(err, &de) {
+						break
+					}
+				}
+				require.NotNil(t, de, "the watch error is a DecodeError: %v", werrs.all())
+				require.Equal(t, "default/bad", de.Object)
+				require.Equal(t, "/object"+c.path, de.Path)
+				require.Positive(t, de.Event)
+				require.ErrorContains(t, de, "default/bad")
+				if c.is != nil {
+					require.ErrorIs(t, de, c.is)
+				}
+
+				putPod(t, e, "c", "nginx:1.27", 8080)
+				require.Eventually(t, func() bool { return len(inf.Store().ListKeys()) == 2 }, wait, time.Millisecond, "then watches")
+			})
+		}
+	}
+}
+
+// On both wires, a streaming list that meets a pod that does not fit
+// turns to LIST, which skips it, without a failure.
+func TestAStreamingListSkipsAnObjectThatDoesNotFitOnEitherWire(t *testing.T) {
+	for _, w := range wires {
+		for _, c := range undecodableCases {
+			t.Run(w.name+"/"+c.name, func(t *testing.T) {
+				e := newEnv(t)
+				putPod(t, e, "a", "nginx:1.27", nil)
+				putPod(t, e, "bad", c.image, c.port)
+				inf, werrs := startStrict(t, e, w.tr, true, 0)
+				synced(t, inf)
+				skippedAsExpected(t, inf, c, 1, "default/a")
+				putPod(t, e, "c", "nginx:1.27", 8080)
+				require.Eventually(t, func() bool { return len(inf.Store().ListKeys()) == 2 }, wait, time.Millisecond, "then watches")
+				require.Empty(t, werrs.all())
+				require.Nil(t, inf.Health().Failure)
+			})
+		}
+	}
+}
