@@ -108,12 +108,21 @@ func (w *watchErrors) all() []error {
 	return append([]error(nil), w.errs...)
 }
 
-// startStrict runs a strictPod informer with SkipUndecodable on the wire.
-func startStrict(t *testing.T, e *env, tr informer.Transport, streaming bool, pageSize int64) (*informer.Informer[strictPod, *strictPod], *watchErrors) {
+// strictRun is how startStrict runs the informer.
+type strictRun struct {
+	streaming bool
+	pageSize  int64 // > 0: a consistent first list in pages of this size
+	noSkip    bool  // without SkipUndecodable
+}
+
+// startStrict runs a strictPod informer, with SkipUndecodable unless told
+// otherwise, on the wire.
+func startStrict(t *testing.T, e *env, tr informer.Transport, how strictRun) (*informer.Informer[strictPod, *strictPod], *watchErrors) {
 	t.Helper()
 	w := &watchErrors{}
 	inf := informer.NewForResource[strictPod](e.client, podRef, informer.Options[*strictPod]{Logger: quiet(),
-		Transport: tr, StreamingList: streaming, PageSize: pageSize, ConsistentFirstList: pageSize > 0, SkipUndecodable: true, WatchErrorHandler: w.add,
+		Transport: tr, StreamingList: how.streaming, PageSize: how.pageSize, ConsistentFirstList: how.pageSize > 0,
+		SkipUndecodable: !how.noSkip, WatchErrorHandler: w.add,
 		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}})
 	run(t, inf)
 	return inf, w
@@ -136,79 +145,107 @@ func skippedAsExpected(t *testing.T, inf *informer.Informer[strictPod, *strictPo
 	require.Equal(t, 1, inf.Health().Undecodable)
 }
 
+// eachWireAndCase runs f for every undecodable case on each wire.
+func eachWireAndCase(t *testing.T, f func(*testing.T, informer.Transport, undecodableCase)) {
+	for _, w := range wires {
+		for _, c := range undecodableCases {
+			t.Run(w.name+"/"+c.name, func(t *testing.T) { f(t, w.tr, c) })
+		}
+	}
+}
+
+// afterwards checks the informer watches on: a good pod created now
+// arrives.
+func afterwards(t *testing.T, e *env, inf *informer.Informer[strictPod, *strictPod]) {
+	t.Helper()
+	putPod(t, e, "c", "nginx:1.27", 8080)
+	require.Eventually(t, func() bool { return len(inf.Store().ListKeys()) == 2 }, wait, time.Millisecond, "then watches")
+}
+
 // On both wires, a LIST page (a pod a page: the bad pod is on page 2) skips
 // the one pod that does not fit and names it by key, page and path.
 func TestAListPageSkipsAnObjectThatDoesNotFitOnEitherWire(t *testing.T) {
-	for _, w := range wires {
-		for _, c := range undecodableCases {
-			t.Run(w.name+"/"+c.name, func(t *testing.T) {
-				e := newEnv(t)
-				putPod(t, e, "a", "nginx:1.27", nil)
-				putPod(t, e, "bad", c.image, c.port)
-				putPod(t, e, "c", "nginx:1.27", 8080)
-				inf, _ := startStrict(t, e, w.tr, false, 1)
-				synced(t, inf)
-				skippedAsExpected(t, inf, c, 2, "default/a", "default/c")
-				require.Nil(t, inf.Health().Failure)
-			})
+	eachWireAndCase(t, func(t *testing.T, tr informer.Transport, c undecodableCase) {
+		e := newEnv(t)
+		putPod(t, e, "a", "nginx:1.27", nil)
+		putPod(t, e, "bad", c.image, c.port)
+		putPod(t, e, "c", "nginx:1.27", 8080)
+		inf, _ := startStrict(t, e, tr, strictRun{pageSize: 1})
+		synced(t, inf)
+		skippedAsExpected(t, inf, c, 2, "default/a", "default/c")
+		require.Nil(t, inf.Health().Failure)
+	})
+}
+
+// On both wires, without SkipUndecodable, the sync fails and WaitForSync
+// names the object, its page and the path.
+func TestWithoutSkipTheSyncErrorNamesTheObjectOnEitherWire(t *testing.T) {
+	eachWireAndCase(t, func(t *testing.T, tr informer.Transport, c undecodableCase) {
+		e := newEnv(t)
+		putPod(t, e, "a", "nginx:1.27", nil)
+		putPod(t, e, "bad", c.image, c.port)
+		inf, _ := startStrict(t, e, tr, strictRun{pageSize: 1, noSkip: true})
+		require.Eventually(t, func() bool { return inf.SyncError() != nil }, wait, time.Millisecond)
+		ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+		defer cancel()
+		err := inf.WaitForSync(ctx)
+		var se *informer.SyncError
+		require.ErrorAs(t, err, &se)
+		require.Equal(t, informer.FailureUndecodable, se.Reason)
+		for _, part := range []string{"page 2", "default/bad", c.path} {
+			require.ErrorContains(t, err, part)
 		}
-	}
+		if c.is != nil {
+			require.ErrorIs(t, err, c.is)
+		}
+		require.Empty(t, inf.Undecodable())
+	})
 }
 
 // On both wires, a watch event whose object does not fit ends the watch
 // with an error naming the event, the object and the path; the relist
 // skips the object, and the informer watches on.
 func TestAWatchEventThatDoesNotFitIsNamedThenSkippedOnEitherWire(t *testing.T) {
-	for _, w := range wires {
-		for _, c := range undecodableCases {
-			t.Run(w.name+"/"+c.name, func(t *testing.T) {
-				e := newEnv(t)
-				putPod(t, e, "a", "nginx:1.27", nil)
-				inf, werrs := startStrict(t, e, w.tr, false, 0)
-				synced(t, inf)
-				require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
-				putPod(t, e, "bad", c.image, c.port)
-				skippedAsExpected(t, inf, c, 1, "default/a")
+	eachWireAndCase(t, func(t *testing.T, tr informer.Transport, c undecodableCase) {
+		e := newEnv(t)
+		putPod(t, e, "a", "nginx:1.27", nil)
+		inf, werrs := startStrict(t, e, tr, strictRun{})
+		synced(t, inf)
+		require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
+		putPod(t, e, "bad", c.image, c.port)
+		skippedAsExpected(t, inf, c, 1, "default/a")
 
-				var de *watchstream.DecodeError
-				for _, err := range werrs.all() {
-					if errors.As(err, &de) {
-						break
-					}
-				}
-				require.NotNil(t, de, "the watch error is a DecodeError: %v", werrs.all())
-				require.Equal(t, "default/bad", de.Object)
-				require.Equal(t, "/object"+c.path, de.Path)
-				require.Positive(t, de.Event)
-				require.ErrorContains(t, de, "default/bad")
-				if c.is != nil {
-					require.ErrorIs(t, de, c.is)
-				}
-
-				putPod(t, e, "c", "nginx:1.27", 8080)
-				require.Eventually(t, func() bool { return len(inf.Store().ListKeys()) == 2 }, wait, time.Millisecond, "then watches")
-			})
+		var de *watchstream.DecodeError
+		for _, err := range werrs.all() {
+			if errors.As(err, &de) {
+				break
+			}
 		}
-	}
+		require.NotNil(t, de, "the watch error is a DecodeError: %v", werrs.all())
+		require.Equal(t, "default/bad", de.Object)
+		require.Equal(t, "/object"+c.path, de.Path)
+		require.Positive(t, de.Event)
+		require.ErrorContains(t, de, "default/bad")
+		if c.is != nil {
+			require.ErrorIs(t, de, c.is)
+		}
+
+		afterwards(t, e, inf)
+	})
 }
 
 // On both wires, a streaming list that meets a pod that does not fit
 // turns to LIST, which skips it, without a failure.
 func TestAStreamingListSkipsAnObjectThatDoesNotFitOnEitherWire(t *testing.T) {
-	for _, w := range wires {
-		for _, c := range undecodableCases {
-			t.Run(w.name+"/"+c.name, func(t *testing.T) {
-				e := newEnv(t)
-				putPod(t, e, "a", "nginx:1.27", nil)
-				putPod(t, e, "bad", c.image, c.port)
-				inf, werrs := startStrict(t, e, w.tr, true, 0)
-				synced(t, inf)
-				skippedAsExpected(t, inf, c, 1, "default/a")
-				putPod(t, e, "c", "nginx:1.27", 8080)
-				require.Eventually(t, func() bool { return len(inf.Store().ListKeys()) == 2 }, wait, time.Millisecond, "then watches")
-				require.Empty(t, werrs.all())
-				require.Nil(t, inf.Health().Failure)
-			})
-		}
-	}
+	eachWireAndCase(t, func(t *testing.T, tr informer.Transport, c undecodableCase) {
+		e := newEnv(t)
+		putPod(t, e, "a", "nginx:1.27", nil)
+		putPod(t, e, "bad", c.image, c.port)
+		inf, werrs := startStrict(t, e, tr, strictRun{streaming: true})
+		synced(t, inf)
+		skippedAsExpected(t, inf, c, 1, "default/a")
+		afterwards(t, e, inf)
+		require.Empty(t, werrs.all())
+		require.Nil(t, inf.Health().Failure)
+	})
 }
