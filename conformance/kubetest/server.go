@@ -204,6 +204,10 @@ func (s *Server) URL() string { return s.url }
 // the server's own CPU (bench/clientgo reads /proc/PID/stat).
 func (s *Server) APIServerPID() int { return s.kube.cmd.Process.Pid }
 
+// EtcdPID is etcd's process id, for the same purpose: what a client costs
+// etcd, apart from kube-apiserver.
+func (s *Server) EtcdPID() int { return s.etcd.cmd.Process.Pid }
+
 // Token is the admin bearer token (group system:masters).
 func (s *Server) Token() string { return s.token }
 

@@ -8,9 +8,16 @@
 //	cg-proto       typed pods, protobuf (a real kube-apiserver only)
 //	cg-json-strip  typed pods, JSON, a transform that drops managedFields
 //
-// with -opts "list": sync with a paged LIST instead of v0.37's default
-// streaming list (the WatchListClient gate off), mode for mode with
-// zerokube's default.
+// Options (-opts) set how the informer syncs, through client-go's
+// WatchListClient feature gate (an environment variable,
+// KUBE_FEATURE_WatchListClient, read once, when the reflector is built):
+//
+//	list    a paged LIST, then a watch (the gate off)
+//	stream  a streaming list (sendInitialEvents; the gate on, v0.37's
+//	        default: k8s.io/client-go features/known_features.go, Beta
+//	        and on by default since 1.35)
+//
+// With neither the gate keeps its default. The note says which was used.
 package main
 
 import (
@@ -39,12 +46,8 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 		return nil, err
 	}
 	cfg.QPS = -1 // client-go: a QPS below zero turns the limiter off
-	if probe.Has(f.Opts, "list") {
-		// A paged LIST, mode for mode with zerokube's default: client-go's
-		// reflector reads its WatchListClient gate from the environment.
-		if err := os.Setenv("KUBE_FEATURE_WatchListClient", "false"); err != nil {
-			return nil, err
-		}
+	if err := watchListGate(f.Opts); err != nil {
+		return nil, err
 	}
 	var opts []informers.SharedInformerOption
 	// JSON must be asked for: with ContentType unset, v0.37's typed
@@ -93,15 +96,30 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	if err := probe.Await(ctx, func() bool { return inf.HasSynced() && adds.Load() >= f.N }); err != nil {
 		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
 	}
-	var notes []string
+	notes := []string{"list", "json"}
 	if streamed.Load() {
-		notes = append(notes, "watch-list")
+		notes[0] = "watch-list"
 	}
 	if proto.Load() {
-		notes = append(notes, "protobuf")
+		notes[1] = "protobuf"
 	}
 	probe.SetNote(strings.Join(notes, ", "))
 	return factory, nil
+}
+
+// watchListGate sets client-go's WatchListClient gate from the options,
+// before anything reads it.
+func watchListGate(opts string) error {
+	const env = "KUBE_FEATURE_WatchListClient"
+	switch {
+	case probe.Has(opts, "list") && probe.Has(opts, "stream"):
+		return fmt.Errorf("cgchild: options list and stream exclude each other")
+	case probe.Has(opts, "list"):
+		return os.Setenv(env, "false")
+	case probe.Has(opts, "stream"):
+		return os.Setenv(env, "true")
+	}
+	return nil
 }
 
 // stripManagedFields is the transform client-go users write to keep

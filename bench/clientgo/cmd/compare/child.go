@@ -15,35 +15,30 @@ import (
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 )
 
-// serverCPU is what the API server spent on one child: from its start to
-// its "synced" line, and from there to its result; and its rate just
-// before, with no child (its own loops, and what the last child's writes
-// left it to do), recorded beside them rather than subtracted: measured,
-// it varies too much from one window to the next to subtract.
-type serverCPU struct{ sync, watch, idle float64 }
-
-// runChild runs variant v ("name" or "name:opts") against srv with n pods:
-// it waits for the child's "synced" line, writes c.events updates, and
-// reads the child's Result, and measures the server's CPU over both phases.
-func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64) (probe.Result, serverCPU, error) {
-	var sc serverCPU
-	res, err := runChildMeasured(ctx, c, srv, ld, v, n, rep, rate, &sc)
-	return res, sc, err
+// serverPhases is the server's CPU during one child's phases, each less
+// the server's idle rate over the same window (measured just before the
+// child started).
+type serverPhases struct {
+	Idle  idleRate  `json:"server_idle"`
+	Sync  serverCPU `json:"server_sync"`  // from the child's start to its "sync-end" line
+	Watch serverCPU `json:"server_watch"` // from its "synced" line to its result
 }
 
-func runChildMeasured(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64, scpu *serverCPU) (probe.Result, error) {
-	idle, err := srv.idleRate(ctx)
-	if err != nil {
-		return probe.Result{}, err
-	}
-	cpu0, err := srv.cpu()
-	if err != nil {
-		return probe.Result{}, err
-	}
+// runChild runs variant v ("name" or "name:opts") against srv with n pods:
+// it measures the server's idle CPU, starts the child, samples the server's
+// CPU when the child's sync ends ("sync-end" line) and when its watch
+// phase starts ("synced"), writes c.events updates, and reads the child's
+// Result, sampling the server once more.
+func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, n, rep int, rate float64) (probe.Result, serverPhases, error) {
+	var ph serverPhases
 	name, opts, _ := strings.Cut(v, ":")
 	bin := "zkchild"
 	if strings.HasPrefix(name, "cg-") {
 		bin = "cgchild"
+	}
+	var err error
+	if ph.Idle, err = srv.measureIdle(c.serverIdle); err != nil {
+		return probe.Result{}, ph, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
@@ -54,40 +49,52 @@ func runChildMeasured(ctx context.Context, c config, srv *server, ld *loader, v 
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return probe.Result{}, err
+		return probe.Result{}, ph, err
+	}
+	s0, err := srv.sample()
+	if err != nil {
+		return probe.Result{}, ph, err
 	}
 	if err := cmd.Start(); err != nil {
-		return probe.Result{}, err
+		return probe.Result{}, ph, err
 	}
 	defer func() { _ = cmd.Wait() }() // after a failure: the context kills it
 	sc := bufio.NewScanner(stdout)
-	if !sc.Scan() || !strings.Contains(sc.Text(), `"synced"`) {
-		cancel()
-		return probe.Result{}, fmt.Errorf("compare: %s n=%d did not sync (%q)", v, n, sc.Text())
-	}
-	cpu1, err := srv.cpu()
+	fail := func(err error) (probe.Result, serverPhases, error) { cancel(); return probe.Result{}, ph, err }
+	s1, err := awaitPhase(sc, srv, probe.PhaseSyncEnd)
 	if err != nil {
-		cancel()
-		return probe.Result{}, err
+		return fail(fmt.Errorf("compare: %s n=%d: %w", v, n, err))
 	}
-	scpu.sync, scpu.idle = cpu1-cpu0, idle
+	s2, err := awaitPhase(sc, srv, probe.PhaseSynced)
+	if err != nil {
+		return fail(fmt.Errorf("compare: %s n=%d: %w", v, n, err))
+	}
 	if err := writeUpdates(ctx, srv, ld, c.events, rate, rep); err != nil {
-		cancel()
-		return probe.Result{}, err
+		return fail(err)
 	}
 	if !sc.Scan() {
-		cancel()
-		return probe.Result{}, fmt.Errorf("compare: %s n=%d printed no result", v, n)
+		return fail(fmt.Errorf("compare: %s n=%d printed no result", v, n))
 	}
-	cpu2, err := srv.cpu()
+	s3, err := srv.sample()
 	if err != nil {
-		cancel()
-		return probe.Result{}, err
+		return fail(err)
 	}
-	scpu.watch = cpu2 - cpu1
+	ph.Sync, ph.Watch = between(s0, s1, ph.Idle), between(s2, s3, ph.Idle)
 	var res probe.Result
 	if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
-		return res, fmt.Errorf("compare: %s: %w", v, err)
+		return res, ph, fmt.Errorf("compare: %s: %w", v, err)
 	}
-	return res, cmd.Wait()
+	return res, ph, cmd.Wait()
+}
+
+// awaitPhase reads the child's next line, which must announce phase, and
+// samples the server's CPU as soon as it has.
+func awaitPhase(sc *bufio.Scanner, srv *server, phase string) (serverSample, error) {
+	if !sc.Scan() {
+		return serverSample{}, fmt.Errorf("ended before its %q line", phase)
+	}
+	if !strings.Contains(sc.Text(), `"`+phase+`"`) {
+		return serverSample{}, fmt.Errorf("printed %q where its %q line belongs (did it fail to sync?)", sc.Text(), phase)
+	}
+	return srv.sample()
 }

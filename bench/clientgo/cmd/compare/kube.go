@@ -40,5 +40,5 @@ func startKube(ctx context.Context, _ config) (*server, error) {
 		stop()
 		return nil, err
 	}
-	return newServer(kc, true, srv.APIServerPID(), stop)
+	return newServer(kc, true, stop, srv.APIServerPID(), srv.EtcdPID())
 }

@@ -38,6 +38,7 @@ type config struct {
 	events     int
 	rates      []float64 // the watch phase is run at each
 	idle       time.Duration
+	serverIdle time.Duration
 	out        string
 	profileDir string
 	watchProf  bool
@@ -58,6 +59,7 @@ func parseFlags() config {
 	flag.IntVar(&c.events, "events", 1000, "updates written in each child's watch phase")
 	flag.StringVar(&rates, "rate", "250", "updates per second in the watch phase; a comma-separated list runs each variant at each rate")
 	flag.DurationVar(&c.idle, "idle", 0, "before each watch phase, measure each child's CPU over this long a window without writes")
+	flag.DurationVar(&c.serverIdle, "server-idle", 3*time.Second, "before each child, measure the server's idle CPU in windows of a second over this long (the lowest rate is discounted from its phases)")
 	flag.StringVar(&c.out, "out", "results.jsonl", "append results here")
 	flag.StringVar(&c.profileDir, "profile", "", "write each child's CPU profile into this directory")
 	flag.BoolVar(&c.watchProf, "profile-watch", false, "with -profile: profile each child's watch phase apart from its sync")
@@ -122,14 +124,7 @@ type record struct {
 	Opts    string  `json:"opts,omitempty"`
 	Rate    float64 `json:"rate,omitempty"` // updates per second written in the watch phase
 	ObjSize float64 `json:"obj_bytes"`      // mean JSON size of a listed pod
-	// The API server's CPU (its process's, not etcd's) from the child's
-	// start to its sync, and from its sync to its result (the watch phase,
-	// the driver's writes included).
-	ServerSyncCPU  float64 `json:"server_sync_cpu_s"`
-	ServerWatchCPU float64 `json:"server_watch_cpu_s"`
-	// ServerIdleCPU is the server's CPU per second over 2 s before the
-	// child started, with no client: the background the two above include.
-	ServerIdleCPU float64 `json:"server_idle_cpu_per_s"`
+	serverPhases
 }
 
 func drive(ctx context.Context, c config) error {
@@ -185,14 +180,13 @@ func drive(ctx context.Context, c config) error {
 
 // runOne runs one child and appends its record to out.
 func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File, v string, n, rep int, rate, size float64) error {
-	res, scpu, err := runChild(ctx, c, srv, ld, v, n, rep, rate)
+	res, ph, err := runChild(ctx, c, srv, ld, v, n, rep, rate)
 	if err != nil {
 		return err
 	}
 	name, opts, _ := strings.Cut(v, ":")
 	res.Variant = name
-	rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, Rate: rate, ObjSize: size,
-		ServerSyncCPU: scpu.sync, ServerWatchCPU: scpu.watch, ServerIdleCPU: scpu.idle}
+	rec := record{Server: c.server, Date: time.Now().UTC(), Result: res, Opts: opts, Rate: rate, ObjSize: size, serverPhases: ph}
 	line, _ := json.Marshal(rec)
 	if _, err := out.Write(append(line, '\n')); err != nil {
 		return err
@@ -202,8 +196,10 @@ func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File
 		idle = fmt.Sprintf(" idle %.1f ms/s", 1e3*res.IdleCPU/res.IdleSeconds)
 	}
 	ev := float64(max(res.Events, 1))
-	log.Printf("%s n=%d %s @%g/s: sync %.2fs cpu %.2fs server cpu %.2fs (watch %.2fs) retained %.0f B/obj rss %d MB watch %.0f µs/event (%.2fs, %.1f faults and %.1f switches/event)%s p50 %.2f ms p99 %.2f ms %s",
-		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, scpu.sync, scpu.watch, res.RetainedBytes, res.PeakRSSSync>>20,
+	log.Printf("%s n=%d %s: server sync %.2fs (etcd %.2fs), watch %.0f µs/event; idle %.0f ms/s", c.server, n, v,
+		ph.Sync.API, ph.Sync.Etcd, 1e6*ph.Watch.API/float64(max(res.Events, 1)), 1e3*ph.Idle.API)
+	log.Printf("%s n=%d %s @%g/s: sync %.2fs cpu %.2fs retained %.0f B/obj rss %d MB watch %.0f µs/event (%.2fs, %.1f faults and %.1f switches/event)%s p50 %.2f ms p99 %.2f ms %s",
+		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
 		1e6*res.WatchCPU/ev, res.WatchSeconds, float64(res.WatchFaults)/ev, float64(res.WatchSwitches)/ev, idle, res.P50, res.P99, res.Note)
 	return nil
 }

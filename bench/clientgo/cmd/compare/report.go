@@ -15,23 +15,25 @@ type metric struct {
 	name string
 	get  func(record) float64
 	unit string
+	// server: the metric reads the server's CPU, which is unknown for a
+	// run whose idle window was not idle (see busyIdle).
+	server bool
 }
 
+// busyIdle is the idle rate (CPU seconds per second) above which the
+// server was not idle before a child: kube-apiserver idles at 0-20 ms/s
+// here, and a window at half a CPU or more (etcd's compaction, the previous
+// child's garbage) leaves the discount, and so the child's share, unknown.
+const busyIdle = 0.1
+
 var metrics = []metric{
-	{"sync", func(r record) float64 { return r.SyncSeconds }, "s"},
-	{"sync CPU / object", func(r record) float64 { return 1e6 * r.SyncCPU / float64(max(r.N, 1)) }, "µs"},
-	{"retained / object", func(r record) float64 { return r.RetainedBytes }, "B"},
-	{"peak RSS, sync", func(r record) float64 { return float64(r.PeakRSSSync) / (1 << 20) }, "MiB"},
-	{"watch CPU / event", func(r record) float64 { return 1e6 * r.WatchCPU / float64(max(r.Events, 1)) }, "µs"},
-	{"p50 write→handler", func(r record) float64 { return r.P50 }, "ms"},
-	{"p99 write→handler", func(r record) float64 { return r.P99 }, "ms"},
-	// The API server's side (issue #23): appended, as targets.go indexes
-	// the columns above.
-	{"server sync CPU / object", func(r record) float64 { return 1e6 * r.ServerSyncCPU / float64(max(r.N, 1)) }, "µs"},
-	{"client + server sync CPU / object", func(r record) float64 {
-		return 1e6 * (r.SyncCPU + r.ServerSyncCPU) / float64(max(r.N, 1))
-	}, "µs"},
-	{"server watch CPU / event", func(r record) float64 { return 1e6 * r.ServerWatchCPU / float64(max(r.Events, 1)) }, "µs"},
+	{"sync", func(r record) float64 { return r.SyncSeconds }, "s", false},
+	{"sync CPU / object", func(r record) float64 { return 1e6 * r.SyncCPU / float64(max(r.N, 1)) }, "µs", false},
+	{"retained / object", func(r record) float64 { return r.RetainedBytes }, "B", false},
+	{"peak RSS, sync", func(r record) float64 { return float64(r.PeakRSSSync) / (1 << 20) }, "MiB", false},
+	{"watch CPU / event", func(r record) float64 { return 1e6 * r.WatchCPU / float64(max(r.Events, 1)) }, "µs", false},
+	{"p50 write→handler", func(r record) float64 { return r.P50 }, "ms", false},
+	{"p99 write→handler", func(r record) float64 { return r.P99 }, "ms", false},
 }
 
 // group is every run of one variant at one size on one server.
@@ -42,9 +44,12 @@ type group struct {
 }
 
 func (g *group) values(m metric) []float64 {
-	out := make([]float64, len(g.runs))
-	for i, r := range g.runs {
-		out[i] = m.get(r)
+	out := make([]float64, 0, len(g.runs))
+	for _, r := range g.runs {
+		if m.server && r.Idle.API > busyIdle {
+			continue
+		}
+		out = append(out, m.get(r))
 	}
 	slices.Sort(out)
 	return out
@@ -171,15 +176,7 @@ func writeServer(w io.Writer, server string, gs []*group) {
 		runs = fmt.Sprintf("%d to %d", lo, hi)
 	}
 	fmt.Fprintf(w, "Pods of %.1f KB as listed. Medians of %s runs, (min–max) beside them; every run is a fresh child process.\n\n", size/1000, runs)
-	fmt.Fprint(w, "| pods | informer |")
-	for _, m := range metrics {
-		fmt.Fprintf(w, " %s (%s) |", m.name, m.unit)
-	}
-	fmt.Fprint(w, " note |\n|---|---|")
-	for range metrics {
-		fmt.Fprint(w, "---|")
-	}
-	fmt.Fprintln(w, "---|")
+	writeHeader(w, []string{"pods", "informer"}, metrics, "note")
 	for _, g := range gs {
 		fmt.Fprintf(w, "| %d | %s |", g.n, g.variant)
 		for _, m := range metrics {
@@ -188,11 +185,36 @@ func writeServer(w io.Writer, server string, gs []*group) {
 		fmt.Fprintf(w, " %s |\n", g.runs[0].Note)
 	}
 	fmt.Fprintln(w)
+	writeCluster(w, gs)
 	writeTargets(w, gs)
 	writeScale(w, gs)
 }
 
+// writeHeader writes a table's header: the lead columns, one per metric
+// with its unit, and a trailing column unless trail is "".
+func writeHeader(w io.Writer, lead []string, cols []metric, trail string) {
+	names := slices.Clone(lead)
+	for _, m := range cols {
+		names = append(names, fmt.Sprintf("%s (%s)", m.name, m.unit))
+	}
+	if trail != "" {
+		names = append(names, trail)
+	}
+	fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(names, " | "), strings.Repeat("---|", len(names)))
+}
+
+// writeRatios writes a targets table under its title, when it has rows.
+func writeRatios(w io.Writer, title, header, rows string) {
+	if rows == "" {
+		return
+	}
+	fmt.Fprintf(w, "%s\n\n%s\n|%s\n%s\n", title, header, strings.Repeat("---|", strings.Count(header, "|")-1), rows)
+}
+
 func cell(v []float64) string {
+	if len(v) == 0 {
+		return "—"
+	}
 	if len(v) == 1 {
 		return num(v[0])
 	}

@@ -19,12 +19,12 @@ type server struct {
 	kubeconfig string // for the children
 	client     *apiclient.Client
 	real       bool // kube-apiserver: pods need cleaning before create
-	pid        int  // the API server's process (not etcd's)
 	close      func()
+	// apiPID is the API server's process (kube-apiserver or
+	// fakeapiserver), etcdPID etcd's (0: none), whose CPU counters the
+	// driver reads around each child's phases.
+	apiPID, etcdPID int
 }
-
-// cpu is the CPU the API server's process has used so far, in seconds.
-func (s *server) cpu() (float64, error) { return processCPU(s.pid) }
 
 func startServer(ctx context.Context, c config) (*server, error) {
 	switch c.server {
@@ -76,10 +76,10 @@ func startFake(ctx context.Context, c config) (*server, error) {
 		stop()
 		return nil, fmt.Errorf("compare: fakeapiserver printed no URL within a minute")
 	}
-	return newServer(kc, false, cmd.Process.Pid, stop)
+	return newServer(kc, false, stop, cmd.Process.Pid, 0)
 }
 
-func newServer(kubeconfig string, real bool, pid int, stop func()) (*server, error) {
+func newServer(kubeconfig string, real bool, stop func(), apiPID, etcdPID int) (*server, error) {
 	cfg, err := apiclient.LoadKubeconfig(kubeconfig, "")
 	if err != nil {
 		stop()
@@ -91,7 +91,7 @@ func newServer(kubeconfig string, real bool, pid int, stop func()) (*server, err
 		stop()
 		return nil, err
 	}
-	return &server{kubeconfig: kubeconfig, client: cl, real: real, pid: pid, close: stop}, nil
+	return &server{kubeconfig: kubeconfig, client: cl, real: real, close: stop, apiPID: apiPID, etcdPID: etcdPID}, nil
 }
 
 // writeKubeconfig writes a kubeconfig for url with a CA and a bearer token.

@@ -1,69 +1,119 @@
 package main
 
 import (
-	"context"
+	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 )
 
-// The API server's own CPU, read from /proc/PID/stat (utime and stime, in
-// clock ticks): what the server spends serving one child's informer, its
-// sync and its watch, beside the child's own. The write load of the watch
-// phase is the driver's and the same for every variant, so watch-phase
-// server CPU compares variants, not absolute costs.
+// clockTick is the unit of utime and stime in /proc/PID/stat: USER_HZ,
+// which Linux fixes at 100 for user space (sysconf(_SC_CLK_TCK)) on every
+// architecture Go runs on.
+const clockTick = 10 * time.Millisecond
 
-// clockTicks is USER_HZ, 100 on every Linux the comparison runs on (the
-// kernel's ABI fixes it for /proc).
-const clockTicks = 100
-
-// processCPU returns the CPU seconds process pid has used so far.
-func processCPU(pid int) (float64, error) {
+// procCPU is the user plus system CPU time the process pid has used so
+// far, all its threads included: fields 14 and 15 of /proc/PID/stat. The
+// server's counters are read from outside it, so the figure is the same
+// for every client and needs nothing from the server but its pid.
+func procCPU(pid int) (time.Duration, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("compare: server CPU: %w", err)
 	}
-	// The command name (field 2) is in parentheses and may hold spaces:
-	// fields are counted after its closing one.
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
+	// The command name (field 2) is in parentheses and may hold spaces;
+	// the fields after its closing parenthesis start at field 3.
+	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, fmt.Errorf("compare: /proc/%d/stat: no command name", pid)
+		return 0, fmt.Errorf("compare: /proc/%d/stat: no command name in %q", pid, b)
 	}
-	f := strings.Fields(s[i+1:])
+	f := bytes.Fields(b[i+1:])
 	if len(f) < 13 {
-		return 0, fmt.Errorf("compare: /proc/%d/stat: %d fields", pid, len(f))
+		return 0, fmt.Errorf("compare: /proc/%d/stat: %d fields after the name, want 13 or more", pid, len(f))
 	}
-	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, fmt.Errorf("compare: /proc/%d/stat: utime %q stime %q", pid, f[11], f[12])
+	var ticks int64
+	for _, s := range f[11:13] { // utime, stime: fields 14 and 15
+		n, err := strconv.ParseInt(string(s), 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("compare: /proc/%d/stat: %w", pid, err)
+		}
+		ticks += n
 	}
-	return float64(ut+st) / clockTicks, nil
+	return time.Duration(ticks) * clockTick, nil
 }
 
-// idleWindow is how long idleRate watches the server without a client.
-const idleWindow = 2 * time.Second
+// serverSample is the server's processes' CPU at one instant.
+type serverSample struct {
+	at        time.Time
+	api, etcd time.Duration // etcd 0 for fakeapiserver, which has none
+}
 
-// idleRate measures the server's CPU per second over idleWindow with no
-// child running, the baseline a child's phases are measured above.
-func (s *server) idleRate(ctx context.Context) (float64, error) {
-	a, err := s.cpu()
-	if err != nil {
-		return 0, err
+// sample reads the server's counters now.
+func (s *server) sample() (serverSample, error) {
+	out := serverSample{at: time.Now()}
+	var err error
+	if out.api, err = procCPU(s.apiPID); err != nil {
+		return out, err
 	}
-	t := time.Now()
-	select {
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	case <-time.After(idleWindow):
+	if s.etcdPID > 0 {
+		out.etcd, err = procCPU(s.etcdPID)
 	}
-	b, err := s.cpu()
-	if err != nil {
-		return 0, err
+	return out, err
+}
+
+// serverCPU is what the server spent between two samples over what it
+// spends idle in as long a window: the share one child's phase cost it.
+type serverCPU struct {
+	API  float64 `json:"api_cpu_s"`
+	Etcd float64 `json:"etcd_cpu_s,omitempty"`
+	Wall float64 `json:"wall_s"` // the window: API + idle API rate × Wall is what the counters moved
+}
+
+// between is b's counters less a's, less the idle rates over the window.
+func between(a, b serverSample, idle idleRate) serverCPU {
+	wall := b.at.Sub(a.at).Seconds()
+	return serverCPU{
+		API:  (b.api - a.api).Seconds() - idle.API*wall,
+		Etcd: (b.etcd - a.etcd).Seconds() - idle.Etcd*wall,
+		Wall: wall,
 	}
-	return (b - a) / time.Since(t).Seconds(), nil
+}
+
+// idleRate is the server's CPU per second of wall time with no client
+// doing anything: kube-apiserver's own loops (leases, its controllers,
+// etcd's compaction and health checks) and what is left of the previous
+// child's garbage.
+type idleRate struct {
+	API  float64 `json:"api_cpu_per_s"`
+	Etcd float64 `json:"etcd_cpu_per_s,omitempty"`
+}
+
+// measureIdle samples the server over window, with no child running, in
+// windows of a second and keeps the lowest rate: kube-apiserver goes on
+// working for a second or two after a child ends (its garbage collection,
+// the watch's teardown), and that tail, discounted over a long sync, would
+// make a child's share look smaller than it is, even below zero.
+func (s *server) measureIdle(window time.Duration) (idleRate, error) {
+	if window <= 0 {
+		return idleRate{}, nil
+	}
+	best := idleRate{API: math.Inf(1), Etcd: math.Inf(1)}
+	a, err := s.sample()
+	for range max(int(window/time.Second), 1) {
+		if err != nil {
+			return idleRate{}, err
+		}
+		time.Sleep(time.Second) // the window itself, not a wait for a condition
+		b, err := s.sample()
+		if err != nil {
+			return idleRate{}, err
+		}
+		wall := b.at.Sub(a.at).Seconds()
+		best.API = min(best.API, (b.api-a.api).Seconds()/wall)
+		best.Etcd = min(best.Etcd, (b.etcd-a.etcd).Seconds()/wall)
+		a = b
+	}
+	return best, nil
 }

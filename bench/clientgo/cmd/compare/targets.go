@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // target is one of issue #16's goals: zk's metric over cg's at most goal.
@@ -29,17 +30,6 @@ var targets = []target{
 	{"p99 write→handler", 6, "zk-raw", "cg-json", 1},
 	{"p99 write→handler", 6, "zk-slim", "cg-json", 1},
 	{"p99 write→handler", 6, "zk-raw", "cg-proto", 1},
-	// Issue #23, mode for mode: paged LIST against paged LIST (client-go's
-	// "list" option), streaming list against client-go's default one.
-	{"client + server CPU per object, LIST", 8, "zk-slim", "cg-proto:list", 0.5},
-	{"client + server CPU per object, streaming", 8, "zk-slim:stream", "cg-proto", 0.5},
-	{"server CPU per sync, LIST", 7, "zk-slim", "cg-proto:list", 1},
-	{"server CPU per sync, streaming", 7, "zk-slim:stream", "cg-proto", 1},
-	{"sync CPU per object, LIST", 1, "zk-slim", "cg-proto:list", 0.3},
-	{"watch CPU per event", 4, "zk-slim", "cg-proto:list", 1},
-	{"server watch CPU per event", 9, "zk-slim", "cg-proto:list", 1},
-	{"sync wall time, LIST", 0, "zk-slim", "cg-proto:list", 1},
-	{"client + server CPU per object, LIST, meta.Raw", 8, "zk-raw", "zk-raw:json", 1},
 }
 
 // writeTargets checks the targets at every size: the ratio of the medians,
@@ -60,10 +50,7 @@ func writeTargets(w io.Writer, gs []*group) {
 			sizes = append(sizes, g.n)
 		}
 	}
-	fmt.Fprintln(w, "Targets of issues #16 and #23 (ratio of the medians; the range: best and worst pairing of runs):")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| pods | target | zerokube / client-go | ratio | range | goal | |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	var out strings.Builder
 	for _, n := range sizes {
 		for _, t := range targets {
 			zk, cg := find(n, t.zk), find(n, t.cg)
@@ -71,20 +58,12 @@ func writeTargets(w io.Writer, gs []*group) {
 				continue
 			}
 			m := metrics[t.m]
-			zv, cv := zk.values(m), cg.values(m)
-			ratio := median(zv) / median(cv)
-			lo, hi := zv[0]/cv[len(cv)-1], zv[len(zv)-1]/cv[0]
-			verdict := "inside the noise"
-			switch {
-			case hi <= t.goal:
-				verdict = "met"
-			case lo > t.goal:
-				verdict = "**missed**"
-			}
-			fmt.Fprintf(w, "| %d | %s | %s / %s | %.3g | %.3g–%.3g | ≤ %g | %s |\n", n, t.what, t.zk, t.cg, ratio, lo, hi, t.goal, verdict)
+			ratio, lo, hi, verdict := judge(zk.values(m), cg.values(m), t.goal)
+			fmt.Fprintf(&out, "| %d | %s | %s / %s | %.3g | %.3g–%.3g | ≤ %g | %s |\n", n, t.what, t.zk, t.cg, ratio, lo, hi, t.goal, verdict)
 		}
 	}
-	fmt.Fprintln(w)
+	writeRatios(w, "Targets of issue #16 (ratio of the medians; the range: best and worst pairing of runs):",
+		"| pods | target | zerokube / client-go | ratio | range | goal | |", out.String())
 }
 
 // writeScale shows how each variant grows with the number of pods: total

@@ -3,11 +3,12 @@
 // meta.ObjectMeta and three fields) or zk-slim (meta.SlimMeta and three
 // fields), each with the informer's defaults unless -opts says otherwise:
 //
-//	stream   sync with a streaming list (sendInitialEvents)
+//	stream   sync with a streaming list (sendInitialEvents); without it a
+//	         paged LIST, the informer's default
+//	json     ask for JSON (informer.Transport.JSON); without it pods, a
+//	         built-in kind, come as protobuf, the informer's default
 //	keepmf   keep managedFields (Options.KeepManagedFields)
 //	nogzip   do not ask for gzip (apiclient.Config.DisableCompression)
-//	json     ask for JSON only (informer.Transport.JSON); by default the
-//	         informer asks for protobuf, pods being a built-in kind
 //	ws       watch over a websocket (informer.Transport.Websocket): a
 //	         connection of its own, read by the reflector's goroutine
 //	h1       HTTP/1.1 instead of HTTP/2 (GODEBUG=http2client=0): no
@@ -78,6 +79,14 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 	if probe.Has(f.Opts, "noshare") {
 		opts.Sharer = meta.NewSharer(0)
 	}
+	mode, enc := "list", "protobuf"
+	if opts.StreamingList {
+		mode = "watch-list"
+	}
+	if opts.Transport.JSON {
+		enc = "json"
+	}
+	probe.SetNote(mode + ", " + enc)
 	inf := informer.NewForResource[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
 	h := informer.HandlerFuncs[P]{
 		AddFunc:    func(P, bool) { adds.Add() },

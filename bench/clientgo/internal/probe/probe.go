@@ -27,6 +27,17 @@ import (
 // phase: the writer's clock in Unix nanoseconds when it sent the request.
 const LabelWritten = "zk-bench-written"
 
+// The lines a child prints on stdout before its Result, each a JSON
+// object {"phase": ...}, so the driver can read the server's CPU counters at
+// the phase boundaries:
+const (
+	// PhaseSyncEnd: the informer has synced and its handler has seen every
+	// object; printed before anything else happens (the heap's weighing).
+	PhaseSyncEnd = "sync-end"
+	// PhaseSynced: the child is ready for the watch phase's writes.
+	PhaseSynced = "synced"
+)
+
 // Flags is what the driver tells a child.
 type Flags struct {
 	Variant    string
@@ -166,6 +177,7 @@ func run(f Flags, start Start) error {
 		return fmt.Errorf("sync: %w", err)
 	}
 	res := Result{Variant: f.Variant, N: f.N, SyncSeconds: time.Since(t0).Seconds(), SyncCPU: (CPU() - cpu0).Seconds()}
+	printPhase(PhaseSyncEnd)
 	res.PeakRSSSync = peakRSS()
 	res.RetainedBytes = float64(int64(liveHeap())-int64(base)) / float64(max(f.N, 1))
 	if f.WatchProf != "" {
@@ -183,7 +195,7 @@ func run(f Flags, start Start) error {
 			return err
 		}
 	}
-	fmt.Println(`{"phase":"synced"}`)
+	printPhase(PhaseSynced)
 	faults, switches := counts()
 	cpu1, t1 := CPU(), time.Now()
 	select {
@@ -208,6 +220,8 @@ func run(f Flags, start Start) error {
 	fmt.Println(string(out))
 	return nil
 }
+
+func printPhase(p string) { fmt.Printf("{\"phase\":%q}\n", p) }
 
 // quantiles returns p50, p99 and max of nanosecond latencies, in ms.
 func quantiles(lat []int64) (p50, p99, mx float64) {
