@@ -32,7 +32,11 @@
 //     key, snapshot adds only for the snapshot's objects, no object of
 //     another shard or outside the selector, Transform applied, the cache
 //     equal to the server's objects for the shard and selector, unhealthy
-//     while the server is unreachable and healthy after. TestOptionMatrix
+//     while the server is unreachable and healthy after, every list and
+//     watch in protobuf (the default wire), and with SkipUndecodable the
+//     planted object (a valid ConfigMap whose binary data the type's
+//     validating blob refuses) listed by Undecodable with its path and
+//     cause. TestOptionMatrix
 //     runs a pairwise covering array (18 combinations, a few seconds);
 //     TestOptionMatrixFull runs the whole product in a random order within
 //     a budget: 2 s by default, all of it with ZEROKUBE_MATRIX=full (about

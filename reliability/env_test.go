@@ -2,6 +2,7 @@ package reliability
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"maps"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -21,12 +23,36 @@ import (
 )
 
 // object is the slim type every suite caches: a ConfigMap's metadata and
-// data.
+// data, and its binary data through a validating type, which an object the
+// option matrix plants refuses (over protobuf as over JSON).
 type object struct {
 	meta.TypeMeta
 	meta.ObjectMeta `json:"metadata"`
 	Data            map[string]string `json:"data,omitempty"`
+	BinaryData      map[string]blob   `json:"binaryData,omitempty"`
 }
+
+// maxBlob is the largest binary value blob takes.
+const maxBlob = 16
+
+// blob is a validating type, as users write them: binary data of at most
+// maxBlob bytes. A larger value is one any server stores and the user's
+// type refuses.
+type blob []byte
+
+func (b *blob) UnmarshalJSON(j []byte) error {
+	var v []byte
+	if err := json.Unmarshal(j, &v); err != nil {
+		return err
+	}
+	if len(v) > maxBlob {
+		return fmt.Errorf("%d bytes of binary data, over %d: %w", len(v), maxBlob, errBlobTooLarge)
+	}
+	*b = v
+	return nil
+}
+
+var errBlobTooLarge = errors.New("blob too large")
 
 var (
 	cmGVR  = meta.GVR{Version: "v1", Resource: "configmaps"}

@@ -25,7 +25,8 @@ const (
 	checkUnhealthyRestart = "unhealthy-restart"  // the same, for an informer restarted from a snapshot with the server unreachable
 	checkResume           = "resume-no-relist"   // a resumed snapshot relists only when its resourceVersion expired
 	checkExpired          = "expired-relists"    // an expired snapshot's first relist says so
-	checkUndecodable      = "undecodable-listed" // with SkipUndecodable, Undecodable names the object skipped
+	checkUndecodable      = "undecodable-listed" // with SkipUndecodable, Undecodable names the object skipped, its path and cause
+	checkWire             = "protobuf-wire"      // every list and watch asks for protobuf, the default wire of a built-in kind
 	checkReshard          = "reshard-no-failure" // Shard.Set is a planned relist: no WatchErrorHandler call, no backoff
 	checkCleanSync        = "clean-sync"         // a sync with no fault reports no failure
 )
