@@ -41,6 +41,11 @@
 // (sync, churn, relist after compaction, streaming list) against both
 // servers.
 //
+// The undecodable test (undecodable_test.go) plants a pod both servers
+// store and the user's type refuses (a validating type for its image): over
+// protobuf, in a list, a streaming list and a watch event, the informer
+// skips it and names it with its path and cause on both servers.
+//
 // The Lease tests (leaderelection_test.go) run leader election (acquire,
 // renew, a stale write refused with 409, release and takeover) and shard
 // membership on both servers.
