@@ -10,12 +10,13 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// ItemError reports a list item that is valid JSON but does not decode into
-// the caller's type: a field declared int32 where the server sends a string
-// (an IntOrString port), say. It names the item so that an operator can find
-// it: its namespace and name as far as they were decoded before the failure
-// (kube-apiserver writes metadata before spec and status, so usually), its
-// index in the page, and the JSON pointer of the value that failed.
+// ItemError reports a list item that is valid JSON (or protobuf) but does
+// not decode into the caller's type: a field declared int32 where the
+// server sends a string (an IntOrString port), say. It names the item so
+// that an operator can find it: its namespace and name as far as they were
+// decoded before the failure (kube-apiserver writes metadata before spec
+// and status, so usually), its index in the page, and the JSON pointer of
+// the value that failed, the same on both wires (protodec.Path).
 type ItemError struct {
 	Namespace, Name string
 	// Item is the 0-based index of the item in its page.

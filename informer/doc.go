@@ -342,15 +342,16 @@
 //     TestAShardedInformerResumesFromItsSnapshot,
 //     TestObjectsSkippedBeforeARestartAreListedAgain,
 //     TestASnapshotBatchIsClosedBeforeTheFirstRelist]
-//  18. An object whose JSON does not fit the type never leaves the cache
-//     silently incomplete: by default the list fails, naming the object
-//     (namespace/name, page, JSON path), and WaitForSync reports
-//     FailureUndecodable until it is fixed or deleted; with
-//     Options.SkipUndecodable it is skipped, logged, counted and listed by
-//     Informer.Undecodable. A watch event that does not decode ends the
-//     watch for a relist, which applies the same rule.
+//  18. An object that does not fit the type (in JSON or in protobuf alike)
+//     never leaves the cache silently incomplete: by default the list
+//     fails, naming the object (namespace/name, page, JSON path, the same
+//     on both wires), and WaitForSync reports FailureUndecodable until it
+//     is fixed or deleted; with Options.SkipUndecodable it is skipped,
+//     logged, counted and listed by Informer.Undecodable. A watch event
+//     that does not decode ends the watch (its error names the event, the
+//     object and the path) for a relist, which applies the same rule.
 //     [TestUndecodableObjectIsNamedUntilDeleted, TestSkipUndecodableSyncsWithoutTheObject,
-//     TestWatchEndTransitions]
+//     TestWatchEndTransitions, Test*OnEitherWire]
 //  19. Health is current as soon as WaitForSync returns: the last progress
 //     (the server answered and the cache applied it), the current failure
 //     with its typed reason, consecutive count and start, Stale once a

@@ -153,8 +153,8 @@ func (i *Informer[T, P]) SyncError() *SyncError {
 func (i *Informer[T, P]) LastSyncResourceVersion() string { return i.p.refl.lastSyncResourceVersion() }
 
 // Undecodable lists the objects the last complete list skipped because
-// their JSON does not fit the type (Options.SkipUndecodable); empty
-// without that option.
+// they do not fit the type (Options.SkipUndecodable); empty without that
+// option.
 func (i *Informer[T, P]) Undecodable() []UndecodableObject { return i.p.refl.undecodable() }
 
 // Lister returns a typed read-only view of the cache.

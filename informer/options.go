@@ -138,8 +138,9 @@ type Options[P meta.Object] struct {
 	// WatchErrorHandler is called with every error that ends a LIST or WATCH
 	// attempt (after logging, before backing off). Nil: logging only.
 	WatchErrorHandler func(ctx context.Context, err error)
-	// SkipUndecodable skips objects whose JSON does not fit the type (a
-	// field declared int32 where the server sends a string) instead of
+	// SkipUndecodable skips objects that do not fit the type, in JSON or
+	// protobuf (a field declared int32 where the server sends a string, a
+	// field of a type whose UnmarshalJSON refuses the value) instead of
 	// failing the LIST, and so the sync, until they are fixed or deleted.
 	// Each one is logged, counted (Metrics.Skipped "undecodable"), shown
 	// in Health, and listed by Informer.Undecodable. Off by default: the

@@ -5,15 +5,16 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// UndecodableObject is an object the server holds whose JSON does not fit
-// the informer's type, skipped under Options.SkipUndecodable.
+// UndecodableObject is an object the server holds that does not fit the
+// informer's type (in JSON or protobuf), skipped under
+// Options.SkipUndecodable.
 type UndecodableObject struct {
 	// Key is "namespace/name", as far as it decoded ("" when not).
 	Key string
 	// Page is the 1-based LIST page it came in; Item its index there.
 	Page, Item int
 	// Path is the JSON pointer of the value that did not fit, e.g.
-	// "/spec/ports/0/port".
+	// "/spec/ports/0/port": the same over protobuf as over JSON.
 	Path string
 	// Err is the decoder's error.
 	Err error
