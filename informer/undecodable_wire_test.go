@@ -88,7 +88,7 @@ var undecodableCases = []undecodableCase{
 var wires = []struct {
 	name string
 	tr   informer.Transport
-}{{"protobuf", informer.Transport{}}, {"json", informer.Transport{JSON: true}}}
+}{{"protobuf", informer.Transport{}}, {"protobuf-websocket", informer.Transport{Websocket: true}}, {"json", informer.Transport{JSON: true}}}
 
 // watchErrors collects what the informer reports to WatchErrorHandler.
 type watchErrors struct {
