@@ -69,5 +69,5 @@
 //     skipped) from malformed protobuf. Path gives the JSON pointer the
 //     JSON decoder gives for the same value in the object's JSON form,
 //     list indices and map keys included.
-//     [TestAValueThatDoesNotFitIsNamedByItsJSONPointer]
+//     [TestAValueThatDoesNotFitIsNamedByItsJSONPointer, FuzzDecodesAsTheJSONPath]
 package protodec
