@@ -479,6 +479,7 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 	require.Equal(t, []string{"replace [a] 5"}, q.got())
 	require.Len(t, seen, 3)
 	last = r.rec.lastFailure()
+	require.NotNil(t, last, "the failures before the list are still the current streak")
 	require.Equal(t, 3, last.Attempts, "the list that worked does not end the streak: only a watch that works does")
 	require.Len(t, clk.Delays(), 3)
 }

@@ -121,13 +121,21 @@ func TestInitialEventsTimeoutIsAnIdleTimeout(t *testing.T) {
 	w := &chanWatch{ch: events, stopped: make(chan struct{})}
 	done := make(chan state, 1)
 	go func() { done <- r.step(t.Context(), streamInitial[*pod]{w: w}) }()
+	send := func(e Event[*pod]) {
+		t.Helper()
+		select {
+		case events <- e:
+		case s := <-done:
+			t.Fatalf("the streaming list was cut while still delivering: next state %s", s.stateName())
+		}
+	}
 	for i := range 5 { // 5 × 40 s: over three times the 1 min timeout in all
 		require.NoError(t, clk.AwaitTimers(t.Context(), 1))
 		clk.Advance(40 * time.Second)
-		events <- ev(meta.Added, fmt.Sprint("p", i), fmt.Sprint(10+i))
+		send(ev(meta.Added, fmt.Sprint("p", i), fmt.Sprint(10+i)))
 		<-traced // the event is traced after the timeout restarted
 	}
-	events <- Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20", InitialEventsEnd: true}
+	send(Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20", InitialEventsEnd: true})
 	s := stateAs[watching[*pod]](t, <-done)
 	require.Equal(t, "20", s.rv)
 	require.Equal(t, []string{"replace [p0 p1 p2 p3 p4] 20"}, q.got())
@@ -240,7 +248,9 @@ func TestABadRequestStopsFailFastAndSaysWhatToFix(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: bad}}}
 	inf := New[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true,
 		Selectors: Selectors{FieldSelector: "spec.nodname=node-1"}})
-	err := inf.Run(t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), wait) // a Run that does not stop fails, not hangs
+	defer cancel()
+	err := inf.Run(ctx)
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, FailureBadRequest, se.Reason)
