@@ -103,7 +103,7 @@ func appendRawJSON(dst, raw []byte, present bool) ([]byte, *DecodeError) {
 	start := len(dst)
 	dst = append(dst, raw...)
 	v := jsontext.Value(dst[start:])
-	if err := v.Compact(); err != nil {
+	if err := v.Compact(jsontext.AllowInvalidUTF8(false)); err != nil {
 		return dst[:start], errAt("", 0, ErrMalformed, "raw bytes are neither JSON nor an enveloped object")
 	}
 	return dst[:start+len(v)], nil
