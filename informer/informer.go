@@ -100,6 +100,12 @@ func (i *Informer[T, P]) HasSynced() bool { return i.p.disp.hasSynced() }
 // the *SyncError saying why the sync has not completed (errors.As finds it).
 // With FailFast it returns the SyncError as soon as Run stops on it.
 func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
+	if i.HasSynced() {
+		// Before the select, which picks at random among ready cases: an
+		// informer synced from a snapshot that then stopped on a FailFast
+		// failure has synced (Run returns the failure).
+		return nil
+	}
 	select {
 	case <-i.p.disp.synced:
 		return nil
