@@ -467,7 +467,7 @@ func (e *encoder) special(dst []byte, sp uint8, i, depth int) ([]byte, *DecodeEr
 		dst, start := beginLen(dst, 1)
 		dst = append(dst, e.js[i:end]...)
 		v := jsontext.Value(dst[start:])
-		if err := v.Compact(); err != nil {
+		if err := v.Compact(jsontext.AllowInvalidUTF8(false)); err != nil {
 			return dst[:start], e.fail(i, "invalid JSON: "+err.Error())
 		}
 		return endLen(dst[:start+len(v)], start), nil
