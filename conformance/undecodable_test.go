@@ -1,17 +1,14 @@
 package conformance
 
 import (
-	"errors"
-	"fmt"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/testutil"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -19,31 +16,13 @@ import (
 // A pod both servers store that the user's type refuses is skipped over
 // protobuf, the default wire, and named with its path and cause.
 
-// pinnedImage is a validating type, as users write them: an image that
-// names its version. "nginx:latest" does not fit it.
-type pinnedImage string
-
-var errUnpinned = errors.New("image is not pinned to a version")
-
-func (p *pinnedImage) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	if !strings.Contains(s, ":") || strings.HasSuffix(s, ":latest") {
-		return fmt.Errorf("%q: %w", s, errUnpinned)
-	}
-	*p = pinnedImage(s)
-	return nil
-}
-
 // pinnedPod is a user's pod type whose images must be pinned.
 type pinnedPod struct {
 	meta.TypeMeta
 	meta.SlimMeta `json:"metadata"`
 	Spec          struct {
 		Containers []struct {
-			Image pinnedImage `json:"image"`
+			Image testutil.PinnedImage `json:"image"`
 		} `json:"containers"`
 	} `json:"spec"`
 }
@@ -88,7 +67,7 @@ func TestAPodThatDoesNotFitTheTypeIsSkippedOverProtobuf(t *testing.T) {
 
 // requireSkipped waits until inf's last list skipped as many objects as
 // keys, then checks they are keys, each at the second container's image,
-// for errUnpinned.
+// for testutil.ErrUnpinned.
 func requireSkipped(t *testing.T, inf *informer.Informer[pinnedPod, *pinnedPod], keys ...string) {
 	t.Helper()
 	require.Eventually(t, func() bool { return len(inf.Undecodable()) == len(keys) }, 30*time.Second, 5*time.Millisecond,
@@ -97,7 +76,7 @@ func requireSkipped(t *testing.T, inf *informer.Informer[pinnedPod, *pinnedPod],
 	for _, u := range inf.Undecodable() {
 		got = append(got, u.Key)
 		require.Equal(t, "/spec/containers/1/image", u.Path, "%s", u.Key)
-		require.ErrorIs(t, u.Err, errUnpinned, "%s", u.Key)
+		require.ErrorIs(t, u.Err, testutil.ErrUnpinned, "%s", u.Key)
 	}
 	require.ElementsMatch(t, keys, got)
 }

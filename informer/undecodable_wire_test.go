@@ -3,41 +3,20 @@ package informer_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/testutil"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
-// pinnedImage is a validating type, as users write them: an image
-// reference that must name a version, so "nginx:latest" does not fit it.
-// Any server accepts such a pod; only the user's type refuses it.
-type pinnedImage string
-
-var errUnpinned = errors.New("image is not pinned to a version")
-
-func (p *pinnedImage) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	if !strings.Contains(s, ":") || strings.HasSuffix(s, ":latest") {
-		return fmt.Errorf("%q: %w", s, errUnpinned)
-	}
-	*p = pinnedImage(s)
-	return nil
-}
-
-// strictPod declares an image as pinnedImage, and a probe's port as an
+// strictPod declares an image as testutil.PinnedImage, and a probe's port as an
 // int32 where the API has an IntOrString: a named port ("http") does not
 // fit it.
 type strictPod struct {
@@ -45,8 +24,8 @@ type strictPod struct {
 	meta.ObjectMeta `json:"metadata"`
 	Spec            struct {
 		Containers []struct {
-			Name           string      `json:"name"`
-			Image          pinnedImage `json:"image"`
+			Name           string               `json:"name"`
+			Image          testutil.PinnedImage `json:"image"`
 			ReadinessProbe *struct {
 				HTTPGet *struct {
 					Port int32 `json:"port"`
@@ -81,7 +60,7 @@ type undecodableCase struct {
 }
 
 var undecodableCases = []undecodableCase{
-	{"a validating type refuses the value", "nginx:latest", nil, "/spec/containers/1/image", errUnpinned},
+	{"a validating type refuses the value", "nginx:latest", nil, "/spec/containers/1/image", testutil.ErrUnpinned},
 	{"an IntOrString holds a string for an int", "nginx:1.27", "http", "/spec/containers/1/readinessProbe/httpGet/port", nil},
 }
 
