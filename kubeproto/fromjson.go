@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -106,7 +107,7 @@ func typeMeta(js []byte, i int, skip skipFunc) (apiVersion, kind string, err err
 		if name != "apiVersion" && name != "kind" || js[m.start] != '"' {
 			return nil
 		}
-		v, err := jsontext.AppendUnquote(nil, js[m.start:m.end])
+		v, err := appendUnquote(nil, js[m.start:m.end])
 		if name == "kind" {
 			kind = string(v)
 		} else {
@@ -168,7 +169,7 @@ func (e *encoder) message(dst []byte, mi int32, i, depth int) ([]byte, *DecodeEr
 	_, err := members(e.js, i, depth, e.skip, func(mb member) error {
 		name := mb.name
 		if mb.nameEscaped {
-			name, _ = jsontext.AppendUnquote(nil, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2])
+			name, _ = appendUnquote(nil, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2])
 		}
 		for k := range int(m.nfields) {
 			f := &fields[int(m.fields)+k]
@@ -301,7 +302,7 @@ func (e *encoder) mapField(dst []byte, f *field, i, depth int) ([]byte, *DecodeE
 		var ks int
 		dst, ks = beginLen(dst, 1)
 		var uerr error
-		if dst, uerr = jsontext.AppendUnquote(dst, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2]); uerr != nil {
+		if dst, uerr = appendUnquote(dst, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2]); uerr != nil {
 			return e.fail(mb.nameAt, uerr.Error())
 		}
 		dst = endLen(dst, ks)
@@ -365,16 +366,16 @@ func (e *encoder) value(dst []byte, num int, kind uint8, typ uint16, i, depth in
 }
 
 // stringAt returns the unquoted JSON string at js[i] (aliasing js when it
-// holds no escapes).
+// holds no escapes and is valid UTF-8).
 func (e *encoder) stringAt(i int) ([]byte, *DecodeError) {
 	if e.js[i] != '"' {
 		return nil, e.fail(i, "want a string")
 	}
 	end, esc, _ := scanString(e.js, i) // the object scan validated it
-	if !esc {
+	if !esc && utf8.Valid(e.js[i+1:end-1]) {
 		return e.js[i+1 : end-1], nil
 	}
-	s, err := jsontext.AppendUnquote(nil, e.js[i:end])
+	s, err := appendUnquote(nil, e.js[i:end])
 	if err != nil {
 		return nil, e.fail(i, err.Error())
 	}
