@@ -259,6 +259,12 @@ var documented = map[string][]string{
 		"MODIFIED ConfigMap a same=true",
 		"DELETED ConfigMap b same=true",
 	},
+	"protobuf/invalid-utf8-in-a-json-body": {
+		"create: 201 ConfigMap/<none>",
+		"json: the bytes as sent=false, each as U+FFFD=true, as \\ufffd=false",
+		"protobuf: the bytes as sent=false, each as U+FFFD=true, as \\ufffd=false",
+		"json annotation \"x\uFFFD\uFFFDy\" data \"map[k:\uFFFDv]\"",
+	},
 	"protobuf/custom-resource": {
 		"protobuf or JSON: 200 application/json",
 		"protobuf only: 406 application/vnd.kubernetes.protobuf v1 Status",

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/fakeapiserver/internal/storage"
 	"github.com/zerokube/zerokube/meta"
@@ -42,7 +43,7 @@ func applyPatch(pt meta.PatchType, cur object, patch []byte) (object, error) {
 		return m, nil
 	case meta.JSONPatch:
 		var ops []jsonPatchOp
-		if err := json.Unmarshal(patch, &ops); err != nil {
+		if err := json.Unmarshal(patch, &ops, jsontext.AllowInvalidUTF8(true)); err != nil {
 			return nil, errBadRequest("decode JSON patch: %v", err)
 		}
 		var doc any = cur

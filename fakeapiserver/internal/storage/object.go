@@ -55,7 +55,9 @@ func DecodeObject(b []byte) (object, error) {
 		return nil, fmt.Errorf("storage: want a JSON object, got %v", k)
 	}
 	var m object
-	if err := json.Unmarshal(b, &m); err != nil {
+	// Invalid UTF-8 in a string becomes U+FFFD, not an error: kube-apiserver
+	// decodes JSON bodies with a fork of encoding/json, which does that.
+	if err := json.Unmarshal(b, &m, jsontext.AllowInvalidUTF8(true)); err != nil {
 		return nil, fmt.Errorf("storage: decode object: %w", err)
 	}
 	if m == nil {
