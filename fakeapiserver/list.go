@@ -192,10 +192,10 @@ func listOptionErrors(q url.Values, match, rvText, contText string) fieldErrors 
 		if contText != "" {
 			errs.forbidden(f, "resourceVersionMatch is forbidden when continue is provided")
 		}
-		if match != "Exact" && match != "NotOlderThan" {
-			errs.notSupported(f, match, "Exact", "NotOlderThan", "")
+		if match != meta.MatchExact && match != meta.MatchNotOlderThan {
+			errs.notSupported(f, match, meta.MatchExact, meta.MatchNotOlderThan, "")
 		}
-		if match == "Exact" && rvText == "0" {
+		if match == meta.MatchExact && rvText == "0" {
 			errs.forbidden(f, `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`)
 		}
 	}
@@ -209,15 +209,15 @@ func watchOptionErrors(q url.Values, match, contText string) fieldErrors {
 	var errs fieldErrors
 	const f = "resourceVersionMatch"
 	sendInitial := q.Has("sendInitialEvents")
-	if sendInitial && match != "NotOlderThan" {
+	if sendInitial && match != meta.MatchNotOlderThan {
 		errs.forbidden(f, "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
 	}
 	if match != "" {
 		if !sendInitial {
 			errs.forbidden(f, "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
 		}
-		if match != "NotOlderThan" {
-			errs.notSupported(f, match, "NotOlderThan")
+		if match != meta.MatchNotOlderThan {
+			errs.notSupported(f, match, meta.MatchNotOlderThan)
 		}
 		if contText != "" {
 			errs.forbidden(f, "resourceVersionMatch is forbidden when continue is provided")

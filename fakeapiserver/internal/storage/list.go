@@ -135,7 +135,7 @@ func (s *Store) List(ctx context.Context, res *Resource, f *Filter, o ListOption
 	if o.Continue != nil {
 		return s.listContinue(res, f, o)
 	}
-	exact := o.Match == "Exact" || (o.Match == "" && o.RV > 0 && o.Limit > 0)
+	exact := o.Match == meta.MatchExact || (o.Match == "" && o.RV > 0 && o.Limit > 0)
 	if o.RV > 0 {
 		if err := s.WaitForRV(ctx, o.RV); err != nil {
 			return Page{}, err
