@@ -195,9 +195,7 @@ func (s *state) appendMapJSON(j []byte, entryMsg kubeproto.Message, occ []occurr
 		if i > 0 {
 			j = append(j, ',')
 		}
-		if j, err = jsontext.AppendQuote(j, k); err != nil {
-			return j, err
-		}
+		j, _ = jsontext.AppendQuote(j, k) // invalid UTF-8 as U+FFFD, as in appendScalarJSON
 		j = append(j, ':')
 		if !ok {
 			v = zeroOccurrence(vf.Kind())
@@ -247,7 +245,10 @@ func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 			j = base64.StdEncoding.AppendEncode(j, b)
 			return append(j, '"'), nil
 		}
-		return jsontext.AppendQuote(j, b)
+		// Invalid UTF-8 is written as U+FFFD, byte by byte, as
+		// kube-apiserver's JSON has it; the error only says it happened.
+		j, _ = jsontext.AppendQuote(j, b)
+		return j, nil
 	case kFloat64:
 		u, n := consumeFixed64(o.val)
 		if n < 0 {

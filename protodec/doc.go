@@ -52,8 +52,12 @@
 //
 // Invariants:
 //  1. A value decodes to what the JSON decoder gives for the protobuf's
-//     JSON form, or fails where it fails. [FuzzDecodesAsTheJSONPath,
-//     TestTheBenchmarkPodsDecodeAsTheirJSONDoes]
+//     JSON form, or fails where it fails. That holds for strings that are
+//     not UTF-8 too: protobuf carries them as stored, kube-apiserver's JSON
+//     has U+FFFD for each invalid byte, and so do the strings decoded here
+//     (client-go's protobuf decoding keeps the raw bytes).
+//     [FuzzDecodesAsTheJSONPath, TestTheBenchmarkPodsDecodeAsTheirJSONDoes,
+//     TestInvalidUTF8DecodesAsTheJSONPath]
 //  2. No input makes the decoder panic; every length is checked against
 //     the bytes at hand before use, so allocation follows the input's size,
 //     never a length it claims, and nesting is bounded (100 messages).

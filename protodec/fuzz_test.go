@@ -1,12 +1,14 @@
 package protodec_test
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/kubeproto"
@@ -130,3 +132,28 @@ func FuzzHostileBytesNeverPanic(f *testing.F) {
 // that hold unexported state (meta.Raw's bytes are compared too, as they
 // are part of DeepEqual).
 func equal(a, b any) bool { return reflect.DeepEqual(a, b) }
+
+// TestInvalidUTF8DecodesAsTheJSONPath: protobuf carries a string's bytes
+// as stored, which need not be UTF-8 (an object written in protobuf by
+// another client); kube-apiserver's JSON for it holds U+FFFD for each
+// invalid byte. Decoding the protobuf gives what decoding that JSON gives,
+// in plain strings, map keys and values, and values read through JSON.
+func TestInvalidUTF8DecodesAsTheJSONPath(t *testing.T) {
+	m, _ := kubeproto.MessageFor("v1", "Pod")
+	pb, err := kubeproto.AppendProto(nil, m, []byte(`{"metadata":{"name":"aQQb","labels":{"kQQ":"vQQ"}},`+
+		`"spec":{"containers":[{"name":"c","ports":[{"containerPort":1}],"readinessProbe":{"httpGet":{"port":"pQQ"}}}]}}`))
+	require.NoError(t, err)
+	pb = bytes.ReplaceAll(pb, []byte("QQ"), []byte{0xff, 0xc3}) // a stray byte, then a truncated rune
+	j2, err := kubeproto.AppendJSON(nil, m, pb)
+	require.NoError(t, err)
+	require.Contains(t, string(j2), `"name":"a\ufffd\ufffdb"`)
+	same[workload.Pod](t, m, pb, j2)
+	same[workload.SlimPod](t, m, pb, j2)
+	same[meta.Raw](t, m, pb, j2)
+	same[odd](t, m, pb, j2, true)
+
+	var p workload.SlimPod
+	require.NoError(t, New(Options{}).Unmarshal(m, pb, &p))
+	require.Equal(t, "a\uFFFD\uFFFDb", p.Name)
+	require.Equal(t, map[string]string{"k\uFFFD\uFFFD": "v\uFFFD\uFFFD"}, p.Labels)
+}

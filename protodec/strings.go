@@ -2,6 +2,7 @@ package protodec
 
 import (
 	"hash/maphash"
+	"unicode/utf8"
 	"unsafe"
 
 	"github.com/zerokube/zerokube/meta"
@@ -26,6 +27,9 @@ func (m *stringMemo) get(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
+	if !utf8.Valid(b) {
+		return replaceInvalid(b)
+	}
 	if len(b) > maxMemo {
 		return string(b)
 	}
@@ -37,6 +41,21 @@ func (m *stringMemo) get(b []byte) string {
 		*slot = string(b)
 	}
 	return *slot
+}
+
+// replaceInvalid returns b with each byte that is not part of valid UTF-8
+// replaced by U+FFFD. kube-apiserver's JSON for the same object says that
+// (encoding/json writes a Go string so), while its protobuf carries the
+// bytes as stored: a protobuf informer and a JSON one then hold the same
+// string. client-go's protobuf decoding keeps the raw bytes instead.
+func replaceInvalid(b []byte) string {
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		out = utf8.AppendRune(out, r) // RuneError for an invalid byte, n == 1
+		b = b[n:]
+	}
+	return string(out)
 }
 
 // mapSource is a collected map<string,string> field, for meta.Sharer.
