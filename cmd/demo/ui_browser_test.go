@@ -211,6 +211,18 @@ func launchBrowser(t *testing.T, bin string) *browser {
 // events that arrive in between.
 func (b *browser) call(t *testing.T, method string, params any) json.RawMessage {
 	t.Helper()
+	out, cdpErr := b.try(t, method, params)
+	require.Nil(t, cdpErr, "%s failed", method)
+	return out
+}
+
+// cdpError is DevTools' answer to a command that failed.
+type cdpError struct{ Message string }
+
+// try is call for a command that may fail for a reason of the page's own:
+// the DevTools error comes back instead of failing the test.
+func (b *browser) try(t *testing.T, method string, params any) (json.RawMessage, *cdpError) {
+	t.Helper()
 	b.id++
 	require.NoError(t, b.conn.SetWriteDeadline(time.Now().Add(waitTimeout)))
 	require.NoError(t, b.conn.WriteJSON(map[string]any{"id": b.id, "method": method, "params": params}))
@@ -219,14 +231,13 @@ func (b *browser) call(t *testing.T, method string, params any) json.RawMessage 
 		var msg struct {
 			ID     int             `json:"id"`
 			Result json.RawMessage `json:"result"`
-			Error  *struct{ Message string }
+			Error  *cdpError
 		}
 		require.NoError(t, b.conn.ReadJSON(&msg), "reading the answer to %s", method)
 		if msg.ID != b.id {
 			continue
 		}
-		require.Nil(t, msg.Error, "%s failed", method)
-		return msg.Result
+		return msg.Result, msg.Error
 	}
 }
 
@@ -261,8 +272,21 @@ func (b *browser) waitJS(t *testing.T, what, cond string) {
 	defer tick.Stop()
 	for time.Now().Before(deadline) {
 		// Before the page has loaded, its elements are missing: not yet.
-		if string(b.eval(t, "(() => { try { return !!("+cond+") } catch (e) { return false } })()")) == "true" {
-			return
+		// While a navigation swaps the document, DevTools refuses to
+		// evaluate ("Inspected target navigated or closed"): not yet either.
+		out, cdpErr := b.try(t, "Runtime.evaluate", map[string]any{
+			"expression":    "(() => { try { return !!(" + cond + ") } catch (e) { return false } })()",
+			"returnByValue": true})
+		if cdpErr == nil {
+			var r struct {
+				Result struct {
+					Value json.RawMessage `json:"value"`
+				} `json:"result"`
+			}
+			require.NoError(t, json.Unmarshal(out, &r))
+			if string(r.Result.Value) == "true" {
+				return
+			}
 		}
 		<-tick.C
 	}
