@@ -244,7 +244,20 @@ func (b *browser) try(t *testing.T, method string, params any) (json.RawMessage,
 // eval evaluates a JavaScript expression in the page.
 func (b *browser) eval(t *testing.T, expr string) json.RawMessage {
 	t.Helper()
-	out := b.call(t, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	v, cdpErr := b.tryEval(t, expr)
+	require.Nil(t, cdpErr, "Runtime.evaluate failed")
+	return v
+}
+
+// tryEval is eval that returns DevTools' refusal to evaluate (as while a
+// navigation swaps the document) instead of failing the test; an
+// exception thrown by expr still fails it.
+func (b *browser) tryEval(t *testing.T, expr string) (json.RawMessage, *cdpError) {
+	t.Helper()
+	out, cdpErr := b.try(t, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true})
+	if cdpErr != nil {
+		return nil, cdpErr
+	}
 	var r struct {
 		Result struct {
 			Value json.RawMessage `json:"value"`
@@ -253,7 +266,7 @@ func (b *browser) eval(t *testing.T, expr string) json.RawMessage {
 	}
 	require.NoError(t, json.Unmarshal(out, &r))
 	require.Nil(t, r.ExceptionDetails, "evaluating %s", expr)
-	return r.Result.Value
+	return r.Result.Value, nil
 }
 
 func (b *browser) evalInt(t *testing.T, expr string) int {
@@ -274,19 +287,9 @@ func (b *browser) waitJS(t *testing.T, what, cond string) {
 		// Before the page has loaded, its elements are missing: not yet.
 		// While a navigation swaps the document, DevTools refuses to
 		// evaluate ("Inspected target navigated or closed"): not yet either.
-		out, cdpErr := b.try(t, "Runtime.evaluate", map[string]any{
-			"expression":    "(() => { try { return !!(" + cond + ") } catch (e) { return false } })()",
-			"returnByValue": true})
-		if cdpErr == nil {
-			var r struct {
-				Result struct {
-					Value json.RawMessage `json:"value"`
-				} `json:"result"`
-			}
-			require.NoError(t, json.Unmarshal(out, &r))
-			if string(r.Result.Value) == "true" {
-				return
-			}
+		v, cdpErr := b.tryEval(t, "(() => { try { return !!("+cond+") } catch (e) { return false } })()")
+		if cdpErr == nil && string(v) == "true" {
+			return
 		}
 		<-tick.C
 	}
