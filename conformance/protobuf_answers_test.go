@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/internal/testutil"
 	"github.com/zerokube/zerokube/kubeproto"
 )
 
@@ -46,13 +46,13 @@ var protobufScenarios = []scenario{
 		require.NoError(t, err)
 		r := tg.do(t, "POST", p, string(body), "Content-Type", kubeproto.ContentType, "Accept", kubeproto.ContentType)
 		o.add("create: %s", pbDescribe(t, r))
-		got := pbJSON(t, r.raw)
+		got := testutil.ProtoJSON(t, r.raw)
 		o.add("created data=%s binaryData=%s", str(at(got, "data")), str(at(got, "binaryData")))
 		got["data"] = map[string]any{"k": "v2"}
 		body, err = kubeproto.AppendObjectProto(nil, jsonBytes(got))
 		require.NoError(t, err)
 		r = tg.do(t, "PUT", p+"/a", string(body), "Content-Type", kubeproto.ContentType, "Accept", kubeproto.ContentType)
-		o.add("update: %s data=%s", pbDescribe(t, r), str(at(pbJSON(t, r.raw), "data")))
+		o.add("update: %s data=%s", pbDescribe(t, r), str(at(testutil.ProtoJSON(t, r.raw), "data")))
 	}},
 	{name: "protobuf/watch", run: func(t *testing.T, tg *target, o *obs) {
 		ns := tg.namespace(t)
@@ -119,7 +119,7 @@ var protobufScenarios = []scenario{
 		o.add("protobuf or JSON: %d %s", r.code, r.header.Get("Content-Type"))
 		r = tg.do(t, "GET", list+"/w", "", "Accept", kubeproto.ContentType)
 		o.add("protobuf only: %s", pbDescribe(t, r))
-		st := pbJSON(t, r.raw)
+		st := testutil.ProtoJSON(t, r.raw)
 		o.add("message: %s", str(at(st, "message")))
 	}},
 }
@@ -181,7 +181,7 @@ func pbSame(t *testing.T, tg *target, path string) string {
 	js := tg.do(t, "GET", path, "")
 	pb := tg.do(t, "GET", path, "", "Accept", kubeproto.ContentType+", application/json")
 	require.Equal(t, js.code, pb.code, "GET %s: JSON and protobuf answers differ in code", path)
-	return fmt.Sprintf("%s same=%t", pbDescribe(t, pb), sameStructs(js.body, pbJSON(t, pb.raw)))
+	return fmt.Sprintf("%s same=%t", pbDescribe(t, pb), sameStructs(js.body, testutil.ProtoJSON(t, pb.raw)))
 }
 
 // pbDescribe renders a protobuf answer: code, content type, the envelope's
@@ -207,16 +207,6 @@ func remaining(p *int64) string {
 	return fmt.Sprint(*p)
 }
 
-// pbJSON reads an enveloped protobuf object as generic JSON.
-func pbJSON(t *testing.T, b []byte) map[string]any {
-	t.Helper()
-	js, err := kubeproto.AppendObjectJSON(nil, b)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(js, &m))
-	return m
-}
-
 // pbEvent reads one protobuf watch event as a JSON client would see it.
 func pbEvent(t *testing.T, fr *kubeproto.FrameReader) event {
 	t.Helper()
@@ -225,7 +215,7 @@ func pbEvent(t *testing.T, fr *kubeproto.FrameReader) event {
 	require.NoError(t, err)
 	ev, err := kubeproto.DecodeWatchEvent(msg)
 	require.NoError(t, err)
-	return event{Type: ev.Type, Object: pbJSON(t, ev.Object)}
+	return event{Type: ev.Type, Object: testutil.ProtoJSON(t, ev.Object)}
 }
 
 // readUntilBookmark reads the initial events up to the initial-events-end

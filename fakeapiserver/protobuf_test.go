@@ -14,6 +14,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/internal/testutil"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -36,16 +37,6 @@ func raw(t *testing.T, method, url string, hdr map[string]string, body []byte) (
 
 var asProtobuf = map[string]string{"Accept": kubeproto.ContentType + ", application/json"}
 
-// protoAsJSON decodes an enveloped protobuf body into generic JSON.
-func protoAsJSON(t *testing.T, b []byte) map[string]any {
-	t.Helper()
-	js, err := kubeproto.AppendObjectJSON(nil, b)
-	require.NoError(t, err)
-	var m map[string]any
-	require.NoError(t, json.Unmarshal(js, &m))
-	return m
-}
-
 func TestGetsListsAndErrorsAnswerProtobufForBuiltInKinds(t *testing.T) {
 	srv := fakeapiservertest.Start(t)
 	mustCreate(t, srv, podsGVR, pod("a", map[string]string{"app": "x"}))
@@ -67,7 +58,7 @@ func TestGetsListsAndErrorsAnswerProtobufForBuiltInKinds(t *testing.T) {
 			require.Equal(t, kubeproto.ContentType, ct)
 			var want map[string]any
 			require.NoError(t, json.Unmarshal(js, &want))
-			assert.Equal(t, want, protoAsJSON(t, pb))
+			assert.Equal(t, want, testutil.ProtoJSON(t, pb))
 		})
 	}
 }
@@ -100,13 +91,13 @@ func TestProtobufBodiesAreDecodedForBuiltInKinds(t *testing.T) {
 	code, ct, b := raw(t, "POST", srv.URL()+"/api/v1/namespaces/default/configmaps", hdr, body)
 	require.Equal(t, 201, code, string(b))
 	require.Equal(t, kubeproto.ContentType, ct)
-	got := protoAsJSON(t, b)
+	got := testutil.ProtoJSON(t, b)
 	assert.Equal(t, map[string]any{"k": "v"}, got["data"])
 	assert.Equal(t, map[string]any{"b": "AAE="}, got["binaryData"])
 
 	code, _, b = raw(t, "POST", srv.URL()+"/api/v1/namespaces/default/configmaps", hdr, []byte("k8s\x00\x0a\xff"))
 	require.Equal(t, 400, code)
-	assert.Contains(t, protoAsJSON(t, b)["message"], "kubeproto: decode envelope")
+	assert.Contains(t, testutil.ProtoJSON(t, b)["message"], "kubeproto: decode envelope")
 }
 
 // readProtoWatch reads n events of a protobuf watch.
@@ -119,7 +110,7 @@ func readProtoWatch(t *testing.T, body io.Reader, n int) []map[string]any {
 		require.NoError(t, err)
 		ev, err := kubeproto.DecodeWatchEvent(msg)
 		require.NoError(t, err)
-		obj := protoAsJSON(t, ev.Object)
+		obj := testutil.ProtoJSON(t, ev.Object)
 		obj["_type"] = ev.Type
 		evs = append(evs, obj)
 	}
