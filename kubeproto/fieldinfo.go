@@ -20,6 +20,10 @@ const (
 	KindMessage = Kind(kMessage) // wire: bytes holding a message; JSON: per the message
 )
 
+// WireType is the protobuf wire type k's values travel as: 0 (varint),
+// 1 (fixed64) or 2 (length-delimited).
+func (k Kind) WireType() uint8 { return wantWire(uint8(k)) }
+
 // Special names a message whose JSON form is not its protobuf shape; 0 for
 // an ordinary message.
 type Special uint8

@@ -9,15 +9,7 @@ import (
 )
 
 // wireWant is the wire type each schema kind travels as.
-func wireWant(k kind) wireType {
-	switch k {
-	case kString, kBytes, kMessage:
-		return wBytes
-	case kFloat64:
-		return wFixed64
-	}
-	return wVarint
-}
+func wireWant(k kind) wireType { return wireType(k.WireType()) }
 
 // value decodes one wire value (val, as it follows its tag) into loc, which
 // holds a vp.typ (or a *vp.typ when vp.ptr).
