@@ -16,6 +16,7 @@ import (
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // podListJSON builds a PodList page of n realistic pods (about 4 KB each:
@@ -69,7 +70,7 @@ func podListJSON(n int) []byte {
 func BenchmarkListDecode(b *testing.B) {
 	const n = 2000
 	page := podListJSON(n)
-	// The floor walks the page from a reader, as decodeList does, with its
+	// The floor walks the page from a reader, as watchstream.DecodeList does, with its
 	// options (duplicate names allowed); SkipValue goes token by token, so
 	// this is a floor for a streaming decoder, not the cheapest reading of
 	// the bytes (ReadValue or jsontext.Value.IsValid over a whole page).
@@ -80,19 +81,19 @@ func BenchmarkListDecode(b *testing.B) {
 	})
 	b.Run("into=Raw", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, itemDecoding{}, func(*meta.Raw) error { return nil })
+			_, err := watchstream.DecodeList(r, watchstream.Options{}, func(*meta.Raw) error { return nil })
 			return err
 		})
 	})
 	b.Run("into=slim", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, itemDecoding{}, func(*workload.SlimPod) error { return nil })
+			_, err := watchstream.DecodeList(r, watchstream.Options{}, func(*workload.SlimPod) error { return nil })
 			return err
 		})
 	})
 	b.Run("into=slim-skip-managedFields", func(b *testing.B) {
 		benchPage(b, page, n, func(r io.Reader) error {
-			_, err := decodeList(r, itemDecoding{opts: meta.SkipManagedFields()}, func(*workload.SlimPod) error { return nil })
+			_, err := watchstream.DecodeList(r, watchstream.Options{Unmarshal: meta.SkipManagedFields()}, func(*workload.SlimPod) error { return nil })
 			return err
 		})
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 func TestRefPaths(t *testing.T) {
@@ -215,8 +216,8 @@ func TestListAcceptsDuplicateNamesLastOneWinsAsKubeAPIServer(t *testing.T) {
 }
 
 // TestUndecodableItemIsNamed: an item whose JSON does not fit the caller's
-// type fails the page with an *ItemError naming it, its index and the JSON
-// path; with SkipUndecodable it is reported and the others are kept.
+// type fails the page with a *watchstream.DecodeError (Undecodable) naming
+// it, its index and the JSON path; with SkipUndecodable it is reported and the others are kept.
 func TestUndecodableItemIsNamed(t *testing.T) {
 	body := `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[` +
 		`{"metadata":{"name":"a","namespace":"ns"},"spec":{"port":1}},` +
@@ -234,21 +235,23 @@ func TestUndecodableItemIsNamed(t *testing.T) {
 	var names []string
 	each := func(p *ported) error { names = append(names, p.Name); return nil }
 	_, err := apiclient.List[ported](context.Background(), c, podsRef, apiclient.ListOptions{}, each)
-	var ie *apiclient.ItemError
-	require.ErrorAs(t, err, &ie)
-	require.Equal(t, apiclient.ItemError{Namespace: "ns", Name: "b", Item: 1, Path: "/spec/port", Err: ie.Err}, *ie)
-	require.Contains(t, err.Error(), "item 1 ns/b does not decode at /spec/port")
+	var de *watchstream.DecodeError
+	require.ErrorAs(t, err, &de)
+	require.Equal(t, watchstream.DecodeError{Body: watchstream.BodyList, Problem: watchstream.Undecodable,
+		Object: "ns/b", Item: 1, Offset: de.Offset, Path: "/spec/port", Err: de.Err}, *de)
+	require.Contains(t, err.Error(), "list item 1 at byte ")
+	require.Contains(t, err.Error(), "(object ns/b) at /spec/port: does not fit the type")
 
 	names = nil
-	var skipped []apiclient.ItemError
+	var skipped []watchstream.DecodeError
 	lm, err := apiclient.List[ported](context.Background(), c, podsRef, apiclient.ListOptions{
-		SkipUndecodable: func(e *apiclient.ItemError) { skipped = append(skipped, *e) }}, each)
+		SkipUndecodable: func(e *watchstream.DecodeError) { skipped = append(skipped, *e) }}, each)
 	require.NoError(t, err)
 	require.Equal(t, "9", lm.ResourceVersion)
 	require.Equal(t, []string{"a", "d"}, names)
 	require.Len(t, skipped, 2)
-	require.Equal(t, "b", skipped[0].Name)
+	require.Equal(t, "ns/b", skipped[0].Object)
 	require.Equal(t, "/spec/port", skipped[0].Path)
-	require.Equal(t, "c", skipped[1].Name, "named even when metadata comes after the failing field")
+	require.Equal(t, "ns/c", skipped[1].Object, "named even when metadata comes after the failing field")
 	require.Equal(t, 2, skipped[1].Item)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // pbPod is the protobuf of a small pod, made by kubeproto's transcoder.
@@ -114,17 +115,17 @@ func TestAProtobufItemThatDoesNotFitIsSkippedAndNamed(t *testing.T) {
 	require.NoError(t, err)
 	body := pbPodList(kubeproto.ListMeta{ResourceVersion: "1"}, bad, pbPod(t, "ok", "6", "Running"))
 	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) { protobufReply(w, 200, body) })
-	var skipped []*apiclient.ItemError
+	var skipped []*watchstream.DecodeError
 	var kept []string
 	_, err = apiclient.List[smallObj](context.Background(), c, podsRef, apiclient.ListOptions{
 		Protobuf:        protodec.New(protodec.Options{}),
-		SkipUndecodable: func(e *apiclient.ItemError) { skipped = append(skipped, e) },
+		SkipUndecodable: func(e *watchstream.DecodeError) { skipped = append(skipped, e) },
 	}, func(o *smallObj) error { kept = append(kept, o.Metadata.Name); return nil })
 	require.NoError(t, err)
 	require.Equal(t, []string{"ok"}, kept)
 	require.Len(t, skipped, 1)
 	require.Equal(t, 0, skipped[0].Item)
-	require.Equal(t, "default/bad", skipped[0].Namespace+"/"+skipped[0].Name)
+	require.Equal(t, "default/bad", skipped[0].Object)
 	require.Equal(t, "/metadata/generation", skipped[0].Path)
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // These tests play a server that is broken or hostile. Each must end in a
@@ -342,7 +343,7 @@ func TestOversizedObjectsAreRefusedWithBoundedMemory(t *testing.T) {
 					func(*pod) error { items++; return nil })
 			}
 			runtime.ReadMemStats(&after)
-			require.ErrorIs(t, err, apiclient.ErrObjectTooLarge)
+			require.ErrorIs(t, err, watchstream.ErrTooLarge)
 			require.Equal(t, tc.items, items, "the objects before the big one are delivered")
 			require.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8*apiclient.MaxObjectSize),
 				"the client allocates a few times the cap (buffers double), not the endless object")

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // DeleteOptions are the body of a DELETE. The zero value deletes with the
@@ -109,8 +110,8 @@ func call[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, r request)
 }
 
 func decodeObject[T any, P meta.PtrObject[T]](resp *http.Response, r request) (P, error) {
-	p := P(new(T))
-	if err := json.UnmarshalRead(&budgetReader{r: resp.Body, left: MaxObjectSize}, p); err != nil {
+	p, err := watchstream.DecodeObject[T, P](resp.Body, watchstream.Options{})
+	if err != nil {
 		return nil, fmt.Errorf("apiclient: %s %s: decoding the reply: %w", r.method, r.path, err)
 	}
 	return p, nil

@@ -55,7 +55,7 @@ func TestWebsocketWatchAgainstAHostileServer(t *testing.T) {
 					return
 				}
 			}
-		}, 1, watchstream.ErrEventTooLarge, ""},
+		}, 1, watchstream.ErrTooLarge, ""},
 		"two events in one message": {func(c *websocket.Conn) {
 			_ = c.WriteMessage(websocket.TextMessage, []byte(okEvent+okEvent))
 		}, 0, nil, "more than one event"},

@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -268,12 +270,14 @@ func TestTraceOpNamesAreStableAndRoundTrip(t *testing.T) {
 }
 
 // TestObjectsOfAnotherAPIVersionAreDropped, on both wires: an object whose
-// envelope names another apiVersion is skipped (StageSkipped), never
-// cached, its resourceVersion is not adopted, and the watch goes on. Over
-// protobuf (the default for configmaps) the fake encodes the injected
-// object as a ConfigMap message under the envelope's own apiVersion, whose
-// kind kubeproto's table lacks: watchstream hands it over by its metadata
-// with that apiVersion and kind, and the reflector drops it as over JSON.
+// envelope names another apiVersion is never cached and its
+// resourceVersion is not adopted. Over JSON it is skipped (StageSkipped)
+// and the watch goes on. Over protobuf (the default for configmaps) the
+// fake encodes it as a ConfigMap message under the envelope's own
+// apiVersion, whose kind kubeproto's table lacks: the watch fails with
+// kubeproto.ErrUnknownKind (decoding it by its metadata alone could cache
+// an object with its spec silently empty) and the informer asks for JSON
+// from then on (wire.go, rule 3).
 func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
 	for _, wire := range []string{"json", "protobuf"} {
 		t.Run(wire, func(t *testing.T) {
@@ -283,7 +287,10 @@ func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
 			opts := fastOpts()
 			opts.Transport.JSON = wire == "json"
 			opts.Trace = func(ev informer.TraceEvent) {
-				if ev.Stage == informer.StageSkipped && ev.Key == "default/alien" {
+				if ev.Stage == informer.StageSkipped && ev.Key == "default/alien" && wire == "json" {
+					dropped.Store(true)
+				}
+				if ev.Stage == informer.StageWatchEnded && errors.Is(ev.Err, kubeproto.ErrUnknownKind) && wire == "protobuf" {
 					dropped.Store(true)
 				}
 			}

@@ -6,12 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -28,7 +24,7 @@ const (
 	FailureRepeatedGone                              // 410 again and again: history compacts faster than we list
 	FailureUnreachable                               // no HTTP answer: DNS, refused, TLS, reset
 	FailureServer                                    // 429 or 5xx, or anything else the server said
-	FailureOther                                     // a client-side problem (bad JSON, missing resourceVersion)
+	FailureOther                                     // the server's answers do not add up (no resourceVersion, a looping continue token, a watch closed at once)
 	// FailureUndecodable: an object the server holds is valid JSON that
 	// does not fit the informer's type (a field declared int32 where the
 	// server sends a string, say); the error names it. The LIST fails on
@@ -41,6 +37,16 @@ const (
 	// rejected. Fix the request (Options.Selectors): retrying sends it
 	// again unchanged.
 	FailureBadRequest
+	// FailureMalformed: a reply body that is not a list or a watch stream
+	// at all (bad JSON or protobuf, a missing envelope, an unknown event
+	// type, an object over the size limit, a protobuf kind the schema
+	// table lacks): the server answered, with something this client cannot
+	// read. The error names the event or item and the byte.
+	FailureMalformed
+	// FailureTruncated: a reply body that ended inside an item, an event
+	// or a frame: the server answered and the connection was cut (or a
+	// proxy gave up) before the body was whole.
+	FailureTruncated
 )
 
 var failureNames = [...]string{
@@ -49,6 +55,7 @@ var failureNames = [...]string{
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
 	FailureUndecodable:   "object does not fit the type",
 	FailureMisconfigured: "client misconfigured", FailureBadRequest: "bad request",
+	FailureMalformed: "malformed reply", FailureTruncated: "reply cut short",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -106,7 +113,9 @@ func isGone(err error) bool { return meta.IsGone(err) || meta.Code(err) == 410 }
 const goneLimit = 3
 
 // classify maps a list or watch error to a FailureReason. goneStreak counts
-// the 410s in a row including this one.
+// the 410s in a row including this one. A reply body that could not be
+// read is classified by its watchstream.Problem, whichever wire and verb
+// it came by, so the same fault gets the same reason everywhere.
 func classify(err error, goneStreak int) FailureReason {
 	var se *meta.StatusError
 	switch {
@@ -129,23 +138,20 @@ func classify(err error, goneStreak int) FailureReason {
 	case errors.Is(err, context.DeadlineExceeded):
 		return FailureUnreachable
 	}
-	if isUndecodable(err) {
+	switch watchstream.ProblemOf(err) {
+	case watchstream.Undecodable:
 		return FailureUndecodable
-	}
-	if isDecodeError(err) {
-		return FailureOther
+	case watchstream.Truncated:
+		return FailureTruncated
+	case watchstream.Malformed, watchstream.UnknownKind, watchstream.TooLarge:
+		return FailureMalformed
 	}
 	return FailureUnreachable
 }
 
-// isUndecodable reports an object that is valid JSON (or protobuf) but
-// does not fit the type: a list item (apiclient.ItemError) or a watch
-// event's object.
-func isUndecodable(err error) bool {
-	var ie *apiclient.ItemError
-	var sem *json.SemanticError
-	return errors.As(err, &ie) || errors.As(err, &sem) || protodec.IsContentError(err)
-}
+// isUndecodable reports an object that is well-formed but does not fit
+// the type: a list item or a watch event's object.
+func isUndecodable(err error) bool { return watchstream.ProblemOf(err) == watchstream.Undecodable }
 
 var (
 	errMissingRV  = errors.New("informer: the server's reply carried no resourceVersion")
@@ -160,16 +166,8 @@ var (
 	errStreamingRejected = errors.New("informer: the server rejected the streaming list; using LIST")
 )
 
-// isDecodeError reports a reply the server sent whole but that could not be
-// read: bad JSON, an object that does not fit the caller's type, or one over
-// the size limits. Retrying may not help, and calling it "unreachable" would
-// send the operator to check the network instead of the data.
-func isDecodeError(err error) bool {
-	var (
-		de  *watchstream.DecodeError
-		sem *json.SemanticError
-		syn *jsontext.SyntacticError
-	)
-	return errors.As(err, &de) || errors.As(err, &sem) || errors.As(err, &syn) ||
-		errors.Is(err, apiclient.ErrObjectTooLarge) || errors.Is(err, watchstream.ErrEventTooLarge)
-}
+// isDecodeError reports a reply the server sent that could not be read
+// whole into objects (any watchstream.Problem). Retrying may not help, and
+// calling it "unreachable" would send the operator to check the network
+// instead of the data.
+func isDecodeError(err error) bool { return watchstream.ProblemOf(err) != 0 }

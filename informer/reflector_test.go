@@ -209,7 +209,7 @@ func TestBookmarkAloneAdvancesTheRV(t *testing.T) {
 func TestWatchEndTransitions(t *testing.T) {
 	tooLarge := statusErr(504, meta.ReasonTimeout)
 	tooLarge.Status.Details = &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}
-	undecodable := &watchstream.DecodeError{Event: 2, Offset: 40, Err: errors.New("cannot unmarshal string into int32")}
+	undecodable := &watchstream.DecodeError{Problem: watchstream.Undecodable, Event: 2, Offset: 40, Err: errors.New("cannot unmarshal string into int32")}
 	for _, tc := range []struct {
 		name   string
 		events []Event[*pod]
@@ -231,7 +231,7 @@ func TestWatchEndTransitions(t *testing.T) {
 		{"a broken stream rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a stream cut mid-event rewatches: the transport failed, not the event", []Event[*pod]{ev(meta.Added, "a", "11")},
-			&watchstream.DecodeError{Event: 2, Err: fmt.Errorf("truncated event: %w", io.ErrUnexpectedEOF)}, false,
+			&watchstream.DecodeError{Problem: watchstream.Truncated, Event: 2, Err: io.ErrUnexpectedEOF}, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a very short empty watch relists, as client-go does", nil, nil, true,
 			listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, errShortWatch},
@@ -612,7 +612,7 @@ func TestManagedFieldsAreDroppedUnlessKept(t *testing.T) {
 func TestStreamingListFallsBackToListOnAnUndecodableObject(t *testing.T) {
 	var v struct{ A int }
 	semantic := json.Unmarshal([]byte(`{"A":"x"}`), &v)
-	bad := &watchstream.DecodeError{Event: 2, Object: "ns/b", Path: "/object/A", Err: semantic}
+	bad := &watchstream.DecodeError{Problem: watchstream.Undecodable, Event: 2, Object: "ns/b", Path: "/object/A", Err: semantic}
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, bad)
 	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})

@@ -1,9 +1,6 @@
 package informer
 
-import (
-	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/meta"
-)
+import "github.com/zerokube/zerokube/watchstream"
 
 // UndecodableObject is an object the server holds that does not fit the
 // informer's type (in JSON or protobuf), skipped under
@@ -20,10 +17,10 @@ type UndecodableObject struct {
 	Err error
 }
 
-// fromItemError turns apiclient's report of a skipped list item into an
+// fromDecodeError turns the report of a skipped list item into an
 // UndecodableObject.
-func fromItemError(e *apiclient.ItemError) UndecodableObject {
-	return UndecodableObject{Key: meta.JoinKey(e.Namespace, e.Name), Item: e.Item, Path: e.Path, Err: e.Err}
+func fromDecodeError(e *watchstream.DecodeError) UndecodableObject {
+	return UndecodableObject{Key: e.Object, Item: e.Item, Path: e.Path, Err: e.Err}
 }
 
 // skipUndecodable reports one object a list skipped: log, metric, trace,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // watchTimeout is a random timeoutSeconds in [min, 2·min), so a fleet of
@@ -136,7 +137,7 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	}
 	var se *meta.StatusError
 	switch {
-	case isDecodeError(err) && !errors.Is(err, io.ErrUnexpectedEOF):
+	case isDecodeError(err) && watchstream.ProblemOf(err) != watchstream.Truncated:
 		// A stream cut mid-event is the transport failing, not an event
 		// that cannot decode: the re-watch below gets the event whole (as
 		// client-go's StreamWatcher ends quietly on an unexpected EOF).

@@ -11,6 +11,7 @@ import (
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/snapshot"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // NewForResource returns an informer for ref over c, narrowed by
@@ -125,9 +126,9 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 }
 
 func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
-	var skip func(*apiclient.ItemError)
+	var skip func(*watchstream.DecodeError)
 	if o.SkipUndecodable != nil {
-		skip = func(e *apiclient.ItemError) { o.SkipUndecodable(fromItemError(e)) }
+		skip = func(e *watchstream.DecodeError) { o.SkipUndecodable(fromDecodeError(e)) }
 	}
 	lm, err := apiclient.List[T, P](ctx, lw.c, lw.ref, apiclient.ListOptions{
 		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,8 +83,9 @@ func TestAProtobufReplyOfAKindTheTableLacksTurnsTheResourceToJSON(t *testing.T) 
 	require.Equal(t, []string{apiclient.AcceptProtobuf, "application/json"}, log.accepts)
 }
 
-// An object of another apiVersion in a protobuf watch is dropped and
-// reported, as the JSON path drops it; the watch goes on.
+// An object of another apiVersion in a protobuf watch (a kind the table
+// lacks) fails the watch with kubeproto.ErrUnknownKind; the informer then
+// asks for JSON (rule 3), where the object is dropped and reported.
 func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
 	m, _ := kubeproto.MessageFor("v1", "Pod")
 	obj := func(apiVersion, name, rv string) []byte {
@@ -93,6 +95,10 @@ func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
 		return kubeproto.AppendFrame(nil, kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ADDED", Object: env}))
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) {
+			serveJSON(w, r)
+			return
+		}
 		if r.URL.Query().Get("watch") == "" {
 			w.Header().Set("Content-Type", kubeproto.ContentType)
 			_, _ = w.Write(kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v1", Kind: "PodList",
@@ -135,4 +141,21 @@ func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
 	}
 	_, ok := inf.Lister().Get("ns", "odd")
 	require.False(t, ok)
+}
+
+// serveJSON answers TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped's
+// requests that ask for JSON: an empty list, then a watch with the object
+// of apiVersion v2 and a good one.
+func serveJSON(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	if r.URL.Query().Get("watch") == "" {
+		_, _ = w.Write([]byte(`{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"5"},"items":[]}`))
+		return
+	}
+	for _, o := range []string{`"apiVersion":"v2","kind":"Pod","metadata":{"name":"odd","namespace":"ns","resourceVersion":"6"}`,
+		`"apiVersion":"v1","kind":"Pod","metadata":{"name":"good","namespace":"ns","resourceVersion":"7"}`} {
+		_, _ = w.Write([]byte(`{"type":"ADDED","object":{` + o + `}}` + "\n"))
+	}
+	w.(http.Flusher).Flush()
+	<-r.Context().Done()
 }

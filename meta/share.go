@@ -156,7 +156,7 @@ func (s *Sharer) ShareMap(key []byte, src MapSource) (map[string]string, error) 
 // mapError returns the error the default decoder reports for v, the map
 // just read from dec, with its position made whole ("within
 // /items/1/data/v"): a Sharer fails as the default decoder would, and
-// callers that report where an object went wrong (apiclient.ItemError)
+// callers that report where an object went wrong (watchstream.DecodeError)
 // keep working. err is returned if the default decoder finds no fault.
 func mapError(dec *jsontext.Decoder, v jsontext.Value, err error) error {
 	var m map[string]string

@@ -150,7 +150,7 @@ func TestChunkedBadInput(t *testing.T) {
 		wantAt    int64  // DecodeError.Offset
 		wantMsg   string // part of the error text
 	}{
-		{"truncated", okEvent + `{"type":"ADDED","object":{"metadata":{"na`, 0, 1, 2, int64(len(okEvent)), "truncated event"},
+		{"truncated", okEvent + `{"type":"ADDED","object":{"metadata":{"na`, 0, 1, 2, int64(len(okEvent)), "truncated: "},
 		{"cut inside the object", okEvent + `{"type":"ADDED","object":{"metadata":{"na`, 0, 1, 2, int64(len(okEvent)), "the stream ended inside the object of an event (ADDED)"},
 		{"garbage between events", okEvent + "xyz" + okEvent, 0, 1, 2, int64(len(okEvent)), "invalid character 'x'"},
 		{"unknown type", okEvent + `{"type":"RENAMED","object":{}}`, 0, 1, 2, int64(len(okEvent)), `unknown event type "RENAMED"`},
@@ -180,7 +180,7 @@ func TestChunkedBadInput(t *testing.T) {
 				require.GreaterOrEqual(t, de.Offset, tc.wantAt, "%s: %v", how, err)
 				require.ErrorContains(t, err, tc.wantMsg, how)
 				if tc.maxSize > 0 {
-					require.ErrorIs(t, err, watchstream.ErrEventTooLarge)
+					require.ErrorIs(t, err, watchstream.ErrTooLarge)
 				}
 				_, again := s.Next()
 				require.Equal(t, err, again, "the error is sticky")

@@ -1,14 +1,24 @@
-// Package watchstream turns the bytes of a Kubernetes watch into typed
-// events, and writes events in the same framing for servers.
+// Package watchstream reads every reply body the informer reads: LIST
+// pages item by item and WATCH events (chunked HTTP and websocket, plain
+// or gzipped), JSON and protobuf, and writes events in the same framing
+// for servers.
 //
 // It sits between the connection and the reflector:
 //
-//	apiclient ──body / websocket──▶ watchstream ──Event[P]──▶ informer.Reflector
+//	apiclient ──body / websocket──▶ watchstream ──items, Event[P]──▶ informer.Reflector
 //
-// apiclient opens the connection; this package only frames and decodes. It
-// never retries or relists: what to do after an error is the informer's
-// policy, and every error says enough to choose.
+// apiclient sends requests and hands over bodies; this package only frames
+// and decodes. It never retries or relists: what to do after an error is
+// the informer's policy, and every error says enough to choose. It is the
+// one room for reply bodies so that the same fault reads the same on every
+// wire and verb: one error type, [*DecodeError], whose [Problem] (Malformed,
+// Truncated, Undecodable, UnknownKind, TooLarge) the reflector classifies
+// by ([ProblemOf]) without naming a decoder. A failure of the transport
+// itself (a reset, a cancelled request) is not a DecodeError: the server's
+// bytes were not at fault.
 //
+// [DecodeList] reads one LIST page, calling back with each item as it is
+// decoded, so a page is never held whole; [DecodeObject] reads one object.
 // Two framings are read. [New] reads the chunked HTTP body: a sequence of
 // `{"type":…,"object":…}` values separated by newlines, with no relation
 // between HTTP chunks and events, optionally gzipped one member per flush.
@@ -36,9 +46,12 @@
 //     delivered object.
 //  2. Every way a stream ends is one of: io.EOF (clean end, a websocket
 //     normal closure, or Stop); a wrapped *meta.StatusError (an ERROR event);
-//     a *DecodeError naming the event number and byte offset (bad input);
-//     ErrIdleTimeout; the context's cause. No event is dropped silently, and
-//     after the first error every Next returns it again.
+//     a *DecodeError naming the event number, byte offset and Problem (bad
+//     input); the transport's own error; ErrIdleTimeout; the context's
+//     cause. No event is dropped silently, and after the first error every
+//     Next returns it again. A protobuf object of a kind kubeproto's table
+//     lacks ends the stream (UnknownKind): never decoded by its metadata
+//     alone, which would hand over an object with its spec silently empty.
 //  3. No event makes the decoder hold much more than Options.MaxEventSize
 //     bytes: the reader under the JSON decoder refuses to go further.
 //  4. Stop and context cancellation close the connection, which unblocks a

@@ -3,48 +3,175 @@ package watchstream
 import (
 	"errors"
 	"fmt"
+	"io"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/kubeproto"
+	"github.com/zerokube/zerokube/protodec"
 )
 
-// ErrEventTooLarge is wrapped by the *DecodeError of an event larger than
-// Options.MaxEventSize.
-var ErrEventTooLarge = errors.New("watchstream: event too large")
+// ErrTooLarge is wrapped by the *DecodeError of an event, a list item or an
+// object larger than Options.MaxEventSize.
+var ErrTooLarge = errors.New("watchstream: larger than the size limit")
 
 // ErrIdleTimeout is wrapped by the error that ends a stream on which no byte
 // arrived for Options.IdleTimeout.
 var ErrIdleTimeout = errors.New("watchstream: idle timeout")
 
-// DecodeError reports input that is not a valid watch stream: truncated or
-// malformed JSON, an unknown event type, an object that does not decode into
-// the caller's type, an event over the size limit, an abnormal websocket
-// close. It ends the stream.
+// Problem says what is wrong with a reply body: the closed set of ways
+// bytes from the server can fail to become objects, the same for both
+// wires (JSON, protobuf) and every verb.
+type Problem uint8
+
+const (
+	// Malformed: the bytes are not JSON or protobuf, or not the shape of
+	// a list, an event or an object (a missing envelope, an unknown event
+	// type, an ERROR event whose object is not a Status, trailing data).
+	Malformed Problem = iota + 1
+	// Truncated: the body ended inside a value or a frame. Usually the
+	// connection was cut; the server did answer.
+	Truncated
+	// Undecodable: a well-formed object that does not fit the caller's
+	// type (a string where the type declares an int32). The error names
+	// the object and the JSON pointer of the value, on both wires.
+	Undecodable
+	// UnknownKind: a protobuf object of a kind kubeproto's table lacks (a
+	// server newer than the table). Asking for JSON decodes it.
+	UnknownKind
+	// TooLarge: an event, item or object over Options.MaxEventSize.
+	TooLarge
+)
+
+var problemNames = [...]string{Malformed: "malformed", Truncated: "truncated",
+	Undecodable: "does not fit the type", UnknownKind: "unknown kind", TooLarge: "too large"}
+
+func (p Problem) String() string {
+	if int(p) < len(problemNames) && problemNames[p] != "" {
+		return problemNames[p]
+	}
+	return fmt.Sprintf("Problem(%d)", uint8(p))
+}
+
+// Body names which kind of reply a DecodeError is about.
+type Body uint8
+
+const (
+	BodyWatch  Body = iota // a watch or streaming list: events
+	BodyList               // a LIST page: items
+	BodyObject             // one object (a GET or a write's reply)
+)
+
+// DecodeError reports a reply body that could not be read into objects:
+// the one error type of this package, for LIST pages, watch events and
+// single objects, on both wires. Problem says what went wrong; the other
+// fields say where. It ends the stream or fails the page, except an
+// Undecodable list item under Options.SkipUndecodable, which is reported
+// and stepped over.
 type DecodeError struct {
-	// Event is the 1-based number of the event being decoded.
+	Body    Body
+	Problem Problem
+	// Event is the 1-based number of the event being decoded (watches).
 	Event int64
-	// Offset is the byte offset of the problem: in the (gunzipped) body for
-	// chunked streams, within the message for websockets.
+	// Item is the 0-based index of the item in its page (lists); -1 when
+	// the failure is outside the items.
+	Item int
+	// Offset is the byte offset of the problem: in the (gunzipped) body,
+	// within the message for websockets.
 	Offset int64
-	// Object is "namespace/name" of an event's object that is valid JSON
-	// but does not fit the caller's type, as far as its metadata decoded
-	// before the failure (kube-apiserver writes metadata first); "" for
-	// other problems or when not known.
+	// Object is "namespace/name" of an object that is well-formed but
+	// does not fit the caller's type, as far as its metadata decoded
+	// (kube-apiserver writes metadata first); "" when not known.
 	Object string
-	// Path is the JSON pointer of the value that did not fit, such as
-	// "/object/spec/ports/0/port"; "" when not known.
+	// Path is the JSON pointer of the value that did not fit, within the
+	// event ("/object/spec/ports/0/port") or the list item
+	// ("/spec/ports/0/port"), the same over protobuf as over JSON; ""
+	// when not known.
 	Path string
 	// Err says what is wrong.
 	Err error
 }
 
 func (e *DecodeError) Error() string {
-	what := ""
+	where := ""
+	switch e.Body {
+	case BodyWatch:
+		where = fmt.Sprintf("event %d at byte %d", e.Event, e.Offset)
+	case BodyList:
+		where = fmt.Sprintf("list at byte %d", e.Offset)
+		if e.Item >= 0 {
+			where = fmt.Sprintf("list item %d at byte %d", e.Item, e.Offset)
+		}
+	default:
+		where = fmt.Sprintf("object at byte %d", e.Offset)
+	}
 	if e.Object != "" {
-		what = " (object " + e.Object + ")"
+		where += " (object " + e.Object + ")"
 	}
 	if e.Path != "" {
-		what += " at " + e.Path
+		where += " at " + e.Path
 	}
-	return fmt.Sprintf("watchstream: event %d at byte %d%s: %v", e.Event, e.Offset, what, e.Err)
+	return fmt.Sprintf("watchstream: %s: %s: %v", where, e.Problem, e.Err)
 }
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// ProblemOf returns the Problem of the *DecodeError in err's chain, and 0
+// when there is none: callers classify failures by it instead of naming
+// the decoders underneath.
+func ProblemOf(err error) Problem {
+	var de *DecodeError
+	if errors.As(err, &de) {
+		return de.Problem
+	}
+	return 0
+}
+
+// newDecodeError builds the *DecodeError of a failure at offset, taking
+// the offset and the path from a JSON error when it has them, and the
+// Problem from the error's chain.
+func newDecodeError(body Body, offset int64, item int, err error) *DecodeError {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		offset = se.ByteOffset
+	}
+	de := &DecodeError{Body: body, Problem: problemOf(err), Item: item, Offset: offset, Err: err}
+	var oe *objectError
+	if errors.As(err, &oe) {
+		de.Object, de.Path = oe.key, oe.path
+	}
+	var sem *json.SemanticError
+	if de.Path == "" && de.Problem == Undecodable && errors.As(err, &sem) {
+		de.Path = string(sem.JSONPointer)
+	}
+	return de
+}
+
+// problemOf is the one place a decoder's error becomes a Problem. Order
+// matters: a JSON semantic error can wrap an unexpected end of input, which
+// is the body's end, not the type's fault.
+func problemOf(err error) Problem {
+	var sem *json.SemanticError
+	var syn *jsontext.SyntacticError
+	switch {
+	case errors.Is(err, ErrTooLarge), errors.Is(err, kubeproto.ErrTooLarge):
+		return TooLarge
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errCut):
+		return Truncated
+	case errors.Is(err, kubeproto.ErrUnknownKind):
+		return UnknownKind
+	case errors.As(err, &syn):
+		return Malformed
+	case protodec.IsContentError(err), errors.As(err, &sem):
+		return Undecodable
+	}
+	return Malformed
+}
+
+// errCut is wrapped when a websocket closed abnormally mid-watch: the
+// transport ending the body, like a chunked body cut short.
+var errCut = errors.New("the stream was cut")
 
 // objectError carries the name of an object that did not decode, and for
 // protobuf the path of its value, to the DecodeError built around it.
@@ -56,5 +183,3 @@ type objectError struct {
 
 func (e *objectError) Error() string { return e.err.Error() }
 func (e *objectError) Unwrap() error { return e.err }
-
-func (e *DecodeError) Unwrap() error { return e.Err }

@@ -16,11 +16,12 @@ import (
 // one object plus a few dozen bytes of envelope.
 const DefaultMaxEventSize = 16 << 20
 
-// Options configures a Stream. The zero value means: 16 MiB events, no idle
+// Options configures a Stream, or how DecodeList and DecodeObject read a
+// body. The zero value means: 16 MiB events, no idle
 // timeout, no compression, no metrics, the real clock.
 type Options struct {
 	// MaxEventSize caps the bytes of one event (after gunzip). A larger event
-	// ends the stream with a *DecodeError wrapping ErrEventTooLarge; the
+	// ends the stream with a *DecodeError wrapping ErrTooLarge; the
 	// decoder never buffers much more than this. 0 means DefaultMaxEventSize.
 	MaxEventSize int
 	// IdleTimeout ends the stream with ErrIdleTimeout when a read waits
@@ -51,6 +52,14 @@ type Options struct {
 	// Unmarshal holds extra options for decoding each object, such as
 	// meta.SkipManagedFields(); nil means none.
 	Unmarshal json.Options
+	// SkipUndecodable, read by DecodeList only, is called with the
+	// *DecodeError (Problem Undecodable) of each list item that is
+	// well-formed but does not fit the caller's type, and the item is
+	// skipped instead of failing the page. nil: such an item fails the
+	// page. A Stream cannot step over such an event: the events after it
+	// would be applied out of context, so it ends the stream whatever
+	// this says (the informer then lists, which skips it).
+	SkipUndecodable func(*DecodeError)
 }
 
 func (o Options) clock() Clock {

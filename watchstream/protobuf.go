@@ -18,9 +18,6 @@ import (
 // watch handler writes each event to the websocket as it writes it to the
 // framer of a chunked body).
 
-// partialObjectMetadata is metav1.PartialObjectMetadata {1 metadata}.
-var partialObjectMetadata, _ = kubeproto.MessageByName("k8s.io.apimachinery.pkg.apis.meta.v1.PartialObjectMetadata")
-
 // errNoProtobufDecoder reports protobuf events on a stream that was given
 // no decoder for them.
 var errNoProtobufDecoder = errors.New("protobuf events, but Options.Protobuf is nil")
@@ -43,7 +40,7 @@ func (s *Stream[T, P]) nextFrame() (Event[P], error) {
 	}
 	if err != nil {
 		if errors.Is(err, kubeproto.ErrTooLarge) {
-			err = fmt.Errorf("%w: %w", err, ErrEventTooLarge)
+			err = fmt.Errorf("%w: %w", err, ErrTooLarge)
 		}
 		return Event[P]{}, s.wrap(start, err)
 	}
@@ -78,15 +75,11 @@ func (s *Stream[T, P]) decodeProtoEvent(b []byte) (Event[P], error) {
 	}
 	m, ok := kubeproto.MessageFor(env.APIVersion, env.Kind)
 	if !ok {
-		if typ == meta.Error || !partialObjectMetadata.Valid() {
-			return Event[P]{}, fmt.Errorf("%s event's object is %s %s: %w", typ, env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
-		}
-		// An object of a kind the table lacks (of another apiVersion than
-		// the watch's, say) is decoded by its metadata alone, field 1 of
-		// every Kubernetes object, with its apiVersion and kind: the
-		// reflector then drops it by them, as it drops such an object
-		// from a JSON watch, instead of the stream ending.
-		m = partialObjectMetadata
+		// Decoding by metadata alone would hand the caller an object with
+		// its spec and status silently empty, which the informer would
+		// cache as if whole. client-go's protobuf serializer fails on an
+		// unregistered kind too; asking for JSON decodes it.
+		return Event[P]{}, fmt.Errorf("%s event's object is %s %s: %w", typ, env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
 	}
 	switch typ {
 	case meta.Error:

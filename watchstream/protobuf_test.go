@@ -102,7 +102,7 @@ func TestBrokenProtobufFramesNameTheEventAndTheByte(t *testing.T) {
 		want string
 	}{
 		{"cut inside the second frame", append(ok, ok[:len(ok)-3]...), "event 2 at byte " + fmt.Sprint(len(ok))},
-		{"a frame over the size limit", append(ok, 0x7f, 0xff, 0xff, 0xff), "event too large"},
+		{"a frame over the size limit", append(ok, 0x7f, 0xff, 0xff, 0xff), "too large"},
 		{"an unknown event type", pbStream(pbEvent(t, "RENAMED", "v1", "Pod", `{}`)), `unknown event type "RENAMED"`},
 		{"an ERROR of a kind the table lacks", pbStream(kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ERROR",
 			Object: kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "x.io/v1", Kind: "Widget"})})), "not in the protobuf table"},
@@ -134,21 +134,27 @@ func TestWebsocketBinaryMessagesAreProtobufEvents(t *testing.T) {
 	require.Equal(t, got{meta.Modified, "a", "2", "", false}, summarize(evs[1]))
 }
 
-// An object of another apiVersion (a kind the table lacks) still comes
-// through, by its metadata, with its apiVersion and kind: the reflector
-// drops it by them, as it drops one from a JSON watch.
-func TestAProtobufObjectOfAnUnknownKindComesWithItsMetadataAndTypeOnly(t *testing.T) {
+// TestAProtobufObjectOfAnUnknownKindEndsTheStream: a kind the table lacks
+// (a server newer than kubeproto's table) fails the watch with UnknownKind,
+// as client-go's serializer fails on an unregistered kind. Decoding it by
+// its metadata alone would hand over an object whose spec and status are
+// silently empty, which an informer whose kind it is would cache (the bug
+// of issue 30: a Widget in v1 cached with only its metadata).
+func TestAProtobufObjectOfAnUnknownKindEndsTheStream(t *testing.T) {
 	m, _ := kubeproto.MessageFor("v1", "Pod")
 	raw, err := kubeproto.AppendProto(nil, m, []byte(`{"metadata":{"name":"odd","namespace":"ns","resourceVersion":"7"},"status":{"phase":"Running"}}`))
 	require.NoError(t, err)
-	obj := kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v2", Kind: "Pod", Raw: raw})
-	body := pbStream(kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ADDED", Object: obj}), pbPodEvent(t, "ADDED", "a", "8"))
-	evs, err := drain(watchstream.New[testPod](context.Background(), io.NopCloser(bytes.NewReader(body)), pbOptions()))
-	require.ErrorIs(t, err, io.EOF, "the stream goes on")
-	require.Len(t, evs, 2)
-	require.Equal(t, meta.TypeMeta{Kind: "Pod", APIVersion: "v2"}, evs[0].Object.TypeMeta)
-	require.Equal(t, got{meta.Added, "odd", "7", "", false}, summarize(evs[0]), "metadata only")
-	require.Equal(t, "a", evs[1].Object.Name)
+	for _, apiVersion := range []string{"v1", "v2"} { // a new kind in a known group/version, and in an unknown one
+		obj := kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: apiVersion, Kind: "Widget", Raw: raw})
+		body := pbStream(pbPodEvent(t, "ADDED", "a", "6"), kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ADDED", Object: obj}))
+		evs, err := drain(watchstream.New[testPod](context.Background(), io.NopCloser(bytes.NewReader(body)), pbOptions()))
+		require.Len(t, evs, 1, apiVersion)
+		require.Equal(t, watchstream.UnknownKind, watchstream.ProblemOf(err), "%s: %v", apiVersion, err)
+		require.ErrorIs(t, err, kubeproto.ErrUnknownKind)
+		var de *watchstream.DecodeError
+		require.ErrorAs(t, err, &de)
+		require.Equal(t, int64(2), de.Event)
+	}
 }
 
 // probePod declares a probe's port int32 where the API has an

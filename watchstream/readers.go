@@ -14,7 +14,7 @@ import (
 )
 
 // errEventTooLarge is what limitReader returns once an event's budget is
-// spent; Stream turns it into a *DecodeError wrapping ErrEventTooLarge.
+// spent; Stream turns it into a *DecodeError wrapping ErrTooLarge.
 var errEventTooLarge = errors.New("event size limit reached")
 
 // wireReader sits right on the connection: every read is timed by the idle
@@ -23,6 +23,12 @@ type wireReader struct {
 	r       io.Reader
 	dog     *watchdog // nil without IdleTimeout
 	metrics Metrics   // nil without metrics
+	// err is the first read error of the transport itself (a reset, a
+	// cancelled request), so that it is reported as what it is and not
+	// as bad input: the decoder above sees only that its input stopped.
+	// The body ending early (io.ErrUnexpectedEOF) is not one: that is a
+	// truncated body, a Problem of its own.
+	err error
 }
 
 func (w *wireReader) Read(p []byte) (int, error) {
@@ -34,7 +40,19 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	if n > 0 && w.metrics != nil {
 		w.metrics.BytesRead(n)
 	}
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && w.err == nil {
+		w.err = err
+	}
 	return n, err
+}
+
+// transportError is the error a decoder's failure is reported as when the
+// transport under it failed first; nil when it did not.
+func (w *wireReader) transportError(what string) error {
+	if w.err == nil || w.err == errClosed {
+		return nil
+	}
+	return fmt.Errorf("watchstream: reading the %s: %w", what, w.err)
 }
 
 // limitReader caps what the JSON decoder may read for one event. jsontext

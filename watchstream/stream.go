@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/websocket"
 
@@ -206,25 +205,10 @@ func (s *Stream[T, P]) fail(err error) {
 	s.err = err
 }
 
-// decodeError builds the *DecodeError of the current event, taking the
-// offset from a JSON error when it has one.
+// decodeError builds the *DecodeError of the current event.
 func (s *Stream[T, P]) decodeError(offset int64, err error) *DecodeError {
-	var se *jsontext.SyntacticError
-	if errors.As(err, &se) {
-		offset = se.ByteOffset
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		err = fmt.Errorf("truncated event: %w", err)
-	}
-	de := &DecodeError{Event: s.events, Offset: offset, Err: err}
-	var oe *objectError
-	if errors.As(err, &oe) {
-		de.Object, de.Path = oe.key, oe.path
-	}
-	var sem *json.SemanticError
-	if de.Path == "" && errors.As(err, &sem) {
-		de.Path = string(sem.JSONPointer)
-	}
+	de := newDecodeError(BodyWatch, offset, -1, err)
+	de.Event = s.events
 	return de
 }
 
@@ -285,14 +269,16 @@ func (s *Stream[T, P]) wrap(offset int64, err error) error {
 	switch {
 	case errors.As(err, &se), errors.As(err, &de):
 		return err
+	case s.wire.transportError("watch") != nil:
+		return s.wire.transportError("watch")
 	case errors.Is(err, errEventTooLarge):
-		return &DecodeError{Event: s.events, Offset: offset, Err: s.tooLarge()}
+		return s.decodeError(offset, s.tooLarge())
 	}
 	return s.decodeError(offset, err)
 }
 
 func (s *Stream[T, P]) tooLarge() error {
-	return fmt.Errorf("event larger than MaxEventSize (%d bytes): %w", s.max, ErrEventTooLarge)
+	return fmt.Errorf("event larger than MaxEventSize (%d bytes): %w", s.max, ErrTooLarge)
 }
 
 // leadingSpace counts the JSON whitespace at the start of b, so that offsets

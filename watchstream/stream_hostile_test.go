@@ -83,7 +83,7 @@ func TestEndlessInputEndsAtTheEventSizeLimit(t *testing.T) {
 				evs, err = drain(s)
 			})
 			require.Len(t, evs, tc.ok)
-			require.ErrorIs(t, err, watchstream.ErrEventTooLarge)
+			require.ErrorIs(t, err, watchstream.ErrTooLarge)
 			var de *watchstream.DecodeError
 			require.ErrorAs(t, err, &de)
 			require.Equal(t, int64(tc.ok+1), de.Event)
@@ -122,7 +122,7 @@ func TestAGzipBombEndsAtTheEventSizeLimit(t *testing.T) {
 			watchstream.Options{MaxEventSize: 1 << 20, ContentEncoding: "gzip"})
 		_, err = s.Next()
 	})
-	require.ErrorIs(t, err, watchstream.ErrEventTooLarge)
+	require.ErrorIs(t, err, watchstream.ErrTooLarge)
 	require.Less(t, alloc, uint64(16<<20))
 }
 

@@ -66,8 +66,7 @@ func (s *Stream[T, P]) endOfMessage() error {
 		}
 		return err
 	}
-	return &DecodeError{Event: s.events, Offset: s.dec.InputOffset(),
-		Err: errors.New("websocket message holds more than one event")}
+	return s.decodeError(s.dec.InputOffset(), errors.New("websocket message holds more than one event"))
 }
 
 // websocketError explains why NextReader failed. A normal closure is the
@@ -81,7 +80,9 @@ func (s *Stream[T, P]) websocketError(err error) error {
 	if ce.Code == websocket.CloseNormalClosure {
 		return io.EOF
 	}
-	return &DecodeError{Event: s.events + 1, Err: fmt.Errorf("websocket closed by peer: %w", ce)}
+	de := s.decodeError(0, fmt.Errorf("websocket closed by peer: %w: %w", ce, errCut))
+	de.Event++
+	return de
 }
 
 // closeWebsocket says goodbye (best effort, bounded) and closes the

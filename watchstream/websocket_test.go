@@ -95,7 +95,7 @@ func TestWebsocketBadInput(t *testing.T) {
 		}, 0, 2, "websocket closed by peer: websocket: close 1011 (internal server error): etcd is gone"},
 		{"two events in a message", func(c *websocket.Conn) { sendAll(c, okEvent+okEvent) }, 0, 1, "more than one event"},
 		{"empty message", func(c *websocket.Conn) { sendAll(c, "") }, 0, 1, "empty websocket message"},
-		{"truncated event", func(c *websocket.Conn) { sendAll(c, okEvent, okEvent[:30]) }, 0, 2, "truncated event"},
+		{"truncated event", func(c *websocket.Conn) { sendAll(c, okEvent, okEvent[:30]) }, 0, 2, "truncated: "},
 		{"unknown type", func(c *websocket.Conn) { sendAll(c, `{"type":"X","object":{}}`) }, 0, 1, `unknown event type "X"`},
 		{"object does not decode", func(c *websocket.Conn) { sendAll(c, `{"type":"ADDED","object":{"metadata":{"labels":[1]}}}`) }, 0, 1, "does not decode into"},
 		{"too large", func(c *websocket.Conn) { sendAll(c, okEvent, strings.Repeat(" ", 200)+okEvent) }, 100, 2, "larger than MaxEventSize (100 bytes)"},

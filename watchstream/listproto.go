@@ -1,4 +1,4 @@
-package apiclient
+package watchstream
 
 import (
 	"bufio"
@@ -30,8 +30,14 @@ var errMissingTypeMeta = errors.New("the envelope's raw list comes before its ty
 type pbReader struct {
 	r   *bufio.Reader
 	off int64 // bytes consumed
+	max int64 // the largest length-delimited value read whole
 	buf []byte
 }
+
+// readBufferSize is the size of the reads under the protobuf list reader:
+// over HTTP/2 every read of a body sends a WINDOW_UPDATE frame, so few
+// large reads cost less than many small ones.
+const readBufferSize = 64 << 10
 
 func (p *pbReader) ReadByte() (byte, error) {
 	c, err := p.r.ReadByte()
@@ -64,7 +70,7 @@ func (p *pbReader) bytes(max int64) ([]byte, error) {
 		return nil, noEOF(err)
 	}
 	if n > uint64(max) {
-		return nil, fmt.Errorf("a value of %d bytes: %w", n, ErrObjectTooLarge)
+		return nil, fmt.Errorf("a value of %d bytes: %w", n, ErrTooLarge)
 	}
 	if uint64(cap(p.buf)) < n {
 		p.buf = make([]byte, n)
@@ -109,12 +115,17 @@ func noEOF(err error) error {
 }
 
 // decodeProtoList reads a protobuf list reply from r, streaming its items to each.
-func decodeProtoList[T any, P meta.PtrObject[T]](r io.Reader, d *protodec.Decoder, skip func(*ItemError), each func(P) error) (meta.ListMeta, error) {
-	p := &pbReader{r: bufio.NewReaderSize(r, readBufferSize)}
+func decodeProtoList[T any, P meta.PtrObject[T]](l *listDecoder, r io.Reader, each func(P) error) (meta.ListMeta, error) {
+	p := &pbReader{r: bufio.NewReaderSize(r, readBufferSize), max: l.max}
 	var lm meta.ListMeta
 	var magic [4]byte
 	if n, err := io.ReadFull(p.r, magic[:]); err != nil || string(magic[:]) != kubeproto.Magic {
-		return lm, fmt.Errorf("decoding the protobuf list at byte 0: %w (read %q)", kubeproto.ErrNoMagic, magic[:n])
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = fmt.Errorf("%w (read %q): %w", kubeproto.ErrNoMagic, magic[:n], io.ErrUnexpectedEOF)
+		} else {
+			err = fmt.Errorf("%w (read %q)", kubeproto.ErrNoMagic, magic[:n])
+		}
+		return lm, l.fail(0, err)
 	}
 	p.off = 4
 	var env kubeproto.Envelope
@@ -125,22 +136,18 @@ func decodeProtoList[T any, P meta.PtrObject[T]](r io.Reader, d *protodec.Decode
 			return lm, nil
 		}
 		if err != nil {
-			return lm, fmt.Errorf("decoding the protobuf list at byte %d: %w", at, err)
+			return lm, l.fail(at, err)
 		}
 		switch {
 		case num == 1 && wt == 2:
 			env, err = p.typeMeta()
 		case num == 2 && wt == 2:
-			err = decodeProtoItems[T, P](p, d, env, &lm, skip, each)
+			err = decodeProtoItems[T, P](l, p, env, &lm, each)
 		default:
 			err = p.skip(wt)
 		}
 		if err != nil {
-			var ce *callbackError
-			if errors.As(err, &ce) {
-				return lm, ce.err
-			}
-			return lm, fmt.Errorf("decoding the protobuf list at byte %d: %w", at, err)
+			return lm, l.fail(at, fmt.Errorf("the envelope's field %d: %w", num, err))
 		}
 	}
 }
@@ -157,8 +164,8 @@ func (p *pbReader) typeMeta() (kubeproto.Envelope, error) {
 }
 
 // decodeProtoItems reads the list message (the envelope's raw) item by item.
-func decodeProtoItems[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decoder, env kubeproto.Envelope,
-	lm *meta.ListMeta, skip func(*ItemError), each func(P) error) error {
+func decodeProtoItems[T any, P meta.PtrObject[T]](l *listDecoder, p *pbReader, env kubeproto.Envelope,
+	lm *meta.ListMeta, each func(P) error) error {
 	if env.Kind == "" {
 		return errMissingTypeMeta
 	}
@@ -185,21 +192,22 @@ func decodeProtoItems[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decod
 		switch {
 		case num == 1 && wt == 2:
 			var b []byte
-			if b, err = p.bytes(MaxObjectSize); err == nil {
-				err = d.Unmarshal(listMetaMessage, b, lm)
+			if b, err = p.bytes(p.max); err == nil {
+				err = l.opts.Protobuf.Unmarshal(listMetaMessage, b, lm)
 			}
 		case num == 2 && wt == 2:
-			err = decodeProtoItem[T, P](p, d, items.Message(), i, tm, skip, each)
+			err = decodeProtoItem[T, P](l, p, items.Message(), i, at, tm, each)
 			i++
 		default:
 			err = p.skip(wt)
 		}
 		if err != nil {
 			var ce *callbackError
-			if errors.As(err, &ce) {
+			var de *DecodeError
+			if errors.As(err, &ce) || errors.As(err, &de) {
 				return err
 			}
-			return fmt.Errorf("the list's field %d at byte %d: %w", num, at, err)
+			return l.fail(at, fmt.Errorf("the list's field %d: %w", num, err))
 		}
 	}
 	if p.off != end {
@@ -208,37 +216,32 @@ func decodeProtoItems[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decod
 	return nil
 }
 
-// decodeProtoItem reads item i and hands it to each, or to skip when it
-// does not fit T.
-func decodeProtoItem[T any, P meta.PtrObject[T]](p *pbReader, d *protodec.Decoder, m kubeproto.Message, i int,
-	tm meta.TypeMeta, skip func(*ItemError), each func(P) error) error {
-	b, err := p.bytes(MaxObjectSize)
+// decodeProtoItem reads item i, which starts at byte at, and hands it to
+// each, or reports it when it does not fit T.
+func decodeProtoItem[T any, P meta.PtrObject[T]](l *listDecoder, p *pbReader, m kubeproto.Message, i int, at int64,
+	tm meta.TypeMeta, each func(P) error) error {
+	b, err := p.bytes(p.max)
 	if err != nil {
-		return fmt.Errorf("item %d: %w", i, err)
+		return l.fail(at, err, i)
 	}
+	d := l.opts.Protobuf
 	obj := P(new(T))
 	if err := d.Unmarshal(m, b, obj); err != nil {
-		ie := protoItemError(d, m, b, i, err)
-		if skip == nil || !errors.As(ie, new(*ItemError)) {
-			return ie
+		de := newDecodeError(BodyList, at, i, err)
+		if de.Problem != Undecodable {
+			return l.fail(at, err, i)
 		}
-		skip(ie.(*ItemError))
-		return nil
+		de.Path = protodec.Path(err)
+		var n struct {
+			meta.SlimMeta `json:"metadata"`
+		}
+		_ = d.Unmarshal(m, b, &n)
+		de.Object = meta.Key(&n)
+		return l.undecodable(de)
 	}
 	fillTypeMeta(obj, tm)
 	if err := each(obj); err != nil {
 		return &callbackError{err}
 	}
 	return nil
-}
-
-// protoItemError names item i when its content, not its encoding, failed:
-// a value that does not fit the Go type.
-func protoItemError(d *protodec.Decoder, m kubeproto.Message, b []byte, i int, err error) error {
-	if !protodec.IsContentError(err) {
-		return fmt.Errorf("item %d: %w", i, err)
-	}
-	var n itemName
-	_ = d.Unmarshal(m, b, &n)
-	return &ItemError{Item: i, Namespace: n.Metadata.Namespace, Name: n.Metadata.Name, Path: protodec.Path(err), Err: err}
 }
