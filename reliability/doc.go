@@ -25,7 +25,8 @@
 //     DeltaFIFO) × sync (LIST, streaming list) × snapshot (off, resumed,
 //     expired, corrupt) × shard (none, server-filtered, informer-filtered,
 //     Shard.Set mid-run) × SkipUndecodable × Transform × handler
-//     (asynchronous, synchronous, added late), 768 combinations, each run
+//     (asynchronous, synchronous, added late) × wire (protobuf, JSON),
+//     1,536 combinations, each run
 //     through the same script of writes and faults (dropped, cut and failed
 //     watches, compaction, a malformed event, a cut streaming list, the
 //     server unreachable) and checked by one oracle: a valid history per

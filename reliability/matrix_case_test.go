@@ -65,7 +65,7 @@ type mcase struct {
 	watchErrs atomic.Int64 // WatchErrorHandler calls
 	lastErr   atomic.Pointer[string]
 	added     atomic.Bool  // the handler is registered
-	jsonReads atomic.Int64 // lists and watches that did not ask for protobuf
+	wrongWire atomic.Int64 // lists and watches that did not ask for the combination's wire
 }
 
 func runCase(t *testing.T, c combo, seed uint64, tot *matrixTotals) {
@@ -111,8 +111,8 @@ func (m *mcase) start(t *testing.T) {
 	m.srv = fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond,
 		TooLargeWait: 100 * time.Millisecond, ShardedListAndWatch: m.c.shard == shardServer || m.c.shard == shardSet,
 		Intercept: func(r *http.Request, _ string) error {
-			if r.Method == http.MethodGet && !strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) {
-				m.jsonReads.Add(1)
+			if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) == m.c.json {
+				m.wrongWire.Add(1)
 			}
 			m.progress.fire()
 			return nil
@@ -149,6 +149,7 @@ func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
 	if m.c.transform {
 		o.Transform = transform
 	}
+	o.Transport.JSON = m.c.json
 	if m.c.snap != snapOff {
 		o.Snapshot = informer.SnapshotOptions{Dir: m.dir, Period: -1}
 	}
@@ -351,8 +352,8 @@ func (m *mcase) final(t *testing.T) {
 	}) {
 		m.o.fail(checkUndecodable, "Undecodable() = %v, want %s at /binaryData/b (relists %v)", m.inf.Undecodable(), m.bad, m.relists())
 	}
-	if n := m.jsonReads.Load(); n > 0 {
-		m.o.fail(checkWire, "%d lists or watches asked for JSON", n)
+	if n := m.wrongWire.Load(); n > 0 {
+		m.o.fail(checkWire, "%d lists or watches asked for another wire than %s", n, map[bool]string{true: "JSON", false: "protobuf"}[m.c.json])
 	}
 	// A handler there at the start hears of every object of a loaded
 	// snapshot through OnSnapshotAdd (a late one gets the cache replayed).

@@ -26,7 +26,7 @@ const (
 	checkResume           = "resume-no-relist"   // a resumed snapshot relists only when its resourceVersion expired
 	checkExpired          = "expired-relists"    // an expired snapshot's first relist says so
 	checkUndecodable      = "undecodable-listed" // with SkipUndecodable, Undecodable names the object skipped, its path and cause
-	checkWire             = "protobuf-wire"      // every list and watch asks for protobuf, the default wire of a built-in kind
+	checkWire             = "wire"               // every list and watch asks for the combination's wire: protobuf (a built-in kind's default) or JSON
 	checkReshard          = "reshard-no-failure" // Shard.Set is a planned relist: no WatchErrorHandler call, no backoff
 	checkCleanSync        = "clean-sync"         // a sync with no fault reports no failure
 )

@@ -21,10 +21,10 @@ import (
 //
 // How to run it:
 //
-//	go test ./reliability -run 'TestOptionMatrix$'          # pairwise: every pair of values, about 20 combinations
+//	go test ./reliability -run 'TestOptionMatrix$'          # pairwise: every pair of values (wire included), about 20 combinations
 //	ZEROKUBE_MATRIX=full go test ./reliability -run TestOptionMatrixFull -timeout 30m   # the whole product
 //	ZEROKUBE_MATRIX=2m go test ./reliability -run TestOptionMatrixFull                  # as many as fit in 2 minutes
-//	ZEROKUBE_MATRIX_CASE=deltafifo/list/snap=expired/shard=set/skip/transform/late go test ./reliability -run 'TestOptionMatrix(Full)?$'
+//	ZEROKUBE_MATRIX_CASE=deltafifo/list/snap=expired/shard=set/skip/transform/late/json go test ./reliability -run 'TestOptionMatrix(Full)?$'
 //
 // TestOptionMatrixFull runs by default too, with a short budget, drawing
 // combinations at random (its seed is logged: ZEROKUBE_MATRIX_SEED replays
@@ -72,14 +72,18 @@ type combo struct {
 	skip      bool // SkipUndecodable, with an undecodable object on the server
 	transform bool
 	handler   handlerMode
+	// json asks for JSON (Transport.JSON); otherwise protobuf, the default
+	// for the built-in kind the matrix watches (configmaps): the wire is a
+	// dimension so that a drift between the two decoders shows here.
+	json bool
 }
 
 // dims is how many values each dimension has, in combo's field order.
-var dims = []int{2, 2, 4, 4, 2, 2, 3}
+var dims = []int{2, 2, 4, 4, 2, 2, 3, 2}
 
 func comboOf(v []int) combo {
 	return combo{queue: informer.QueueKind(v[0]), streaming: v[1] == 1, snap: snapMode(v[2]), shard: shardMode(v[3]),
-		skip: v[4] == 1, transform: v[5] == 1, handler: handlerMode(v[6])}
+		skip: v[4] == 1, transform: v[5] == 1, handler: handlerMode(v[6]), json: v[7] == 1}
 }
 
 func (c combo) String() string {
@@ -97,7 +101,11 @@ func (c combo) String() string {
 	if c.transform {
 		parts = append(parts, "transform")
 	}
-	return strings.Join(append(parts, handlerNames[c.handler]), "/")
+	parts = append(parts, handlerNames[c.handler])
+	if c.json {
+		return strings.Join(append(parts, "json"), "/")
+	}
+	return strings.Join(append(parts, "protobuf"), "/")
 }
 
 // product is every combination, in a fixed order.
@@ -198,7 +206,7 @@ func TestPairwiseCoversEveryPair(t *testing.T) {
 	rows := pairwise()
 	seen := map[[4]int]bool{}
 	for _, c := range rows {
-		v := []int{int(c.queue), b2i(c.streaming), int(c.snap), int(c.shard), b2i(c.skip), b2i(c.transform), int(c.handler)}
+		v := []int{int(c.queue), b2i(c.streaming), int(c.snap), int(c.shard), b2i(c.skip), b2i(c.transform), int(c.handler), b2i(c.json)}
 		for d1 := range dims {
 			for d2 := d1 + 1; d2 < len(dims); d2++ {
 				seen[[4]int{d1, v[d1], d2, v[d2]}] = true
@@ -213,7 +221,7 @@ func TestPairwiseCoversEveryPair(t *testing.T) {
 	}
 	require.Len(t, seen, want, "pairs covered by %d rows", len(rows))
 	require.Less(t, len(rows), 30, "the covering array stays small")
-	require.Len(t, product(), 768)
+	require.Len(t, product(), 1536)
 }
 
 func b2i(b bool) int {
