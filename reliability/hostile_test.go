@@ -251,7 +251,8 @@ func TestAnObjectThatDoesNotFitTheTypeIsReportedNotHidden(t *testing.T) {
 	err := syncWithin(t, inf, 500*time.Millisecond)
 	var se *informer.SyncError
 	require.ErrorAs(t, err, &se)
-	require.ErrorContains(t, se, "item 1 default/drifted does not decode at /data", "the error names the item, its key and the JSON path")
+	require.ErrorContains(t, se, "list item 1 at byte ", "the error names the item")
+	require.ErrorContains(t, se, "(object default/drifted) at /data: does not fit the type", "its key and the JSON path")
 	t.Logf("reported as: %v", se)
 	require.Equal(t, informer.FailureUndecodable, se.Reason, "an object that does not fit the type has its own reason, not a network problem")
 }

@@ -138,7 +138,12 @@ func decodeJSONList[T any, P meta.PtrObject[T]](l *listDecoder, r io.Reader, eac
 			err = dec.SkipValue()
 		}
 		if err != nil {
-			return lm, l.fail(dec.InputOffset(), fmt.Errorf("the list's %q: %w", name, l.tooLarge(err)))
+			var de *DecodeError
+			var ce *callbackError
+			if !errors.As(err, &de) && !errors.As(err, &ce) {
+				err = fmt.Errorf("the list's %q: %w", name, l.tooLarge(err))
+			}
+			return lm, l.fail(dec.InputOffset(), err)
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {

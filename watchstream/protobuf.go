@@ -83,6 +83,13 @@ func (s *Stream[T, P]) decodeProtoEvent(b []byte) (Event[P], error) {
 	}
 	switch typ {
 	case meta.Error:
+		if env.Kind != "Status" {
+			// The envelope names the kind: any other message would decode
+			// into an empty Status by its field names, and the watch would
+			// end as if the server had failed. The JSON path refuses an
+			// ERROR object that is not a Status too.
+			return Event[P]{}, fmt.Errorf("%w: it is a %s %s", errNotStatus, env.APIVersion, env.Kind)
+		}
 		st := new(meta.Status)
 		if err := d.Unmarshal(m, env.Raw, st); err != nil {
 			return Event[P]{}, fmt.Errorf("%w: %w", errNotStatus, err)

@@ -1,0 +1,574 @@
+package reliability
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/kubeproto"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// The wire parity suite (issue 30): every fault the project knows, on each
+// wire (JSON, protobuf) and each verb (paged LIST, WATCH, streaming list,
+// the WATCH that resumes a snapshot), against the fake, asserting the same
+// outcome on both wires: the same failure reasons, the same recovery (the
+// relists that followed), the same final cache (the server's state), the
+// same Undecodable() entries with the same paths.
+//
+// Body faults are made by a proxy between the informer and the fake that
+// rewrites one reply, once, in each wire's own terms (parityFault.json and
+// .protobuf): a fault is "the same" on both wires when it breaks the same
+// layer, e.g. an event whose object has no envelope. Server faults (a 410
+// between pages, an object the type refuses, a stalled watch) come from the
+// fake itself and are wire-blind.
+//
+//	go test ./reliability -run TestWireParity -v
+
+// parityVerb is the request a fault lands on.
+type parityVerb uint8
+
+const (
+	verbList   parityVerb = iota // the first (paged) LIST
+	verbWatch                    // a WATCH after the sync
+	verbStream                   // a streaming list's initial events
+	verbResume                   // the WATCH that resumes a snapshot
+)
+
+var verbNames = []string{"list", "watch", "stream", "resume"}
+
+// parityFault is one fault. json and protobuf rewrite the reply the fault
+// lands on: a LIST's whole body, or a watch's first object event (a frame
+// without its length prefix for protobuf, a line for JSON). cut: after the
+// rewritten bytes the connection is aborted. server arms a fault of the
+// fake instead.
+type parityFault struct {
+	name         string
+	verbs        []parityVerb
+	json, pb     func(b []byte) []byte
+	cut          bool
+	server       func(p *parityCase)
+	skip         bool                   // Options.SkipUndecodable
+	undecodable  bool                   // an object the type refuses is on the server
+	reason       informer.FailureReason // the first failure's reason on both wires (0: compare only)
+	protobufOnly bool                   // JSON has no equivalent (see unknown kind)
+	noFailure    bool                   // the fault must not be a failure at all
+}
+
+var allVerbs = []parityVerb{verbList, verbWatch, verbStream, verbResume}
+var watchVerbs = []parityVerb{verbWatch, verbStream, verbResume}
+
+var parityFaults = []parityFault{
+	{name: "malformed body", verbs: allVerbs, reason: informer.FailureMalformed,
+		json: func(b []byte) []byte {
+			if isListBody(b) {
+				return []byte(`{"kind":"ConfigMapList","apiVersion":"v1","items":[}`)
+			}
+			return []byte(`{"type":"ADDED","object":{"kind":}}` + "\n")
+		},
+		pb: func(b []byte) []byte {
+			if bytes.HasPrefix(b, []byte(kubeproto.Magic)) {
+				return []byte(kubeproto.Magic + "\x0f\x00") // a field of wire type 7
+			}
+			return []byte{0x0f, 0x00}
+		}},
+	{name: "cut mid-item", verbs: allVerbs, cut: true, reason: informer.FailureTruncated,
+		json: func(b []byte) []byte { return b[:len(b)*2/3] },
+		pb:   func(b []byte) []byte { return b[:len(b)*2/3] }},
+	{name: "missing envelope", verbs: allVerbs, reason: informer.FailureMalformed,
+		// JSON's envelope is the list object around the items and the
+		// event's object member; protobuf's, the `k8s\x00` + Unknown
+		// around a list or an event's object.
+		json: func(b []byte) []byte {
+			if isListBody(b) {
+				return []byte(`[]`)
+			}
+			return []byte(`{"type":"ADDED"}` + "\n")
+		},
+		pb: func(b []byte) []byte {
+			if bytes.HasPrefix(b, []byte(kubeproto.Magic)) {
+				env, err := kubeproto.DecodeEnvelope(b)
+				if err != nil {
+					panic(err)
+				}
+				return env.Raw
+			}
+			we := mustEvent(b)
+			env, err := kubeproto.DecodeEnvelope(we.Object)
+			if err != nil {
+				panic(err)
+			}
+			return kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: we.Type, Object: env.Raw})
+		}},
+	{name: "unknown kind in a known group/version", verbs: allVerbs, protobufOnly: true, reason: informer.FailureMalformed,
+		// JSON has no schema table: any kind decodes by its field names.
+		// Over protobuf the resource turns to JSON (informer/wire.go).
+		pb: func(b []byte) []byte {
+			if bytes.HasPrefix(b, []byte(kubeproto.Magic)) {
+				return rekind(b, "WidgetList")
+			}
+			we := mustEvent(b)
+			return kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: we.Type, Object: rekind(we.Object, "Widget")})
+		}},
+	{name: "an ERROR event that is not a Status", verbs: watchVerbs, reason: informer.FailureMalformed,
+		json: func(b []byte) []byte { return eventType.ReplaceAll(b, []byte(`"type":"ERROR"`)) },
+		pb: func(b []byte) []byte {
+			we := mustEvent(b)
+			return kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ERROR", Object: we.Object})
+		}},
+	{name: "zero-length frame", verbs: watchVerbs, reason: informer.FailureMalformed,
+		json: func([]byte) []byte { return []byte("{}\n") },
+		pb:   func([]byte) []byte { return nil }},
+	{name: "410 mid-pagination", verbs: []parityVerb{verbList},
+		server: func(p *parityCase) { p.srv.CompactBetweenPages(1) }},
+	{name: "undecodable object", verbs: allVerbs, undecodable: true, reason: informer.FailureUndecodable},
+	{name: "undecodable object, skipped", verbs: allVerbs, undecodable: true, skip: true},
+	{name: "stalled watch", verbs: []parityVerb{verbWatch, verbResume},
+		server: func(p *parityCase) { p.srv.StallWatches() }},
+}
+
+// eventType is a JSON event's type member.
+var eventType = regexp.MustCompile(`"type":"[A-Z]+"`)
+
+// isListBody tells a JSON list body from a watch event line.
+func isListBody(b []byte) bool { return !bytes.HasPrefix(b, []byte(`{"type"`)) }
+
+func mustEvent(b []byte) kubeproto.WatchEvent {
+	we, err := kubeproto.DecodeWatchEvent(b)
+	if err != nil {
+		panic(err)
+	}
+	return we
+}
+
+// rekind re-envelopes a protobuf object (or list) under another kind of
+// the same apiVersion.
+func rekind(b []byte, kind string) []byte {
+	env, err := kubeproto.DecodeEnvelope(b)
+	if err != nil {
+		panic(err)
+	}
+	env.Kind = kind
+	return kubeproto.AppendEnvelope(nil, env)
+}
+
+// parityOutcome is what one run of a fault on one wire and verb came to.
+type parityOutcome struct {
+	Reasons     []string // the failures' reasons, in order
+	Relists     []string // the relists' causes after the sync (or after the start, for verbList)
+	Undecodable []string // key@path of Informer.Undecodable()
+}
+
+// parityCase is one run.
+type parityCase struct {
+	f      parityFault
+	verb   parityVerb
+	json   bool
+	srv    *fakeapiserver.Server
+	proxy  *bodyProxy
+	client *apiclient.Client
+	dir    string
+
+	mu      sync.Mutex
+	out     parityOutcome
+	counted bool // relists are recorded from now on
+}
+
+func TestWireParity(t *testing.T) {
+	for _, f := range parityFaults {
+		for _, v := range f.verbs {
+			t.Run(f.name+"/"+verbNames[v], func(t *testing.T) {
+				t.Parallel()
+				var outs []parityOutcome
+				for _, json := range []bool{true, false} {
+					if json && f.protobufOnly {
+						continue
+					}
+					p := &parityCase{f: f, verb: v, json: json}
+					outs = append(outs, p.run(t))
+				}
+				if len(outs) == 2 {
+					require.Equal(t, outs[0], outs[1], "the same fault must come to the same outcome on JSON (first) and protobuf")
+				}
+			})
+		}
+	}
+}
+
+// run runs the case and returns its outcome; it asserts what holds for one
+// wire alone: the expected reason, and a final cache equal to the server's.
+func (p *parityCase) run(t *testing.T) parityOutcome {
+	wire := map[bool]string{true: "json", false: "protobuf"}[p.json]
+	p.srv = fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond})
+	p.proxy = newBodyProxy(t, p.srv)
+	cfg := fakeapiservertest.ClientConfig(p.srv)
+	cfg.Host, cfg.TLS = p.proxy.URL, apiclient.TLSConfig{}
+	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: quiet()})
+	require.NoError(t, err)
+	p.client = c
+	p.dir = t.TempDir()
+	for i := range 5 {
+		p.put(t, fmt.Sprintf("cm-%d", i), "0")
+	}
+	if p.f.undecodable && (p.verb == verbList || p.verb == verbStream) {
+		p.putBad(t)
+	}
+	if p.verb == verbResume {
+		p.saveSnapshot(t)
+		p.put(t, "cm-0", "while-down")
+		p.put(t, "cm-new", "while-down")
+		if p.f.undecodable {
+			p.putBad(t)
+		}
+	}
+	if p.verb != verbWatch {
+		p.arm(t)
+		p.counted = true
+	}
+	inf := p.informer(t)
+	runInformer(t, inf)
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if !p.f.undecodable || p.f.skip || p.verb == verbWatch {
+		require.NoError(t, inf.WaitForSync(ctx), "%s: sync", wire)
+	}
+	if p.verb == verbWatch {
+		require.NoError(t, p.srv.AwaitWatchers(ctx, 1))
+		p.mu.Lock()
+		p.counted = true
+		p.mu.Unlock()
+		p.arm(t)
+		if p.f.undecodable {
+			p.putBad(t)
+		} else {
+			p.put(t, "cm-1", "after-sync")
+		}
+	}
+	if p.f.undecodable && !p.f.skip {
+		// Nothing recovers an object the type refuses but its removal:
+		// wait for the failure, then fix the data.
+		require.Eventually(t, func() bool { return len(p.outcome().Reasons) > 0 }, 20*time.Second, 5*time.Millisecond, "%s: no failure", wire)
+		require.NoError(t, p.srv.Delete(cmGVR, "default", "bad"))
+	}
+	p.put(t, "cm-2", "last") // an event after the fault: the watch works again
+	want := p.serverState(t)
+	require.Eventually(t, func() bool { return diff(want, storeState(inf)) == "" }, 20*time.Second, 5*time.Millisecond,
+		"%s: the cache never matched the server: %s", wire, diff(want, storeState(inf)))
+	require.True(t, p.proxy.fired.Load() || p.f.server != nil || p.f.undecodable, "%s: the fault never landed", wire)
+	out := p.outcome()
+	for _, u := range inf.Undecodable() {
+		out.Undecodable = append(out.Undecodable, u.Key+"@"+u.Path)
+	}
+	switch {
+	case p.f.noFailure || (p.f.undecodable && p.f.skip && p.verb == verbList):
+		require.Empty(t, out.Reasons, "%s", wire)
+	case p.f.reason != 0:
+		require.NotEmpty(t, out.Reasons, "%s: no failure", wire)
+		require.Equal(t, p.f.reason.String(), out.Reasons[0], "%s", wire)
+	}
+	if p.f.protobufOnly {
+		require.Positive(t, p.proxy.jsonAfterFault.Load(), "after an unknown kind the resource asks for JSON")
+	}
+	t.Logf("%s: %+v", wire, out)
+	return out
+}
+
+func (p *parityCase) outcome() parityOutcome {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return parityOutcome{Reasons: slices.Clone(p.out.Reasons), Relists: slices.Clone(p.out.Relists)}
+}
+
+func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] {
+	var inf *informer.Informer[object, *object]
+	o := informer.Options[*object]{Logger: quiet(), Backoff: chaosBackoff, PageSize: 2,
+		StreamingList: p.verb == verbStream, SkipUndecodable: p.f.skip, WatchIdleTimeout: 300 * time.Millisecond,
+		InitialEventsTimeout: 2 * time.Second,
+		WatchErrorHandler: func(_ context.Context, _ error) {
+			if f := inf.Health().Failure; f != nil {
+				p.mu.Lock()
+				p.out.Reasons = append(p.out.Reasons, f.Reason.String())
+				p.mu.Unlock()
+			}
+		},
+		Trace: func(ev informer.TraceEvent) {
+			if ev.Stage != informer.StageRelist {
+				return
+			}
+			p.mu.Lock()
+			if p.counted {
+				p.out.Relists = append(p.out.Relists, ev.Cause.String())
+			}
+			p.mu.Unlock()
+		}}
+	o.Transport.JSON = p.json
+	if p.verb == verbResume {
+		o.Snapshot = informer.SnapshotOptions{Dir: p.dir, Period: -1}
+	}
+	inf = informer.NewForResource[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
+	return inf
+}
+
+// saveSnapshot runs an informer to its sync and stops it, leaving a
+// snapshot for the resume verb.
+func (p *parityCase) saveSnapshot(t *testing.T) {
+	o := informer.Options[*object]{Logger: quiet(), Backoff: chaosBackoff,
+		Snapshot: informer.SnapshotOptions{Dir: p.dir, Period: -1}}
+	o.Transport.JSON = p.json
+	inf := informer.NewForResource[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	wctx, wcancel := context.WithTimeout(ctx, 20*time.Second)
+	defer wcancel()
+	require.NoError(t, inf.WaitForSync(wctx))
+	cancel()
+	require.NoError(t, <-done)
+}
+
+// arm makes the fault land on the next request of the case's verb.
+func (p *parityCase) arm(t *testing.T) {
+	if p.f.server != nil {
+		p.f.server(p)
+		return
+	}
+	if p.f.undecodable {
+		return
+	}
+	rewrite := p.f.pb
+	if p.json {
+		rewrite = p.f.json
+	}
+	p.proxy.arm(p.verb, rewrite, p.f.cut)
+}
+
+func (p *parityCase) put(t *testing.T, name, v string) {
+	obj := map[string]any{"metadata": map[string]any{"name": name, "namespace": "default"}, "data": map[string]string{"v": v}}
+	if _, err := p.srv.Get(cmGVR, "default", name); err == nil {
+		_, err = p.srv.Update(cmGVR, obj)
+		require.NoError(t, err)
+		return
+	}
+	_, err := p.srv.Create(cmGVR, obj)
+	require.NoError(t, err)
+}
+
+// putBad stores "bad", a ConfigMap whose binary data the type refuses.
+func (p *parityCase) putBad(t *testing.T) {
+	_, err := p.srv.Create(cmGVR, map[string]any{"metadata": map[string]any{"name": "bad", "namespace": "default"},
+		"binaryData": map[string][]byte{"b": make([]byte, 2*maxBlob)}})
+	require.NoError(t, err)
+}
+
+// serverState is what the cache must end up holding: the server's objects
+// but the one the type refuses, which is skipped.
+func (p *parityCase) serverState(t *testing.T) state {
+	items, _, err := p.srv.List(cmGVR, "default")
+	require.NoError(t, err)
+	out := state{}
+	for _, r := range items {
+		if r.Name != "bad" {
+			out[meta.Key(r)] = r.ResourceVersion
+		}
+	}
+	return out
+}
+
+// bodyProxy forwards to the fake and rewrites one armed reply.
+type bodyProxy struct {
+	*httptest.Server
+	upstream *url.URL
+	tr       *http.Transport
+
+	mu      sync.Mutex
+	verb    parityVerb
+	rewrite func([]byte) []byte // nil: nothing armed
+	cut     bool
+
+	fired          atomic.Bool
+	jsonAfterFault atomic.Int64 // requests that asked for JSON only after the fault fired
+}
+
+func newBodyProxy(t *testing.T, srv *fakeapiserver.Server) *bodyProxy {
+	u, err := url.Parse(srv.URL())
+	require.NoError(t, err)
+	// The proxy reads what it rewrites uncompressed: it asks for no gzip
+	// (and the transport adds none).
+	p := &bodyProxy{upstream: u, tr: &http.Transport{DisableCompression: true}}
+	if ca := srv.CAData(); ca != nil {
+		pool := x509.NewCertPool()
+		require.True(t, pool.AppendCertsFromPEM(ca))
+		p.tr.TLSClientConfig = &tls.Config{RootCAs: pool}
+	}
+	p.Server = httptest.NewServer(http.HandlerFunc(p.serve))
+	t.Cleanup(func() { p.CloseClientConnections(); p.Close(); p.tr.CloseIdleConnections() })
+	return p
+}
+
+func (b *bodyProxy) arm(v parityVerb, rewrite func([]byte) []byte, cut bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.verb, b.rewrite, b.cut = v, rewrite, cut
+}
+
+// take returns the armed rewrite when r is the verb it waits for, once: at
+// the start of a reply, or at each event of a watch already open when the
+// fault was armed.
+func (b *bodyProxy) take(r *http.Request) (func([]byte) []byte, bool) {
+	q := r.URL.Query()
+	var v parityVerb
+	switch {
+	case q.Get("watch") == "":
+		v = verbList
+	case q.Get("sendInitialEvents") == "true":
+		v = verbStream
+	default:
+		v = verbWatch
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.rewrite == nil || (v != b.verb && !(b.verb == verbResume && v == verbWatch)) {
+		return nil, false
+	}
+	rw, cut := b.rewrite, b.cut
+	b.rewrite = nil
+	return rw, cut
+}
+
+func (b *bodyProxy) serve(w http.ResponseWriter, r *http.Request) {
+	if b.fired.Load() && !strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) {
+		b.jsonAfterFault.Add(1)
+	}
+	out := r.Clone(r.Context())
+	out.RequestURI = ""
+	out.URL.Scheme, out.URL.Host = b.upstream.Scheme, b.upstream.Host
+	out.Header.Del("Accept-Encoding")
+	resp, err := b.tr.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	var rewrite func([]byte) []byte
+	cut := false
+	if resp.StatusCode == http.StatusOK && r.Method == http.MethodGet {
+		rewrite, cut = b.take(r)
+	}
+	for k, v := range resp.Header {
+		if k != "Content-Length" || rewrite == nil {
+			w.Header()[k] = v
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	fl := w.(http.Flusher)
+	if rewrite == nil && r.URL.Query().Get("watch") == "" {
+		copyFlushing(w, fl, resp.Body)
+		return
+	}
+	if r.URL.Query().Get("watch") == "" {
+		b.fired.Store(true)
+		body, _ := io.ReadAll(resp.Body)
+		_, _ = w.Write(rewrite(body))
+		if cut {
+			fl.Flush()
+			panic(http.ErrAbortHandler)
+		}
+		return
+	}
+	protobuf := strings.HasPrefix(resp.Header.Get("Content-Type"), kubeproto.ContentType)
+	br := bufio.NewReader(resp.Body)
+	for {
+		ev, err := readEvent(br, protobuf)
+		if err != nil {
+			return
+		}
+		if rewrite == nil {
+			rewrite, cut = b.take(r)
+		}
+		if rewrite != nil && !isBookmark(ev, protobuf) {
+			b.fired.Store(true)
+			if cut && protobuf {
+				// The frame's length says the whole event; less follows.
+				_, _ = w.Write(binary.BigEndian.AppendUint32(nil, uint32(len(ev))))
+				_, _ = w.Write(rewrite(ev))
+			} else {
+				writeEvent(w, rewrite(ev), protobuf)
+			}
+			rewrite = nil
+			fl.Flush()
+			if cut {
+				panic(http.ErrAbortHandler)
+			}
+			continue
+		}
+		writeEvent(w, ev, protobuf)
+		fl.Flush()
+	}
+}
+
+func copyFlushing(w io.Writer, fl http.Flusher, r io.Reader) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+			fl.Flush()
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// readEvent reads one event: a line of JSON, or a protobuf frame's payload.
+func readEvent(br *bufio.Reader, protobuf bool) ([]byte, error) {
+	if !protobuf {
+		return br.ReadBytes('\n')
+	}
+	var n [4]byte
+	if _, err := io.ReadFull(br, n[:]); err != nil {
+		return nil, err
+	}
+	b := make([]byte, binary.BigEndian.Uint32(n[:]))
+	_, err := io.ReadFull(br, b)
+	return b, err
+}
+
+// writeEvent writes one event; a protobuf payload gets its length prefix.
+func writeEvent(w io.Writer, ev []byte, framed bool) {
+	if framed {
+		_, _ = w.Write(binary.BigEndian.AppendUint32(nil, uint32(len(ev))))
+	}
+	_, _ = w.Write(ev)
+}
+
+func isBookmark(ev []byte, protobuf bool) bool {
+	if !protobuf {
+		return bytes.Contains(ev, []byte(`"type":"BOOKMARK"`))
+	}
+	we, err := kubeproto.DecodeWatchEvent(ev)
+	return err == nil && we.Type == "BOOKMARK"
+}
