@@ -8,7 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/bench"
-	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/internal/workload"
 )
 
 // plainSlimPod is a slim pod both decoders can read (no v2-only methods):

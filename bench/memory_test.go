@@ -8,7 +8,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench"
-	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/meta"
 )

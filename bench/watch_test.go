@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/bench"
-	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/internal/clock/clocktest"
-	"github.com/zerokube/zerokube/internal/promtest"
+	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/metrics"
 	"github.com/zerokube/zerokube/workqueue"
 )
@@ -33,7 +33,7 @@ func samples(t *testing.T, r *metrics.Registry) map[string]string {
 
 func TestInformerAndWorkqueueRecordEveryCall(t *testing.T) {
 	r := metrics.NewRegistry()
-	promtest.Exercise(r)
+	metricstest.Exercise(r)
 	got := samples(t, r)
 	for series, value := range map[string]string{
 		`zerokube_reflector_list_requests_total{informer="pods",result="success"}`:        "2",
@@ -73,13 +73,13 @@ func TestInformerAndWorkqueueRecordEveryCall(t *testing.T) {
 // Invariant 3: promtool accepts the exposition with every family in it.
 func TestPromtoolAcceptsTheExposition(t *testing.T) {
 	r := metrics.NewRegistry()
-	promtest.Exercise(r)
+	metricstest.Exercise(r)
 	var b strings.Builder
 	require.NoError(t, r.WriteText(&b))
 	for _, d := range metrics.Catalogue() {
 		require.Contains(t, b.String(), "# TYPE "+d.Name+" ", "every family has a series")
 	}
-	promtest.CheckMetrics(t, []byte(b.String()))
+	metricstest.CheckMetrics(t, []byte(b.String()))
 }
 
 // Invariant 4: the in-progress gauges are read from the queue when the

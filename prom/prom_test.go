@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/zerokube/zerokube/internal/promtest"
+	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/metrics"
 )
 
@@ -30,7 +30,7 @@ func exercised(t *testing.T) *prometheus.Registry {
 	reg := prometheus.NewRegistry()
 	s, err := New(reg)
 	require.NoError(t, err)
-	promtest.Exercise(s)
+	metricstest.Exercise(s)
 	return reg
 }
 
@@ -67,7 +67,7 @@ func TestSameFamiliesAsTheStandardLibraryRegistry(t *testing.T) {
 	require.NoError(t, err)
 
 	std := metrics.NewRegistry()
-	promtest.Exercise(std)
+	metricstest.Exercise(std)
 	var b bytes.Buffer
 	require.NoError(t, std.WriteText(&b))
 	parser := expfmt.NewTextParser(model.LegacyValidation)
@@ -132,14 +132,14 @@ func TestPromtoolAcceptsTheExposition(t *testing.T) {
 	var b bytes.Buffer
 	_, err = b.ReadFrom(resp.Body)
 	require.NoError(t, err)
-	promtest.CheckMetrics(t, b.Bytes())
+	metricstest.CheckMetrics(t, b.Bytes())
 }
 
 // Invariant 3: a real Prometheus server scrapes the registry and answers
 // queries with the values recorded, the in-progress gauge included.
 func TestAPrometheusServerReadsTheMetricsBack(t *testing.T) {
 	addr := serve(t, exercised(t))
-	p := promtest.Start(t, addr)
+	p := metricstest.Start(t, addr)
 	got := p.Query(t, `zerokube_reflector_list_requests_total{informer="pods",result="success"}`, nil)
 	require.Len(t, got, 1)
 	require.Equal(t, 2.0, got[0].Value)

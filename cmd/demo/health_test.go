@@ -9,7 +9,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/internal/promtest"
+	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/metrics"
 )
 
@@ -54,7 +54,7 @@ func TestServeHealthServesMetricsThatPromtoolAccepts(t *testing.T) {
 	require.Contains(t, body, `zerokube_reflector_list_requests_total{informer="pods",result="success"} `)
 	require.Contains(t, body, `zerokube_reflector_relists_total{informer="pods",cause="initial"} 1`)
 	require.Contains(t, body, `zerokube_informer_synced{informer="pods"} 1`)
-	promtest.CheckMetrics(t, []byte(body))
+	metricstest.CheckMetrics(t, []byte(body))
 	require.Equal(t, 0, d.stop(t))
 }
 
@@ -63,9 +63,9 @@ func TestServeHealthServesMetricsThatPromtoolAccepts(t *testing.T) {
 // churn caused.
 func TestAPrometheusServerScrapesTheDemo(t *testing.T) {
 	d, url := serveHealthDemo(t, "metrics")
-	p := promtest.Start(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/metrics"))
+	p := metricstest.Start(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/metrics"))
 	got := p.Query(t, `zerokube_handler_duration_seconds_count{informer="pods",handler="print"}`,
-		func(s promtest.Sample) bool { return s.Value > 0 })
+		func(s metricstest.Sample) bool { return s.Value > 0 })
 	require.Equal(t, "zerokube", got[0].Labels["job"])
 	got = p.Query(t, `zerokube_reflector_resource_version{informer="pods"}`, nil)
 	require.Positive(t, got[0].Value)

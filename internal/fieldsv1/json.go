@@ -14,7 +14,7 @@ import (
 // benchmark workload builds 50,000 pods' managedFields with it: going
 // through generic maps was most of its generation time). obj must be
 // json.Marshal's output (compact, no duplicate names), which keeps the
-// scanner small; bench/workload's TestFieldSetMatchesGenericMaps checks it
+// scanner small; internal/workload's TestFieldSetMatchesGenericMaps checks it
 // against the map-based construction.
 //
 // It is the set of every field obj sets, as server-side apply records

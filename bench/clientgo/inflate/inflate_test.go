@@ -8,7 +8,7 @@ import (
 
 	kpgzip "github.com/klauspost/compress/gzip"
 
-	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/internal/workload"
 )
 
 // listGzip is a page of 2,000 pods of the comparison workload, gzipped at

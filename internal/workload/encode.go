@@ -10,7 +10,6 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/watchstream"
 )
 
 // AppendList appends a list reply as kube-apiserver writes it: kind,
@@ -104,13 +103,4 @@ func WithTypeMeta(item []byte, kind, apiVersion string) []byte {
 		out = append(out, ',')
 	}
 	return append(out, item[1:]...)
-}
-
-// AppendWatch appends one watch frame per object, all of type typ, in the
-// chunked framing. Objects should carry kind and apiVersion (WithTypeMeta).
-func AppendWatch(dst []byte, typ meta.EventType, objects [][]byte) []byte {
-	for _, o := range objects {
-		dst = watchstream.AppendFrame(dst, typ, o)
-	}
-	return dst
 }

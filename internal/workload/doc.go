@@ -5,7 +5,10 @@
 // It sits outside the data path: it feeds the two ends of it. Its bytes are
 // served by fakeapiserver (or by a plain httptest server, to measure the
 // client alone) and read by apiclient, watchstream and the informer in the
-// benchmarks of package bench.
+// benchmarks of package bench. It lives under internal/ and depends on
+// meta and internal/fieldsv1 only, so that the tests of the low packages
+// (meta, protodec, watchstream, apiclient) import it downward; it was
+// bench/workload, a floor above everything its users test.
 //
 // The article's workload is the zero Config: pods of about 5 KiB (labels,
 // annotations, an owner reference, managedFields from two managers,

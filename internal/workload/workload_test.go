@@ -9,8 +9,9 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 func TestPodsAreDeterministicAndIndependent(t *testing.T) {
@@ -102,7 +103,10 @@ func TestEmptyListIsOnePage(t *testing.T) {
 func TestWatchFramesAreJSONLines(t *testing.T) {
 	c := workload.Config{PodSize: workload.SmallPodSize}
 	objs := c.PodEvents(5, 2, 100)
-	stream := workload.AppendWatch(nil, meta.Modified, objs)
+	var stream []byte
+	for _, o := range objs {
+		stream = watchstream.AppendFrame(stream, meta.Modified, o)
+	}
 	lines := bytes.Split(bytes.TrimSuffix(stream, []byte("\n")), []byte("\n"))
 	require.Len(t, lines, 5)
 	for i, l := range lines {

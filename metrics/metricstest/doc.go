@@ -1,4 +1,4 @@
-// Package promtest runs the real Prometheus tools in tests: promtool's
+// Package metricstest runs the real Prometheus tools in tests: promtool's
 // exposition linter ([CheckMetrics]) and a Prometheus server that scrapes
 // a target and answers queries through its HTTP API ([Start]). Both come
 // from Debian's prometheus package. When a binary is missing the test is
@@ -8,4 +8,4 @@
 //
 // It sits beside the metrics exposition (package metrics and the prom
 // module), outside the informer's data path; it is a test helper only.
-package promtest
+package metricstest

@@ -1,4 +1,4 @@
-package promtest
+package metricstest
 
 import (
 	"bytes"
