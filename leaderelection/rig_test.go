@@ -39,6 +39,7 @@ type world struct {
 	cands   []*cand
 	terms   []term
 	strict  bool          // check, at each start, that no other work context is live
+	prepare func(*cand)   // when set, called on each new candidate before its Run starts
 	changed chan struct{} // closed and replaced at every change of a candidate's state
 }
 
@@ -113,6 +114,9 @@ func (w *world) joinWith(id string, skew time.Duration, edit func(*leaderelectio
 	el, err := leaderelection.New(cfg)
 	require.NoError(w.t, err)
 	c.el = el
+	if w.prepare != nil {
+		w.prepare(c)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	w.mu.Lock()

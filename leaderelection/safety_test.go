@@ -287,22 +287,46 @@ func TestSafetyLeaderClockBehind(t *testing.T) {
 
 // TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal: someone writes
 // another holder into the Lease (an operator, a candidate with a broken
-// clock). The leader's next renewal meets a 409, reads the Lease, and
-// stops at once rather than at its deadline.
+// clock), or none (an operator releasing it by hand). The leader's next
+// renewal meets a 409, reads the Lease, and stops at once rather than at
+// its deadline: a Lease with no holder is not this candidate's either.
 func TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal(t *testing.T) {
-	w, leader, _ := elect(t)
-	raw, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
-	require.NoError(t, err)
-	var l map[string]any
-	require.NoError(t, raw.DecodeInto(&l))
-	l["spec"].(map[string]any)["holderIdentity"] = "intruder"
-	_, err = w.srv.Update(leaderelection.LeasesGVR, l)
-	require.NoError(t, err)
-	at := w.clk.Now()
-	w.run(retry)
-	lostWith(t, leader, leaderelection.ReasonTaken)
-	require.LessOrEqual(t, w.terms[0].end.Sub(at), retry, "stopped at its next renewal")
-	var lost *leaderelection.LostError
-	require.ErrorAs(t, leader.err, &lost)
-	require.Equal(t, "intruder", lost.Holder)
+	for _, holder := range []string{"intruder", ""} {
+		t.Run("holder "+holder, func(t *testing.T) {
+			w, leader, _ := elect(t)
+			raw, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
+			require.NoError(t, err)
+			var l map[string]any
+			require.NoError(t, raw.DecodeInto(&l))
+			l["spec"].(map[string]any)["holderIdentity"] = holder
+			_, err = w.srv.Update(leaderelection.LeasesGVR, l)
+			require.NoError(t, err)
+			at := w.clk.Now()
+			w.run(retry)
+			lostWith(t, leader, leaderelection.ReasonTaken)
+			require.LessOrEqual(t, w.terms[0].end.Sub(at), retry, "stopped at its next renewal")
+			var lost *leaderelection.LostError
+			require.ErrorAs(t, leader.err, &lost)
+			require.Equal(t, holder, lost.Holder)
+		})
+	}
+}
+
+// TestAnAcquireAnsweredAfterRenewDeadlineDoesNotStartLeading: a write that
+// acquires the Lease gives a leadership ending RenewDeadline after the write
+// started (invariant 1). When its answer comes later than that, the Lease
+// is the candidate's but the leadership is already over: it must not start
+// its work on it, and leads only after a write answered in time.
+func TestAnAcquireAnsweredAfterRenewDeadlineDoesNotStartLeading(t *testing.T) {
+	w := newWorld(t)
+	const late = leaderelection.DefaultRenewDeadline + time.Second
+	w.prepare = func(c *cand) { c.net.slowOnce(late) } // the create's answer, then the link is cut
+	a := w.join("a")
+	w.run(late + time.Second)
+	require.Empty(t, w.terms, "a started leading on a write answered %s after it began", late)
+	require.True(t, func() bool { w.mu.Lock(); defer w.mu.Unlock(); return !a.exited }(), "a still campaigns")
+	a.net.set(false, 0)
+	w.run(2 * retry)
+	require.Equal(t, []string{"a"}, w.leaders(), "a leads after a prompt write")
+	require.GreaterOrEqual(t, w.terms[0].start.Sub(w.start), late, "and only after the late answer came")
 }
