@@ -290,10 +290,15 @@ func TestSafetyLeaderClockBehind(t *testing.T) {
 // clock), or none (an operator releasing it by hand). The leader's next
 // renewal meets a 409, reads the Lease, and stops at once rather than at
 // its deadline: a Lease with no holder is not this candidate's either.
+// The leader is alone, so that no other candidate takes the emptied Lease
+// before the leader's renewal reads it.
 func TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal(t *testing.T) {
 	for _, holder := range []string{"intruder", ""} {
 		t.Run("holder "+holder, func(t *testing.T) {
-			w, leader, _ := elect(t)
+			w := newWorld(t)
+			leader := w.join("a")
+			w.run(time.Second)
+			require.Equal(t, []string{"a"}, w.leaders())
 			raw, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
 			require.NoError(t, err)
 			var l map[string]any
