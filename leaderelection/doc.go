@@ -9,7 +9,11 @@
 // A controller built on informers and a work queue runs its workers in
 // Config.OnStartedLeading: every replica keeps its caches warm, and one
 // acts. Both Elector and Membership read and write Leases through one
-// client (lease.go) and judge a Lease's liveness by one rule (sighting).
+// client (lease.go). They judge a Lease's liveness differently, each for
+// its promise: an Elector by how long ago it saw the Lease change, on its
+// own clock (a sighting: one leader whatever the clocks say), Membership
+// by the Lease's renewTime (every replica, a newcomer too, reaches the
+// same verdict).
 //
 // # Leader election
 //
