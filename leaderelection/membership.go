@@ -31,7 +31,8 @@ import (
 //     dot) and Identity a DNS-1123 subdomain, so the name is a valid Lease
 //     name and says which group and identity it stands for: group web and
 //     identity api-0 hold web.api-0, group web-api and identity 0 hold
-//     web-api.0.
+//     web-api.0. [TestLeaseNamesOfDifferentGroupsNeverCollide,
+//     TestMembershipRefusesSettingsItCannotKeep]
 //  2. A Lease is live while this replica's clock reads before its renewTime
 //     plus its leaseDurationSeconds. The live holders, sorted, are the
 //     group: the replica at position i of N takes shard.Of(i, N) over Field.
@@ -54,7 +55,8 @@ import (
 // is behind by more than that writes renewTimes the others find expired,
 // and it counts itself while they do not. A replica whose clock is ahead
 // keeps its share for as much longer after it crashes, in the eyes of all
-// replicas alike.
+// replicas alike. [TestAReplicaThatDiesIsDroppedWhenItsLeaseExpires,
+// TestAReplicaThatJoinsLateAgreesOnACrashedReplicasLease]
 type Membership struct {
 	Client    *apiclient.Client
 	Namespace string // where the Leases live
