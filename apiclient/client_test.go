@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -46,7 +47,7 @@ func TestConfigNeverPrintsTheToken(t *testing.T) {
 
 func TestTokenNeverInErrors(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		require.Equal(t, "Bearer "+secretToken, r.Header.Get("Authorization"))
+		assert.Equal(t, "Bearer "+secretToken, r.Header.Get("Authorization"))
 		writeStatus(w, 401, "Unauthorized", "Unauthorized", "")
 	}))
 	t.Cleanup(srv.Close)
@@ -118,8 +119,8 @@ func TestMissingTokenFileFailsEarly(t *testing.T) {
 
 func TestUserAgentAndAccept(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		require.Equal(t, "my-agent/1", r.UserAgent())
-		require.Equal(t, "application/json", r.Header.Get("Accept"))
+		assert.Equal(t, "my-agent/1", r.UserAgent())
+		assert.Equal(t, "application/json", r.Header.Get("Accept"))
 		_, _ = w.Write([]byte(`{"metadata":{"name":"x"}}`))
 	}))
 	t.Cleanup(srv.Close)
@@ -130,7 +131,7 @@ func TestUserAgentAndAccept(t *testing.T) {
 
 func TestHostPathPrefixIsKept(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		require.Equal(t, "/k8s/clusters/c-1/api/v1/namespaces/default/pods/x", r.URL.Path)
+		assert.Equal(t, "/k8s/clusters/c-1/api/v1/namespaces/default/pods/x", r.URL.Path)
 		_, _ = w.Write([]byte(`{"metadata":{"name":"x"}}`))
 	}))
 	t.Cleanup(srv.Close)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -108,7 +109,9 @@ func TestReadsRetryConnectionResets(t *testing.T) {
 	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if calls.Add(1) <= 2 {
 			conn, _, err := w.(http.Hijacker).Hijack()
-			require.NoError(t, err)
+			if !assert.NoError(t, err) {
+				return
+			}
 			_ = conn.(*net.TCPConn).SetLinger(0) // RST, not FIN
 			_ = conn.Close()
 			return

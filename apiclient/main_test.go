@@ -39,7 +39,10 @@ func instantClock() *clocktest.Fake {
 }
 
 // newServer starts an httptest server with h and a client for it that never
-// really sleeps between retries and has no rate limit.
+// really sleeps between retries and has no rate limit. h runs on the
+// server's goroutines: it checks with assert (t.Errorf, safe from any
+// goroutine, and srv.Close in t.Cleanup waits for it) and returns, never
+// with require, whose FailNow must be called from the test's own goroutine.
 func newServer(t testing.TB, h http.HandlerFunc) (*apiclient.Client, *clocktest.Fake) {
 	t.Helper()
 	srv := httptest.NewServer(h)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -35,7 +36,7 @@ func TestWatchQuery(t *testing.T) {
 			got := make(chan string, 1)
 			c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 				got <- r.URL.RawQuery
-				require.Equal(t, "gzip", r.Header.Get("Accept-Encoding"))
+				assert.Equal(t, "gzip", r.Header.Get("Accept-Encoding"))
 			})
 			s, err := apiclient.Watch[pod](context.Background(), c, podsRef, tc.opts)
 			require.NoError(t, err)
@@ -56,14 +57,16 @@ func watchServer(t *testing.T, gzip bool, delay time.Duration) http.HandlerFunc 
 		}
 		enc := watchstream.NewEncoder(w, watchstream.EncoderOptions{Gzip: gzip})
 		defer enc.Close()
-		require.NoError(t, enc.WriteFrame(watchstream.AppendFrame(nil, meta.Added,
-			[]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"2"}}`))))
+		if !assert.NoError(t, enc.WriteFrame(watchstream.AppendFrame(nil, meta.Added,
+			[]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"2"}}`)))) {
+			return
+		}
 		select {
 		case <-time.After(delay):
 		case <-r.Context().Done():
 			return
 		}
-		require.NoError(t, enc.WriteFrame(watchstream.AppendFrame(nil, meta.Bookmark,
+		assert.NoError(t, enc.WriteFrame(watchstream.AppendFrame(nil, meta.Bookmark,
 			[]byte(`{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"3"}}`))))
 	}
 }
@@ -121,15 +124,19 @@ func TestWatchWebsocket(t *testing.T) {
 			writeStatus(w, 403, "Forbidden", "no origin", "")
 			return
 		}
-		require.Equal(t, "Bearer "+secretToken, r.Header.Get("Authorization"))
-		require.Equal(t, "1", r.URL.Query().Get("watch"))
-		require.Equal(t, "7", r.URL.Query().Get("resourceVersion"))
+		assert.Equal(t, "Bearer "+secretToken, r.Header.Get("Authorization"))
+		assert.Equal(t, "1", r.URL.Query().Get("watch"))
+		assert.Equal(t, "7", r.URL.Query().Get("resourceVersion"))
 		conn, err := up.Upgrade(w, r, nil)
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 		defer conn.Close()
 		for _, name := range []string{"a", "b"} {
-			require.NoError(t, watchstream.WriteWebsocketFrame(conn, watchstream.AppendFrame(nil, meta.Added,
-				[]byte(`{"metadata":{"name":"`+name+`","resourceVersion":"8"}}`))))
+			if !assert.NoError(t, watchstream.WriteWebsocketFrame(conn, watchstream.AppendFrame(nil, meta.Added,
+				[]byte(`{"metadata":{"name":"`+name+`","resourceVersion":"8"}}`)))) {
+				return
+			}
 		}
 		_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
 	}))
@@ -150,14 +157,18 @@ func TestWatchWebsocketOverTLS(t *testing.T) {
 	up := websocket.Upgrader{}
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !websocket.IsWebSocketUpgrade(r) {
-			require.Equal(t, 2, r.ProtoMajor, "plain requests speak HTTP/2")
+			assert.Equal(t, 2, r.ProtoMajor, "plain requests speak HTTP/2")
 			writeStatus(w, 404, "NotFound", "not here", "")
 			return
 		}
 		conn, err := up.Upgrade(w, r, nil)
-		require.NoError(t, err)
+		if !assert.NoError(t, err) {
+			return
+		}
 		defer conn.Close()
-		require.NoError(t, watchstream.WriteWebsocketFrame(conn, watchstream.AppendFrame(nil, meta.Added, []byte(`{"metadata":{"name":"a"}}`))))
+		if !assert.NoError(t, watchstream.WriteWebsocketFrame(conn, watchstream.AppendFrame(nil, meta.Added, []byte(`{"metadata":{"name":"a"}}`)))) {
+			return
+		}
 		_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
 	}))
 	srv.EnableHTTP2 = true

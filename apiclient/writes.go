@@ -83,7 +83,11 @@ type ConditionOptions struct {
 // It reads the object, changes it and writes it back with its
 // resourceVersion, again from the read when another writer came between
 // (409). When nothing changes nothing is written. Fields of the object and
-// of its conditions that cond does not name are kept as read.
+// of its conditions that cond does not name are kept as read. The condition
+// is written with every member metav1.Condition requires (type, status,
+// lastTransitionTime, reason, message), an empty message as "", so that a
+// custom resource whose status uses metav1.Condition's schema accepts it;
+// that schema also wants a non-empty reason in CamelCase.
 func SetCondition[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, cond meta.Condition, opts ConditionOptions) (P, error) {
 	path := ref.ObjectPath(name)
 	if !opts.NoStatusSubresource {
@@ -147,13 +151,18 @@ func withCondition(raw []byte, cond meta.Condition, now time.Time) ([]byte, bool
 }
 
 // setCondition is apimachinery's SetStatusCondition on conditions kept as
-// raw members, so members it does not know survive.
+// raw members, so members it does not know survive. SetStatusCondition
+// writes a whole metav1.Condition, whose type, status, lastTransitionTime,
+// reason and message have no omitempty and are required by its schema: so
+// here each of them is written when it is missing, even as "" (a CRD using
+// that schema refuses a condition without message with 422).
 func setCondition(conds []map[string]jsontext.Value, cond meta.Condition, now time.Time) ([]map[string]jsontext.Value, bool) {
 	str := func(s string) jsontext.Value { v, _ := json.Marshal(s); return v }
-	get := func(c map[string]jsontext.Value, k string) string {
+	// get is member k as a string, and whether it is there as one.
+	get := func(c map[string]jsontext.Value, k string) (string, bool) {
 		var s string
-		_ = json.Unmarshal(c[k], &s)
-		return s
+		err := json.Unmarshal(c[k], &s)
+		return s, err == nil && string(c[k]) != "null"
 	}
 	at := cond.LastTransitionTime
 	if at.IsZero() {
@@ -161,7 +170,10 @@ func setCondition(conds []map[string]jsontext.Value, cond meta.Condition, now ti
 	}
 	stamp := str(at.UTC().Truncate(time.Second).Format(time.RFC3339))
 	i := 0
-	for i < len(conds) && get(conds[i], "type") != cond.Type {
+	for i < len(conds) {
+		if t, _ := get(conds[i], "type"); t == cond.Type {
+			break
+		}
 		i++
 	}
 	added := i == len(conds)
@@ -169,11 +181,14 @@ func setCondition(conds []map[string]jsontext.Value, cond meta.Condition, now ti
 		conds = append(conds, map[string]jsontext.Value{"type": str(cond.Type), "lastTransitionTime": stamp})
 	}
 	c, changed := conds[i], added
-	if get(c, "status") != cond.Status {
+	if s, ok := get(c, "status"); !ok || s != cond.Status {
 		c["status"], c["lastTransitionTime"], changed = str(cond.Status), stamp, true
 	}
+	if _, ok := get(c, "lastTransitionTime"); !ok {
+		c["lastTransitionTime"], changed = stamp, true
+	}
 	for k, v := range map[string]string{"reason": cond.Reason, "message": cond.Message} {
-		if get(c, k) != v {
+		if s, ok := get(c, k); !ok || s != v {
 			c[k], changed = str(v), true
 		}
 	}

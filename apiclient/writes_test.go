@@ -256,3 +256,60 @@ func TestSetConditionWritesTheWholeObjectOfAKindWithoutStatusSubresource(t *test
 	defer spy.mu.Unlock()
 	require.Equal(t, "PUT /apis/example.com/v1/namespaces/default/widgets/w", spy.writes[len(spy.writes)-1])
 }
+
+// TestSetConditionWritesEveryRequiredMember: metav1.Condition marks type,
+// status, lastTransitionTime, reason and message required (no omitempty),
+// and a custom resource whose status uses its schema refuses a condition
+// without one of them (422). SetCondition writes all five, as
+// apimachinery's SetStatusCondition does by writing a whole
+// metav1.Condition: an empty message as "", for a new condition and for one
+// another writer left without it.
+func TestSetConditionWritesEveryRequiredMember(t *testing.T) {
+	srv, c, _ := fakeClient(t, nil)
+	ctx := context.Background()
+	stored := func() map[string]map[string]any {
+		t.Helper()
+		raw, err := srv.Get(podsRef.GVR, "default", "p")
+		require.NoError(t, err)
+		var p struct {
+			Status struct {
+				Conditions []map[string]any `json:"conditions"`
+			} `json:"status"`
+		}
+		require.NoError(t, raw.DecodeInto(&p))
+		byType := map[string]map[string]any{}
+		for _, c := range p.Status.Conditions {
+			byType[c["type"].(string)] = c
+		}
+		return byType
+	}
+	_, err := srv.Create(podsRef.GVR, map[string]any{"metadata": map[string]any{"name": "p", "namespace": "default"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}})
+	require.NoError(t, err)
+	// another writer's condition, without reason or message
+	_, err = srv.UpdateStatus(podsRef.GVR, map[string]any{"metadata": map[string]any{"name": "p", "namespace": "default"},
+		"status": map[string]any{"phase": "Pending", "conditions": []any{map[string]any{"type": "other/Done", "status": "True",
+			"lastTransitionTime": "2026-01-02T03:04:05Z"}}}})
+	require.NoError(t, err)
+	require.NotContains(t, stored()["other/Done"], "message")
+
+	required := []string{"type", "status", "lastTransitionTime", "reason", "message"}
+
+	_, err = apiclient.SetCondition[conditioned](ctx, c, podsRef, "p",
+		meta.Condition{Type: "mine/Ready", Status: meta.ConditionTrue, Reason: "Up"}, apiclient.ConditionOptions{})
+	require.NoError(t, err)
+	mine := stored()["mine/Ready"]
+	for _, k := range required {
+		require.Contains(t, mine, k, "a new condition has every required member: %v", mine)
+	}
+	require.Equal(t, "", mine["message"])
+
+	_, err = apiclient.SetCondition[conditioned](ctx, c, podsRef, "p",
+		meta.Condition{Type: "other/Done", Status: meta.ConditionTrue}, apiclient.ConditionOptions{})
+	require.NoError(t, err)
+	other := stored()["other/Done"]
+	for _, k := range required {
+		require.Contains(t, other, k, "a condition read without reason and message is written with them: %v", other)
+	}
+	require.Equal(t, "2026-01-02T03:04:05Z", other["lastTransitionTime"], "the status did not change")
+}

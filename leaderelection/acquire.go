@@ -140,29 +140,51 @@ func (e *Elector) renew(ctx context.Context, start time.Time) error {
 	return nil
 }
 
+// releaseTries bounds release's writes: each 409 means another write came
+// in between, and the read after it says whose the Lease is now.
+const releaseTries = 3
+
 // release gives the Lease up (invariant 4): no holder, a duration of one
 // second, as client-go writes it, so that the next attempt of any other
-// candidate takes it. It writes at the leader's last resourceVersion, so
-// it cannot undo a takeover it did not see.
+// candidate takes it. It writes at the resourceVersion it last saw, so it
+// cannot undo a takeover it did not see. A 409 is most often this leader's
+// own renewal, cancelled in flight when Run's context ended but stored by
+// the server all the same: release then reads the Lease and gives it up at
+// the version read if it still names this candidate, and never otherwise.
+// (client-go retries its release on a conflict for the same race since
+// kubernetes/kubernetes#137988.)
 func (e *Elector) release(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), e.cfg.RenewDeadline)
 	defer cancel()
 	e.mu.Lock()
 	cur := e.lease
 	e.mu.Unlock()
-	if cur == nil || recordOf(cur).holder != e.cfg.Identity {
-		return
+	for try := 1; cur != nil && recordOf(cur).holder == e.cfg.Identity; try++ {
+		now := e.cfg.Clock.Now()
+		next := *cur
+		record{durationSecs: 1, acquire: now, renew: now, transitions: recordOf(cur).transitions}.writeTo(&next)
+		out, err := e.leases.update(ctx, &next)
+		switch {
+		case err == nil:
+			e.store(out)
+			return
+		case meta.IsNotFound(err):
+			e.cfg.Logger.Debug("leaderelection: not released: the lease is gone", "err", err)
+			return
+		case !meta.IsConflict(err) || try == releaseTries:
+			e.cfg.Logger.Warn("leaderelection: releasing", "err", err)
+			return
+		}
+		if cur, err = e.leases.get(ctx, e.cfg.Name); err != nil {
+			if !meta.IsNotFound(err) {
+				e.cfg.Logger.Warn("leaderelection: releasing: reading the lease after a conflict", "err", err)
+			}
+			return
+		}
+		e.store(cur)
 	}
-	now := e.cfg.Clock.Now()
-	next := *cur
-	record{durationSecs: 1, acquire: now, renew: now, transitions: recordOf(cur).transitions}.writeTo(&next)
-	out, err := e.leases.update(ctx, &next)
-	switch {
-	case meta.IsConflict(err) || meta.IsNotFound(err):
-		e.cfg.Logger.Debug("leaderelection: not released: someone else wrote the lease", "err", err)
-	case err != nil:
-		e.cfg.Logger.Warn("leaderelection: releasing", "err", err)
-	default:
-		e.store(out)
+	if cur != nil {
+		e.cfg.Logger.Debug("leaderelection: not released: the lease is not this candidate's",
+			"lease", e.leases.where(e.cfg.Name), "holder", recordOf(cur).holder)
 	}
 }

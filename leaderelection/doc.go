@@ -9,7 +9,11 @@
 // A controller built on informers and a work queue runs its workers in
 // Config.OnStartedLeading: every replica keeps its caches warm, and one
 // acts. Both Elector and Membership read and write Leases through one
-// client (lease.go) and judge a Lease's liveness by one rule (sighting).
+// client (lease.go). They judge a Lease's liveness differently, each for
+// its promise: an Elector by how long ago it saw the Lease change, on its
+// own clock (a sighting: one leader whatever the clocks say), Membership
+// by the Lease's renewTime (every replica, a newcomer too, reaches the
+// same verdict).
 //
 // # Leader election
 //
@@ -46,9 +50,13 @@
 //  4. When Run's context ends, the leader's work context ends, Run waits
 //     for OnStartedLeading to return, and then (unless KeepOnCancel)
 //     writes the Lease with no holder, which any candidate takes at its
-//     next attempt; with KeepOnCancel the others wait out the lease.
-//     OnStoppedLeading is called once after leading, never without.
-//     [TestReleaseOnCancelHandsOverAtTheNextAttempt,
+//     next attempt; with KeepOnCancel the others wait out the lease. A
+//     release that meets a 409 (its own renewal, cancelled in flight but
+//     stored) reads the Lease and releases it only if it still names this
+//     candidate. OnStoppedLeading is called once after leading, never
+//     without. [TestReleaseOnCancelHandsOverAtTheNextAttempt,
+//     TestReleaseAfterARenewalCancelledInFlightHandsOverAtTheNextAttempt,
+//     TestReleaseNeverClearsALeaseThatNamesAnother,
 //     TestKeepOnCancelMakesTheOthersWaitOutTheLease]
 //  5. A waiting candidate attempts every RetryPeriod and also at the
 //     instant the Lease expires by its clock, so a new leader takes over at

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -39,6 +40,7 @@ type world struct {
 	cands   []*cand
 	terms   []term
 	strict  bool          // check, at each start, that no other work context is live
+	prepare func(*cand)   // when set, called on each new candidate before its Run starts
 	changed chan struct{} // closed and replaced at every change of a candidate's state
 }
 
@@ -113,6 +115,9 @@ func (w *world) joinWith(id string, skew time.Duration, edit func(*leaderelectio
 	el, err := leaderelection.New(cfg)
 	require.NoError(w.t, err)
 	c.el = el
+	if w.prepare != nil {
+		w.prepare(c)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c.stop = cancel
 	w.mu.Lock()
@@ -418,6 +423,53 @@ type network struct {
 	delay time.Duration
 	// cutAfterSlow cuts the link once one slowed answer was delivered.
 	cutAfterSlow bool
+	// lose, when set, is the next write's fate: see loseNextAnswer.
+	lose *lostAnswer
+}
+
+// lostAnswer is a write the server stores while its sender gives up on it.
+type lostAnswer struct {
+	after  func() // called once the server has answered, before the sender sees its error
+	status int    // the server's answer to the write
+}
+
+// loseNextAnswer makes the next write race Run's end, as when a process is
+// told to stop while a renewal is in flight: the candidate's Run context is
+// cancelled, which cancels the request, and the request still reaches the
+// server and is stored; the candidate sees only the cancellation. after, when
+// set, runs between the stored write and the candidate's error.
+func (n *network) loseNextAnswer(after func()) *lostAnswer {
+	l := &lostAnswer{after: after}
+	n.mu.Lock()
+	n.lose = l
+	n.mu.Unlock()
+	return l
+}
+
+// deliverAndLose is the write of loseNextAnswer.
+func (n *network) deliverAndLose(r *http.Request, l *lostAnswer) (*http.Response, error) {
+	n.c.stop()
+	<-r.Context().Done() // the request is cancelled, as Run's context ends
+	resp, err := n.inner.RoundTrip(r.Clone(context.WithoutCancel(r.Context())))
+	if err != nil {
+		return nil, err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	n.mu.Lock()
+	l.status = resp.StatusCode
+	n.mu.Unlock()
+	if l.after != nil {
+		l.after()
+	}
+	return nil, fmt.Errorf("rig: %s: the answer was lost: %w", n.c.id, context.Cause(r.Context()))
+}
+
+// stored is the server's answer to the lost write, 0 before it came.
+func (n *network) stored(l *lostAnswer) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return l.status
 }
 
 func (n *network) set(cut bool, delay time.Duration) {
@@ -435,8 +487,14 @@ func (n *network) slowOnce(delay time.Duration) {
 
 func (n *network) RoundTrip(r *http.Request) (*http.Response, error) {
 	n.mu.Lock()
-	cut, delay := n.cut, n.delay
+	cut, delay, lose := n.cut, n.delay, n.lose
+	if lose != nil && r.Method != http.MethodGet {
+		n.lose = nil
+	}
 	n.mu.Unlock()
+	if lose != nil && r.Method != http.MethodGet && !cut {
+		return n.deliverAndLose(r, lose)
+	}
 	if cut {
 		return nil, fmt.Errorf("rig: %s is cut off from the server", n.c.id)
 	}

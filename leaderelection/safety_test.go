@@ -9,6 +9,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/leaderelection"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // The safety scenarios: three candidates with client-go's defaults (lease
@@ -287,22 +288,100 @@ func TestSafetyLeaderClockBehind(t *testing.T) {
 
 // TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal: someone writes
 // another holder into the Lease (an operator, a candidate with a broken
-// clock). The leader's next renewal meets a 409, reads the Lease, and
-// stops at once rather than at its deadline.
+// clock), or none (an operator releasing it by hand). The leader's next
+// renewal meets a 409, reads the Lease, and stops at once rather than at
+// its deadline: a Lease with no holder is not this candidate's either.
+// The leader is alone, so that no other candidate takes the emptied Lease
+// before the leader's renewal reads it.
 func TestALeaderWhoseLeaseIsOverwrittenStopsAtItsNextRenewal(t *testing.T) {
-	w, leader, _ := elect(t)
-	raw, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
-	require.NoError(t, err)
-	var l map[string]any
-	require.NoError(t, raw.DecodeInto(&l))
-	l["spec"].(map[string]any)["holderIdentity"] = "intruder"
-	_, err = w.srv.Update(leaderelection.LeasesGVR, l)
-	require.NoError(t, err)
-	at := w.clk.Now()
+	for _, holder := range []string{"intruder", ""} {
+		t.Run("holder "+holder, func(t *testing.T) {
+			w := newWorld(t)
+			leader := w.join("a")
+			w.run(time.Second)
+			require.Equal(t, []string{"a"}, w.leaders())
+			_, err := setHolder(w, holder)
+			require.NoError(t, err)
+			at := w.clk.Now()
+			w.run(retry)
+			lostWith(t, leader, leaderelection.ReasonTaken)
+			require.LessOrEqual(t, w.terms[0].end.Sub(at), retry, "stopped at its next renewal")
+			var lost *leaderelection.LostError
+			require.ErrorAs(t, leader.err, &lost)
+			require.Equal(t, holder, lost.Holder)
+		})
+	}
+}
+
+// TestAnAcquireAnsweredAfterRenewDeadlineDoesNotStartLeading: a write that
+// acquires the Lease gives a leadership ending RenewDeadline after the write
+// started (invariant 1). When its answer comes later than that, the Lease
+// is the candidate's but the leadership is already over: it must not start
+// its work on it, and leads only after a write answered in time.
+func TestAnAcquireAnsweredAfterRenewDeadlineDoesNotStartLeading(t *testing.T) {
+	w := newWorld(t)
+	const late = leaderelection.DefaultRenewDeadline + time.Second
+	w.prepare = func(c *cand) { c.net.slowOnce(late) } // the create's answer, then the link is cut
+	a := w.join("a")
+	w.run(late + time.Second)
+	require.Empty(t, w.terms, "a started leading on a write answered %s after it began", late)
+	require.True(t, func() bool { w.mu.Lock(); defer w.mu.Unlock(); return !a.exited }(), "a still campaigns")
+	a.net.set(false, 0)
+	w.run(2 * retry)
+	require.Equal(t, []string{"a"}, w.leaders(), "a leads after a prompt write")
+	require.GreaterOrEqual(t, w.terms[0].start.Sub(w.start), late, "and only after the late answer came")
+}
+
+// TestReleaseAfterARenewalCancelledInFlightHandsOverAtTheNextAttempt: Run's
+// context ends while a renewal is in flight; the server stores the renewal
+// and the leader sees only its cancellation. Its release, written at the
+// version before that renewal, meets a 409; it reads the Lease, finds it
+// still names it, and releases it at the version read: another candidate
+// leads within one RetryPeriod, not after a LeaseDuration.
+func TestReleaseAfterARenewalCancelledInFlightHandsOverAtTheNextAttempt(t *testing.T) {
+	w, leader, others := elect(t)
+	var at time.Time
+	lost := leader.net.loseNextAnswer(func() { at = w.clk.Now() })
+	w.run(retry) // the leader's next renewal
 	w.run(retry)
-	lostWith(t, leader, leaderelection.ReasonTaken)
-	require.LessOrEqual(t, w.terms[0].end.Sub(at), retry, "stopped at its next renewal")
-	var lost *leaderelection.LostError
-	require.ErrorAs(t, leader.err, &lost)
-	require.Equal(t, "intruder", lost.Holder)
+	require.Equal(t, 200, leader.net.stored(lost), "the server stored the renewal whose answer was lost")
+	require.NoError(t, leader.err, "a cancelled Run returns nil")
+	w.checkSafe(false)
+	takenOver(t, w, others, at, retry)
+}
+
+// TestReleaseNeverClearsALeaseThatNamesAnother: as above, but between the
+// stored renewal and the release someone writes another holder into the
+// Lease. The release meets a 409, reads the Lease, finds it is not this
+// candidate's, and leaves it as it is.
+func TestReleaseNeverClearsALeaseThatNamesAnother(t *testing.T) {
+	w, leader, _ := elect(t)
+	var after *meta.Raw
+	var werr error // the hook runs on the leader's goroutine: checked here, after
+	lost := leader.net.loseNextAnswer(func() { after, werr = setHolder(w, "intruder") })
+	w.run(retry)
+	require.NoError(t, werr)
+	require.Equal(t, 200, leader.net.stored(lost))
+	require.NoError(t, leader.err)
+	now, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
+	require.NoError(t, err)
+	require.Equal(t, after.ResourceVersion, now.ResourceVersion, "nobody wrote the Lease after the intruder")
+	var l leaderelection.Lease
+	require.NoError(t, now.DecodeInto(&l))
+	require.Equal(t, "intruder", *l.Spec.HolderIdentity)
+}
+
+// setHolder writes holder into the Lease on the server, as an operator
+// would, and returns the Lease written.
+func setHolder(w *world, holder string) (*meta.Raw, error) {
+	raw, err := w.srv.Get(leaderelection.LeasesGVR, "default", "ctrl")
+	if err != nil {
+		return nil, err
+	}
+	var l map[string]any
+	if err := raw.DecodeInto(&l); err != nil {
+		return nil, err
+	}
+	l["spec"].(map[string]any)["holderIdentity"] = holder
+	return w.srv.Update(leaderelection.LeasesGVR, l)
 }

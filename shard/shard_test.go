@@ -215,3 +215,32 @@ func TestNewRange(t *testing.T) {
 	_, err = shard.NewRange(5, 5)
 	assert.Error(t, err)
 }
+
+// TestRangeContainsBothOfItsEnds: a Range keeps its inclusive last hash, so
+// Contains holds at Start and at Last and nowhere outside; at the seam of a
+// split the last hash of shard i belongs to i and the next one to i+1, and
+// 2^64-1 belongs to the last shard. (A Contains that treats Last as
+// exclusive would drop one hash per shard, and an object whose hash is
+// exactly that would be cached by nobody.)
+func TestRangeContainsBothOfItsEnds(t *testing.T) {
+	r, err := shard.NewRange(5, 11)
+	require.NoError(t, err)
+	for h, want := range map[uint64]bool{4: false, 5: true, 10: true, 11: false} {
+		assert.Equal(t, want, r.Contains(h), "[5, 11) contains %d", h)
+	}
+	assert.True(t, shard.Full.Contains(0))
+	assert.True(t, shard.Full.Contains(math.MaxUint64), "the last hash of the space")
+	for _, n := range []int{2, 3, 7} {
+		for i := range n - 1 {
+			a, err := shard.Split(i, n)
+			require.NoError(t, err)
+			b, err := shard.Split(i+1, n)
+			require.NoError(t, err)
+			assert.True(t, a.Contains(a.Last) && !b.Contains(a.Last), "shard %d of %d owns its last hash %#x", i, n, a.Last)
+			assert.True(t, b.Contains(a.Last+1) && !a.Contains(a.Last+1), "shard %d of %d owns %#x", i+1, n, a.Last+1)
+		}
+		last, err := shard.Split(n-1, n)
+		require.NoError(t, err)
+		assert.True(t, last.Contains(math.MaxUint64), "shard %d of %d owns 2^64-1", n-1, n)
+	}
+}

@@ -31,7 +31,7 @@ func TestAddAfterQueuesWhenDue(t *testing.T) {
 		{time.Second, []string{"late"}},
 	}
 	for i, s := range steps {
-		clock.Advance(s.step)
+		advance(t, clock, s.step)
 		require.Equal(t, len(s.want), q.Len(), "step %d", i)
 		for _, w := range s.want {
 			require.Equal(t, w, get(t, q), "step %d", i)
@@ -47,10 +47,10 @@ func TestAddAfterKeepsTheEarlierTime(t *testing.T) {
 	q.AddAfter("a", 20*time.Second) // later: ignored
 	q.AddAfter("a", 5*time.Second)  // earlier: wins
 	require.Equal(t, 1, clock.Pending(), "one timer for the earliest item only")
-	clock.Advance(5 * time.Second)
+	advance(t, clock, 5*time.Second)
 	require.Equal(t, 1, q.Len())
 	require.Equal(t, "a", get(t, q))
-	clock.Advance(time.Hour)
+	advance(t, clock, time.Hour)
 	require.Zero(t, q.Len(), "a waited once, so it is queued once")
 }
 
@@ -59,7 +59,7 @@ func TestAddAfterOfAQueuedItemDeduplicates(t *testing.T) {
 	q := New[string](Options[string]{Clock: clock})
 	q.Add("a")
 	q.AddAfter("a", time.Second)
-	clock.Advance(time.Second)
+	advance(t, clock, time.Second)
 	require.Equal(t, 1, q.Len())
 }
 
@@ -70,7 +70,7 @@ func TestShutDownDropsWaitingItems(t *testing.T) {
 	q.ShutDown()
 	require.Zero(t, clock.Pending(), "timer not stopped")
 	q.AddAfter("b", time.Second)
-	clock.Advance(time.Minute)
+	advance(t, clock, time.Minute)
 	require.Zero(t, q.Len())
 }
 
@@ -97,7 +97,7 @@ func TestBucketSpacesRetriesAfterBurst(t *testing.T) {
 	for i, w := range want {
 		require.Equal(t, w, b.When("any"), "retry %d", i+1)
 	}
-	clock.Advance(time.Second) // tokens refill with time
+	advance(t, clock, time.Second) // tokens refill with time
 	require.Zero(t, b.When("any"))
 	require.Zero(t, b.NumRequeues("any"))
 }
@@ -127,12 +127,79 @@ func TestAddRateLimitedRetriesWithBackoff(t *testing.T) {
 		q.AddRateLimited("a") // the worker failed
 		q.Done("a")
 		require.Zero(t, q.Len(), "failure %d: retried before its backoff", failure+1)
-		clock.Advance(wait*time.Millisecond - 1)
+		advance(t, clock, wait*time.Millisecond-1)
 		require.Zero(t, q.Len(), "failure %d: retried early", failure+1)
-		clock.Advance(1)
+		advance(t, clock, 1)
 		require.Equal(t, 1, q.Len(), "failure %d: not retried", failure+1)
 	}
 	require.Equal(t, 3, q.NumRequeues("a"))
 	q.Forget("a")
 	require.Zero(t, q.NumRequeues("a"))
+}
+
+// advance moves clk by d, and fails the test if the move has not returned
+// within a few seconds: a queue that re-arms a timer for an item already due
+// makes the fake clock's Advance fire it again for ever, and a test must then
+// fail at once rather than hang the package until go test's timeout.
+func advance(t testing.TB, clk *clocktest.Fake, d time.Duration) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		clk.Advance(d)
+	}()
+	deadline := time.NewTimer(2 * time.Second)
+	defer deadline.Stop()
+	select {
+	case <-done:
+	case <-deadline.C:
+		t.Fatalf("the fake clock's Advance(%s) has not returned: a timer re-arms itself for ever", d)
+	}
+}
+
+// handClock is a Clock whose AfterFunc timers fire only when the test says
+// so: unlike the fake's Advance, which fires every timer due and so would
+// spin forever on a queue that re-arms a zero timer instead of queueing an
+// item, a test on it can see one firing and stop.
+type handClock struct {
+	now   time.Time
+	armed []handTimer
+}
+
+type handTimer struct {
+	at time.Time
+	f  func()
+}
+
+func (c *handClock) Now() time.Time { return c.now }
+func (c *handClock) NewTimer(time.Duration) Timer {
+	panic("handClock: NewTimer is not used by AddAfter")
+}
+func (c *handClock) AfterFunc(d time.Duration, f func()) Timer {
+	c.armed = append(c.armed, handTimer{at: c.now.Add(d), f: f})
+	return stoppedTimer{}
+}
+
+type stoppedTimer struct{}
+
+func (stoppedTimer) C() <-chan time.Time      { return nil }
+func (stoppedTimer) Stop() bool               { return true }
+func (stoppedTimer) Reset(time.Duration) bool { return false }
+
+// TestAnItemDueExactlyNowIsQueuedWhenItsTimerFires: the timer armed for an
+// item fires at its due time, not after it; the item is due then and is
+// queued by that firing, with no timer left to arm. Regression guard for a
+// due test of "at before now": such a queue re-arms a zero timer for ever,
+// which on the fake clock hung the whole package's tests.
+func TestAnItemDueExactlyNowIsQueuedWhenItsTimerFires(t *testing.T) {
+	clk := &handClock{now: time.Unix(1000, 0)}
+	q := New[string](Options[string]{Clock: clk})
+	q.AddAfter("a", time.Second)
+	require.Len(t, clk.armed, 1)
+	fire := clk.armed[0]
+	require.Equal(t, clk.now.Add(time.Second), fire.at)
+	clk.armed, clk.now = nil, fire.at // exactly the due time, as a timer fires
+	fire.f()
+	require.Equal(t, 1, q.Len(), "the item due exactly now is queued by its timer")
+	require.Empty(t, clk.armed, "no timer re-armed for an item that was due")
 }

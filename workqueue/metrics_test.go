@@ -38,12 +38,12 @@ func TestMetricsObserveQueueTimeAndWorkTime(t *testing.T) {
 	q.Add("a")
 	q.Add("a") // de-duplicated: not counted
 	q.Add("b")
-	clock.Advance(2 * time.Second)
+	advance(t, clock, 2*time.Second)
 	require.Equal(t, "a", get(t, q))
-	clock.Advance(3 * time.Second)
+	advance(t, clock, 3*time.Second)
 	q.Done("a")
 	q.AddRateLimited("a") // 5 ms
-	clock.Advance(5 * time.Millisecond)
+	advance(t, clock, 5*time.Millisecond)
 
 	require.Equal(t, 3, m.added, "a, b, and a's retry")
 	require.Equal(t, 1, m.retries)
@@ -60,9 +60,9 @@ func TestMetricsDepthAndLatencyCountAnItemAddedWhileHeld(t *testing.T) {
 	q.Add("a")
 	require.Equal(t, "a", get(t, q))
 	q.Add("a") // held: queued again on Done
-	clock.Advance(4 * time.Second)
+	advance(t, clock, 4*time.Second)
 	q.Done("a")
-	clock.Advance(time.Second)
+	advance(t, clock, time.Second)
 	require.Equal(t, "a", get(t, q))
 
 	require.Equal(t, []int{1, 0, 1, 0}, m.depths, "the re-add counts while a is held")
@@ -93,9 +93,9 @@ func TestMetricsInFlightReportsTheSumAndTheLongestHold(t *testing.T) {
 	q.Add("a")
 	q.Add("b")
 	require.Equal(t, "a", get(t, q))
-	clock.Advance(3 * time.Second)
+	advance(t, clock, 3*time.Second)
 	require.Equal(t, "b", get(t, q))
-	clock.Advance(time.Second)
+	advance(t, clock, time.Second)
 	total, longest = m.inFlight()
 	require.Equal(t, 5*time.Second, total, "a held 4s, b 1s")
 	require.Equal(t, 4*time.Second, longest)

@@ -111,7 +111,7 @@ func (r *queueRun) apply(op, a byte) {
 			}
 		}
 	case 5:
-		r.clock.Advance(d)
+		advance(r.t, r.clock, d)
 		r.m.step(d)
 	case 6:
 		if a%16 == 0 { // rare: it ends the interesting part
