@@ -8,8 +8,8 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench"
-	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
 

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )

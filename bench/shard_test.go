@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/bench"
-	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/shard"
 )
 

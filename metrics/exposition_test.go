@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/internal/clock/clocktest"
-	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/metrics"
+	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/workqueue"
 )
 

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
-	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/metrics"
+	"github.com/zerokube/zerokube/metrics/metricstest"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/metrics"
+	"github.com/zerokube/zerokube/metrics/metricstest"
 )
 
 // serveHealthDemo starts the demo with --serve-health and returns the URL

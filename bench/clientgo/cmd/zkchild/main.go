@@ -32,8 +32,8 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
-	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
 
