@@ -20,12 +20,37 @@ import (
 const AcceptProtobuf = kubeproto.ContentType + ", application/json"
 
 // acceptFor is the Accept header of a read decoded by d: JSON alone without
-// a protobuf decoder.
-func acceptFor(d *protodec.Decoder) string {
+// a protobuf decoder. as, when not "", asks for that meta.k8s.io/v1 form of
+// the objects instead of the objects themselves ("PartialObjectMetadataList"
+// for a LIST, "PartialObjectMetadata" for a WATCH), with the objects
+// themselves in JSON as the last resort, as client-go's metadata client
+// asks (k8s.io/client-go/metadata).
+func acceptFor(d *protodec.Decoder, as string) string {
+	if as != "" {
+		params := ";as=" + as + ";g=meta.k8s.io;v=v1"
+		if d == nil {
+			return "application/json" + params + ",application/json"
+		}
+		return kubeproto.ContentType + params + ",application/json" + params + ",application/json"
+	}
 	if d == nil {
 		return "application/json"
 	}
 	return AcceptProtobuf
+}
+
+// Request shapes of Metadata.
+const (
+	asMetadataList = "PartialObjectMetadataList"
+	asMetadata     = "PartialObjectMetadata"
+)
+
+// as is the as= parameter of a read that asks for metadata only.
+func as(metadata bool, form string) string {
+	if metadata {
+		return form
+	}
+	return ""
 }
 
 // replyMediaType is the reply's media type without parameters, lower case; ""

@@ -52,6 +52,12 @@ type ListOptions struct {
 	// came, so a resource the server has no protobuf for (a custom
 	// resource) still decodes. Nil: JSON only.
 	Protobuf *protodec.Decoder
+	// Metadata asks for the objects' metadata only: a meta.k8s.io/v1
+	// PartialObjectMetadataList (each item kind PartialObjectMetadata,
+	// apiVersion meta.k8s.io/v1, its metadata and nothing else), which
+	// costs the server and the wire far less than whole objects. For a
+	// caller whose type reads nothing beyond metadata.
+	Metadata bool
 }
 
 func (o ListOptions) query() url.Values {
@@ -92,7 +98,7 @@ func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, o
 	ctx, stall := context.WithCancelCause(ctx)
 	defer stall(nil)
 	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: !opts.NoRetry,
-		accept: acceptFor(opts.Protobuf)})
+		accept: acceptFor(opts.Protobuf, as(opts.Metadata, asMetadataList))})
 	if err != nil {
 		return meta.ListMeta{}, err
 	}

@@ -68,6 +68,9 @@ type WatchOptions struct {
 	// reply's Content-Type (chunked) or each message's type (websocket:
 	// binary for protobuf) says which came. Nil: JSON only.
 	Protobuf *protodec.Decoder
+	// Metadata asks for events whose objects are meta.k8s.io/v1
+	// PartialObjectMetadata: their metadata only (see ListOptions.Metadata).
+	Metadata bool
 }
 
 // DefaultWatchOpenTimeout is WatchOptions.OpenTimeout's default, the
@@ -138,7 +141,7 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		enc = "gzip"
 	}
 	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(),
-		header: http.Header{"Accept-Encoding": {enc}}, accept: acceptFor(opts.Protobuf)})
+		header: http.Header{"Accept-Encoding": {enc}}, accept: acceptFor(opts.Protobuf, as(opts.Metadata, asMetadata))})
 	if !timer.Stop() && err == nil {
 		_ = resp.Body.Close() // answered just as the timer fired: wctx is gone
 		err = fmt.Errorf("apiclient: watch %s: %w", ref.Path(), ErrWatchOpenTimeout)
@@ -211,7 +214,7 @@ func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, 
 	}
 	*sent = tok
 	h.Set("Origin", origin.String())
-	h.Set("Accept", acceptFor(opts.Protobuf))
+	h.Set("Accept", acceptFor(opts.Protobuf, as(opts.Metadata, asMetadata)))
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		TLSClientConfig:  c.tlsConfig,

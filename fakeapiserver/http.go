@@ -90,6 +90,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tw.finish()
 		return
 	}
+	if pw, pr := s.asPartial(w, r, req.verb); pw != nil { // metadata only (partial.go)
+		req.proto = false // the handler writes JSON; partialWriter encodes
+		s.dispatch(pw, pr, req)
+		pw.finish(s)
+		return
+	}
 	s.dispatch(w, r, req)
 }
 

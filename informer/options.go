@@ -33,6 +33,21 @@ type Transport struct {
 	// into the informer's type; other resources (custom resources) in
 	// JSON. See wire.go.
 	JSON bool
+	// FullObjects asks for whole objects even when the informer's type
+	// declares nothing beyond object metadata. By default such a type
+	// (meta.SlimMeta or meta.ObjectMeta under "metadata", with or without
+	// kind and apiVersion) is fed from meta.k8s.io/v1 PartialObjectMetadata
+	// lists and watches, as client-go's metadata informer is, which costs
+	// the server and the wire far less; the trace's relist and
+	// watch-opened lines say metadata=true.
+	FullObjects bool
+}
+
+// asksMetadata is the one rule for whether an informer of T asks for
+// PartialObjectMetadata: T reads nothing beyond metadata, and the options
+// do not ask for whole objects.
+func asksMetadata[T any, P meta.Object](o Options[P]) bool {
+	return !o.Transport.FullObjects && metadataOnly[T]()
 }
 
 // QueueKind picks the delta queue between the reflector and the processing

@@ -49,7 +49,9 @@ func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P
 		sink, popped = gatedQueue[T, P]{q: p.queue, s: p.snap}, p.snap.afterPop
 	}
 	p.disp = newDispatcher(opts, p.store, p.queue, p.rec, popped)
-	p.refl = newReflector(lw, p.disp.sink(sink), p.rec, p.disp.checkSynced, defaultReflectorConfig(opts))
+	cfg := defaultReflectorConfig(opts)
+	cfg.metadata = asksMetadata[T](opts)
+	p.refl = newReflector(lw, p.disp.sink(sink), p.rec, p.disp.checkSynced, cfg)
 	return p
 }
 

@@ -34,17 +34,20 @@ type reflectorConfig[P meta.Object] struct {
 	idleTimeout          time.Duration // 0: off
 	expectedKind         string
 	expectedAPIVersion   string
-	transform            func(P) (P, error)
-	keepManagedFields    bool
-	watchErrorHandler    func(ctx context.Context, err error)
-	failFast             bool
-	skipUndecodable      bool
-	clock                Clock
-	rand                 func() float64
-	log                  *slog.Logger
-	metrics              Metrics
-	trace                func(TraceEvent)
-	backoff              BackoffOptions
+	// metadata: the objects come as meta.k8s.io/v1 PartialObjectMetadata
+	// (asksMetadata), which the kind check accepts for any kind.
+	metadata          bool
+	transform         func(P) (P, error)
+	keepManagedFields bool
+	watchErrorHandler func(ctx context.Context, err error)
+	failFast          bool
+	skipUndecodable   bool
+	clock             Clock
+	rand              func() float64
+	log               *slog.Logger
+	metrics           Metrics
+	trace             func(TraceEvent)
+	backoff           BackoffOptions
 }
 
 // reflector keeps a sink in step with the server: LIST (or a streaming list)

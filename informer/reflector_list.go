@@ -46,7 +46,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
 	if s.page == 0 && s.cont == "" {
 		r.cfg.metrics.Relist(s.cause)
-		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion})
+		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Metadata: r.cfg.metadata})
 	}
 	if s.cont != "" {
 		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
@@ -144,8 +144,9 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 	if r.cfg.expectedKind != "" || r.cfg.expectedAPIVersion != "" {
 		if tm, ok := any(obj).(meta.TypeMetaAccessor); ok {
 			t := tm.GetTypeMeta()
-			if (t.Kind != "" && r.cfg.expectedKind != "" && t.Kind != r.cfg.expectedKind) ||
-				(t.APIVersion != "" && r.cfg.expectedAPIVersion != "" && t.APIVersion != r.cfg.expectedAPIVersion) {
+			partial := r.cfg.metadata && t.Kind == "PartialObjectMetadata" && t.APIVersion == "meta.k8s.io/v1"
+			if !partial && ((t.Kind != "" && r.cfg.expectedKind != "" && t.Kind != r.cfg.expectedKind) ||
+				(t.APIVersion != "" && r.cfg.expectedAPIVersion != "" && t.APIVersion != r.cfg.expectedAPIVersion)) {
 				err := fmt.Errorf("informer: %s: expected %s %s, got %s %s", meta.Key(obj),
 					r.cfg.expectedAPIVersion, r.cfg.expectedKind, t.APIVersion, t.Kind)
 				r.cfg.log.Error("informer: skipping object of the wrong kind", "informer", r.cfg.name, "err", err)
@@ -179,7 +180,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
 	r.cfg.metrics.Relist(s.cause)
-	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true})
+	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
 	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
@@ -200,7 +201,7 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 		}
 		return r.fail(ctx, err, streamListing{rv: s.rv, cause: CauseListError}, false)
 	}
-	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Streaming: true})
+	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
 	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
 }
 

@@ -45,7 +45,7 @@ func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 	}
 	now := r.cfg.clock.Now()
 	r.rec.resumed(now)
-	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
+	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, resumed: true}
 }
 

@@ -37,7 +37,7 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 	}
 	now := r.cfg.clock.Now()
 	r.rec.contacted(now)
-	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
+	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
 

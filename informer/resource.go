@@ -109,9 +109,10 @@ func SnapshotIdentity(c *apiclient.Client, ref apiclient.Ref, sel Selectors) sna
 // passes New the same opts.
 func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) ListerWatcher[P] {
 	unmarshal, sharer := decodeOptions(opts)
-	return resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport, unmarshal: unmarshal,
+	metadata := asksMetadata[T](opts)
+	return resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport, unmarshal: unmarshal, metadata: metadata,
 		proto: newWire(ref, opts.Transport, protodec.Options{Sharer: sharer,
-			SkipManagedFields: !opts.KeepManagedFields, JSON: unmarshal})}
+			SkipManagedFields: !opts.KeepManagedFields, JSON: unmarshal}, metadata)}
 }
 
 type resourceLW[T any, P meta.PtrObject[T]] struct {
@@ -123,6 +124,8 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 	unmarshal json.Options
 	// proto chooses protobuf or JSON for each request; see wire.go.
 	proto *wire
+	// metadata asks for PartialObjectMetadata (asksMetadata).
+	metadata bool
 }
 
 func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
@@ -140,6 +143,7 @@ func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P)
 		NoRetry:         true,
 		SkipUndecodable: skip,
 		Protobuf:        lw.proto.decoder(),
+		Metadata:        lw.metadata,
 	}, each)
 	lw.proto.observe(err)
 	return lm, err
@@ -158,6 +162,7 @@ func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P],
 		OpenTimeout: o.OpenTimeout, ShardSelector: o.ShardSelector,
 		NoInitialEvents: o.NoInitialEvents,
 		Protobuf:        lw.proto.decoder(),
+		Metadata:        lw.metadata,
 	})
 	if err != nil {
 		return nil, err

@@ -109,6 +109,10 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 	}
 	so.Identity.Type = typeName[T]()
 	so.Identity.ManagedFields = o.KeepManagedFields
+	so.Identity.Request = ""
+	if asksMetadata[T](o) {
+		so.Identity.Request = "PartialObjectMetadata"
+	}
 	so.Identity.Transform = ""
 	if o.Transform != nil {
 		so.Identity.Transform = cmp.Or(so.TransformVersion, "unversioned")

@@ -68,14 +68,17 @@ type TraceEvent struct {
 	Items           int
 	ResourceVersion string
 	Streaming       bool
-	More            bool // list-page: the page carried a continue token, more pages follow
-	EventType       meta.EventType
-	Key             string
-	Op              Op // what happened to Key (see Op's constants), or the bookmark's kind
-	Handler         string
-	Cause           RelistCause
-	Duration        time.Duration
-	Err             error
+	// Metadata: relist and watch-opened ask for the objects' metadata only
+	// (PartialObjectMetadata, Transport.FullObjects).
+	Metadata  bool
+	More      bool // list-page: the page carried a continue token, more pages follow
+	EventType meta.EventType
+	Key       string
+	Op        Op // what happened to Key (see Op's constants), or the bookmark's kind
+	Handler   string
+	Cause     RelistCause
+	Duration  time.Duration
+	Err       error
 }
 
 // Op says what a stage did with one object. Which stages set which Op is
@@ -218,6 +221,9 @@ func (e TraceEvent) String() string {
 	}
 	if e.Streaming {
 		add("streaming", "true")
+	}
+	if e.Metadata {
+		add("metadata", "true")
 	}
 	if e.Cause != 0 {
 		add("cause", e.Cause.String())

@@ -32,9 +32,11 @@ type wire struct {
 	jsonOnly atomic.Bool       // set by rule 3
 }
 
-func newWire(ref apiclient.Ref, tr Transport, o protodec.Options) *wire {
+func newWire(ref apiclient.Ref, tr Transport, o protodec.Options, metadata bool) *wire {
 	w := &wire{}
-	if !tr.JSON && builtIn(ref) {
+	// PartialObjectMetadata is a built-in kind whatever the resource: a
+	// custom resource's metadata comes in protobuf too.
+	if !tr.JSON && (builtIn(ref) || metadata) {
 		w.dec = protodec.New(o)
 	}
 	return w

@@ -68,6 +68,10 @@ type Identity struct {
 	// were cached: "" for none, else a version its author gives it (a
 	// transform that changes must change it), or any fixed word.
 	Transform string `json:"transform,omitempty"`
+	// Request is the form the objects were asked for: "" for whole
+	// objects, "PartialObjectMetadata" for their metadata only. A snapshot
+	// of metadata lacks what a type of whole objects reads.
+	Request string `json:"request,omitempty"`
 }
 
 // mismatch returns the first field in which got differs from id, with

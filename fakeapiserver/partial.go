@@ -1,0 +1,208 @@
+package fakeapiserver
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/kubeproto"
+)
+
+// A client that needs objects' metadata only (client-go's metadata
+// client, zerokube's informer of a metadata-only type) asks for
+// "application/vnd.kubernetes.protobuf;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,
+// application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, application/json"
+// (PartialObjectMetadata for a get or a watch). kube-apiserver then answers
+// a meta.k8s.io/v1 PartialObjectMetadataList whose items, each of kind
+// PartialObjectMetadata and apiVersion meta.k8s.io/v1, carry the objects'
+// metadata alone, with the list's resourceVersion, continue and
+// remainingItemCount; a watch's every object (bookmarks too) becomes a
+// PartialObjectMetadata (k8s.io/apiserver's handlers, asPartialObjectMetadata
+// and asPartialObjectMetadataList). The fake makes the same answer from
+// the JSON its handlers write, as it makes Tables (table.go), and encodes
+// it in protobuf when that clause came first: meta.k8s.io/v1 has a
+// protobuf form for every resource, custom ones included.
+
+// partialKinds are the as= values a verb may ask for.
+var partialKinds = map[string]string{"get": "PartialObjectMetadata", "watch": "PartialObjectMetadata",
+	"list": "PartialObjectMetadataList"}
+
+// wantsPartial reports whether the first media type of accept the fake can
+// serve asks for metadata only, and whether in protobuf. A clause that
+// asks for the form of another verb (a list asked for as
+// PartialObjectMetadata) is passed over, as a type the fake cannot serve.
+func wantsPartial(accept, verb string) (partial, proto bool) {
+	want := partialKinds[verb]
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		as := params["as"]
+		switch {
+		case as == "" && (mt == "application/json" || mt == "*/*" || mt == "application/*" || mt == kubeproto.ContentType):
+			return false, false
+		case as == want && want != "" && params["g"] == "meta.k8s.io" && params["v"] == "v1" &&
+			(mt == "application/json" || mt == kubeproto.ContentType):
+			return true, mt == kubeproto.ContentType
+		}
+	}
+	return false, false
+}
+
+// partialWriter turns the JSON a handler writes into PartialObjectMetadata:
+// a get's or a list's body is kept and converted in finish, a watch's
+// events one line at a time.
+type partialWriter struct {
+	http.ResponseWriter
+	watch  bool
+	proto  bool
+	frames *protoFrames // a protobuf watch's encoder
+	code   int
+	body   bytes.Buffer
+}
+
+// asPartial wraps w when r asks for metadata only; the request is changed
+// to ask the handler for plain, uncompressed JSON.
+func (s *Server) asPartial(w http.ResponseWriter, r *http.Request, verb string) (*partialWriter, *http.Request) {
+	partial, proto := wantsPartial(r.Header.Get("Accept"), verb)
+	if !partial {
+		return nil, r
+	}
+	r = r.Clone(r.Context())
+	r.Header.Set("Accept", "application/json")
+	r.Header.Del("Accept-Encoding")
+	pw := &partialWriter{ResponseWriter: w, watch: verb == "watch", proto: proto}
+	if pw.watch && proto {
+		m, _ := kubeproto.MessageFor("meta.k8s.io/v1", "PartialObjectMetadata")
+		pw.frames = &protoFrames{res: m}
+	}
+	return pw, r
+}
+
+func (pw *partialWriter) WriteHeader(code int) {
+	if pw.code != 0 {
+		return
+	}
+	pw.code = code
+	if pw.watch && code == http.StatusOK && pw.proto {
+		pw.Header().Set("Content-Type", kubeproto.WatchContentType)
+	}
+	if pw.watch || code != http.StatusOK {
+		pw.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (pw *partialWriter) Write(p []byte) (int, error) {
+	if pw.code == 0 {
+		pw.WriteHeader(http.StatusOK)
+	}
+	if pw.code != http.StatusOK { // a Status: pass it on
+		return pw.ResponseWriter.Write(p)
+	}
+	pw.body.Write(p)
+	if pw.watch {
+		return len(p), pw.convertEvents()
+	}
+	return len(p), nil
+}
+
+func (pw *partialWriter) Flush() {
+	if f, ok := pw.ResponseWriter.(http.Flusher); ok && (pw.watch || pw.code != http.StatusOK) {
+		f.Flush()
+	}
+}
+
+// convertEvents writes every complete event line held, its object as a
+// PartialObjectMetadata (ERROR events pass unchanged).
+func (pw *partialWriter) convertEvents() error {
+	for {
+		line, _, ok := bytes.Cut(pw.body.Bytes(), []byte("\n"))
+		if !ok {
+			return nil
+		}
+		out := partialEvent(line)
+		pw.body.Next(len(line) + 1)
+		var err error
+		if pw.frames != nil {
+			_, err = pw.ResponseWriter.Write(kubeproto.AppendFrame(nil, pw.frames.event(out)))
+		} else {
+			_, err = pw.ResponseWriter.Write(append(out, '\n'))
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// partialEvent is an event line with its object as PartialObjectMetadata;
+// a line that is no event (a fault's garbage) and ERROR events stay as
+// they are.
+func partialEvent(line []byte) []byte {
+	var ev struct {
+		Type   string         `json:"type"`
+		Object map[string]any `json:"object"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Type == "ERROR" || ev.Object == nil {
+		return line
+	}
+	b, err := json.Marshal(map[string]any{"type": ev.Type, "object": partialObject(ev.Object)}, deterministic)
+	if err != nil {
+		return line
+	}
+	return b
+}
+
+// partialObject is obj's PartialObjectMetadata.
+func partialObject(obj map[string]any) map[string]any {
+	return map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj["metadata"]}
+}
+
+// finish writes the PartialObjectMetadata(List) of a get or list whose
+// body was kept.
+func (pw *partialWriter) finish(s *Server) {
+	if pw.watch || pw.code != http.StatusOK {
+		return
+	}
+	var doc struct {
+		Metadata map[string]jsontext.Value `json:"metadata"`
+		Items    []map[string]any          `json:"items"`
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(pw.body.Bytes(), &obj); err != nil {
+		s.writeError(pw.ResponseWriter, nil, err)
+		return
+	}
+	out := partialObject(obj)
+	if _, isList := obj["items"]; isList {
+		if err := json.Unmarshal(pw.body.Bytes(), &doc); err != nil {
+			s.writeError(pw.ResponseWriter, nil, err)
+			return
+		}
+		items := make([]any, 0, len(doc.Items))
+		for _, it := range doc.Items {
+			items = append(items, partialObject(it))
+		}
+		out = map[string]any{"kind": "PartialObjectMetadataList", "apiVersion": "meta.k8s.io/v1",
+			"metadata": doc.Metadata, "items": items}
+	}
+	b, err := json.Marshal(out, deterministic)
+	if err == nil && pw.proto {
+		b, err = kubeproto.AppendObjectProto(nil, b)
+		pw.Header().Set("Content-Type", kubeproto.ContentType)
+	} else {
+		pw.Header().Set("Content-Type", "application/json")
+	}
+	if err != nil {
+		s.writeError(pw.ResponseWriter, nil, err)
+		return
+	}
+	pw.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	pw.ResponseWriter.WriteHeader(http.StatusOK)
+	_, _ = pw.ResponseWriter.Write(b)
+}

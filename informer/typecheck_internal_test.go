@@ -1,0 +1,68 @@
+package informer
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/meta"
+)
+
+type (
+	slimOnly struct {
+		meta.SlimMeta `json:"metadata"`
+	}
+	fullMetaWithKind struct {
+		meta.TypeMeta
+		meta.ObjectMeta `json:"metadata"`
+	}
+	withSpec struct {
+		meta.SlimMeta `json:"metadata"`
+		Spec          struct{ NodeName string } `json:"spec"`
+	}
+	withUntaggedField struct {
+		meta.SlimMeta `json:"metadata"`
+		Phase         string // encoded as "Phase": not metadata
+	}
+	withIgnoredField struct {
+		meta.SlimMeta `json:"metadata"`
+		Cache         string `json:"-"`
+		private       int
+	}
+	noMetadata struct {
+		meta.TypeMeta
+	}
+	selfDecoding struct {
+		meta.SlimMeta `json:"metadata"`
+	}
+)
+
+func (*selfDecoding) UnmarshalJSON([]byte) error { return nil }
+
+// TestMetadataOnlyIsDecidedFromTheType: the rule that chooses
+// PartialObjectMetadata, type by type.
+func TestMetadataOnlyIsDecidedFromTheType(t *testing.T) {
+	require.True(t, metadataOnly[slimOnly]())
+	require.True(t, metadataOnly[fullMetaWithKind]())
+	require.True(t, metadataOnly[withIgnoredField](), "a field JSON never reads is not a member")
+	require.False(t, metadataOnly[withSpec](), "spec is more than metadata")
+	require.False(t, metadataOnly[withUntaggedField](), "an untagged exported field is a member by its name")
+	require.False(t, metadataOnly[noMetadata](), "no metadata member at all")
+	require.False(t, metadataOnly[selfDecoding](), "a type that decodes itself may read anything")
+	require.False(t, metadataOnly[meta.Raw](), "Raw keeps every byte")
+}
+
+// TestASnapshotOfMetadataIsNotOneOfWholeObjects: the snapshot identity
+// covers the request shape, so a snapshot of metadata is not resumed by an
+// informer that asks for whole objects.
+func TestASnapshotOfMetadataIsNotOneOfWholeObjects(t *testing.T) {
+	id := func(full bool) string {
+		o := Options[*fullMetaWithKind]{Snapshot: SnapshotOptions{Dir: t.TempDir()}}
+		o.Transport.FullObjects = full
+		o = o.withDefaults()
+		s := newSnapshotter[fullMetaWithKind](o, nil, nil, nil, nil)
+		return s.opts.Identity.Request
+	}
+	require.Equal(t, "PartialObjectMetadata", id(false))
+	require.Equal(t, "", id(true))
+}
