@@ -253,6 +253,22 @@ var documented = map[string][]string{
 		"created data={\"k\":\"v\"} binaryData={\"b\":\"AAH/\"}",
 		"update: 200 application/vnd.kubernetes.protobuf v1 ConfigMap data={\"k\":\"v2\"}",
 	},
+	"partial/list-get-watch": {
+		// Written from k8s.io/apiserver's handlers (asPartialObjectMetadata,
+		// asPartialObjectMetadataList: items of kind PartialObjectMetadata,
+		// the list's continue kept; a list asked for as
+		// PartialObjectMetadata is a 406) before kube-apiserver could be
+		// run here: the kube-apiserver half of the test checks them.
+		"json list: 200 application/json meta.k8s.io/v1/PartialObjectMetadataList items=meta.k8s.io/v1/PartialObjectMetadata:a[] continue=true remaining=1",
+		"protobuf list: 200 application/vnd.kubernetes.protobuf meta.k8s.io/v1 PartialObjectMetadataList items=2 continue=false remaining=<none>",
+		"protobuf list as JSON: items=<none>/<none>:a[],<none>/<none>:b[]",
+		"get: 200 meta.k8s.io/v1/PartialObjectMetadata data=false",
+		"a list asked for as PartialObjectMetadata: 406 NotAcceptable",
+		"watch: 200 application/json",
+		"event ADDED meta.k8s.io/v1/PartialObjectMetadata a data=false end=<none>",
+		"event ADDED meta.k8s.io/v1/PartialObjectMetadata b data=false end=<none>",
+		"event BOOKMARK meta.k8s.io/v1/PartialObjectMetadata <none> data=false end=true",
+	},
 	"protobuf/watch": {
 		"content types: application/json | application/vnd.kubernetes.protobuf;stream=watch",
 		"initial events: ADDED a, ADDED b; same=true",

@@ -90,7 +90,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		tw.finish()
 		return
 	}
-	if pw, pr := s.asPartial(w, r, req.verb); pw != nil { // metadata only (partial.go)
+	pw, pr, err := s.asPartial(w, r, req.verb) // metadata only (partial.go)
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if pw != nil {
 		req.proto = false // the handler writes JSON; partialWriter encodes
 		s.dispatch(pw, pr, req)
 		pw.finish(s)

@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"bytes"
+	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/kubeproto"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // A client that needs objects' metadata only (client-go's metadata
@@ -35,24 +37,32 @@ var partialKinds = map[string]string{"get": "PartialObjectMetadata", "watch": "P
 // wantsPartial reports whether the first media type of accept the fake can
 // serve asks for metadata only, and whether in protobuf. A clause that
 // asks for the form of another verb (a list asked for as
-// PartialObjectMetadata) is passed over, as a type the fake cannot serve.
-func wantsPartial(accept, verb string) (partial, proto bool) {
-	want := partialKinds[verb]
+// PartialObjectMetadata) is chosen all the same and fails with 406
+// NotAcceptable, as on kube-apiserver, whose negotiation allows either
+// form and whose transform then refuses the mismatch.
+func wantsPartial(accept, verb string) (partial, proto bool, err error) {
+	want, ok := partialKinds[verb]
+	if !ok {
+		return false, false, nil
+	}
 	for part := range strings.SplitSeq(accept, ",") {
-		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err != nil {
+		mt, params, perr := mime.ParseMediaType(strings.TrimSpace(part))
+		if perr != nil || (mt != "application/json" && mt != kubeproto.ContentType && mt != "*/*" && mt != "application/*") {
 			continue
 		}
-		as := params["as"]
-		switch {
-		case as == "" && (mt == "application/json" || mt == "*/*" || mt == "application/*" || mt == kubeproto.ContentType):
-			return false, false
-		case as == want && want != "" && params["g"] == "meta.k8s.io" && params["v"] == "v1" &&
-			(mt == "application/json" || mt == kubeproto.ContentType):
-			return true, mt == kubeproto.ContentType
+		switch as := params["as"]; {
+		case as == "":
+			return false, false, nil
+		case params["g"] != "meta.k8s.io" || params["v"] != "v1" || mt != "application/json" && mt != kubeproto.ContentType:
+			continue
+		case as == want:
+			return true, mt == kubeproto.ContentType, nil
+		case as == "PartialObjectMetadata" || as == "PartialObjectMetadataList":
+			return false, false, meta.NewStatusError(http.StatusNotAcceptable, reasonNotAcceptable,
+				fmt.Sprintf("you requested %s, but the requested object is %s", as, map[bool]string{true: "a list", false: "not a list"}[verb == "list"]))
 		}
 	}
-	return false, false
+	return false, false, nil
 }
 
 // partialWriter turns the JSON a handler writes into PartialObjectMetadata:
@@ -69,10 +79,10 @@ type partialWriter struct {
 
 // asPartial wraps w when r asks for metadata only; the request is changed
 // to ask the handler for plain, uncompressed JSON.
-func (s *Server) asPartial(w http.ResponseWriter, r *http.Request, verb string) (*partialWriter, *http.Request) {
-	partial, proto := wantsPartial(r.Header.Get("Accept"), verb)
+func (s *Server) asPartial(w http.ResponseWriter, r *http.Request, verb string) (*partialWriter, *http.Request, error) {
+	partial, proto, err := wantsPartial(r.Header.Get("Accept"), verb)
 	if !partial {
-		return nil, r
+		return nil, r, err
 	}
 	r = r.Clone(r.Context())
 	r.Header.Set("Accept", "application/json")
@@ -82,7 +92,7 @@ func (s *Server) asPartial(w http.ResponseWriter, r *http.Request, verb string) 
 		m, _ := kubeproto.MessageFor("meta.k8s.io/v1", "PartialObjectMetadata")
 		pw.frames = &protoFrames{res: m}
 	}
-	return pw, r
+	return pw, r, nil
 }
 
 func (pw *partialWriter) WriteHeader(code int) {
