@@ -98,7 +98,7 @@ func TestLivePageInChineseInABrowser(t *testing.T) {
 		document.getElementById("refl-state").textContent.startsWith("增量 watch 中") &&
 		document.getElementById("cache-synced").textContent === "是" &&
 		document.getElementById("conn").textContent === "实时" &&
-		document.querySelector("#box-queue h2").textContent.includes("DeltaFIFO 增量队列") &&
+		document.querySelector("#box-queue h2").textContent.includes("增量队列（文章里的 DeltaFIFO）") &&
 		document.querySelector("#log tr:last-child td.text")?.textContent.match(/[\u4e00-\u9fff]/)`)
 
 	// Keys: each part of namespace/name on one line, whatever the width.

@@ -9,6 +9,9 @@ const $ = (id) => document.getElementById(id);
 const W = JSON.parse($("words").textContent);
 const LANG = document.body.dataset.lang;
 const w = (k) => W[k] ?? k;
+// op names an operation in the page's language (the trace keeps the
+// stable short names).
+const op = (o) => W["op." + o] ?? o;
 let shownSeq = 0;
 let lastCounts = {};
 let poller = null;
@@ -67,11 +70,11 @@ function render(st) {
   set("refl-state", w("state." + r.state) + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? " (" + r.cause + ")" : ""));
   set("refl-since", ago(r.since, st.now));
   set("refl-rv", r.resourceVersion || "–");
-  set("refl-list", r.listPages ? r.listPages + " " + w("pages") + ", " + r.listItems + " " + w("items-at") + " " + r.listResourceVersion : "–");
+  set("refl-list", r.listPages ? r.listPages + " " + w("pages") + w("sep") + r.listItems + " " + w("items-at") + " " + r.listResourceVersion : "–");
   set("refl-watch", ago(r.watchSince, st.now));
-  set("refl-events", sum(r.events) + " (" + r.watchEvents + " " + w("on-watch") + ")");
+  set("refl-events", sum(r.events) + w("lp") + r.watchEvents + " " + w("on-watch") + w("rp"));
   set("refl-bookmarks", r.bookmarks);
-  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v).join(", ");
+  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v).join(w("sep"));
   set("refl-relists", sum(r.relists) + (causes ? " · " + causes : ""));
   set("refl-backoffs", r.backoffs);
   set("refl-error", r.lastError ? w("last-error") + " " + r.lastError : "");
@@ -83,23 +86,23 @@ function render(st) {
   set("queue-replaces", q.replaces);
   set("queue-tombstones", q.tombstones);
   const list = $("queue-last");
-  const items = (q.last || []).map((d) => d.op + " " + d.key);
+  const items = (q.last || []).map((d) => op(d.op) + " " + d.key);
   if (list.dataset.items !== items.join("\n")) {
     list.dataset.items = items.join("\n");
-    list.replaceChildren(...(q.last || []).map((d) => { const li = document.createElement("li"); li.append(d.op + " ", keyEl(d.key)); return li; }));
+    list.replaceChildren(...(q.last || []).map((d) => { const li = document.createElement("li"); li.append(op(d.op) + " ", keyEl(d.key)); return li; }));
   }
   flash("queue", q.queued);
 
   const l = st.loop;
   set("loop-applied", l.applied);
-  set("loop-ops", Object.entries(l.byOp || {}).map(([op, n]) => op + " " + n).join("\n") || "–");
+  set("loop-ops", Object.entries(l.byOp || {}).map(([o, n]) => op(o) + " " + n).join("\n") || "–");
   set("loop-resyncs", l.resyncs);
   set("loop-swaps", l.cacheSwaps);
-  const last = l.lastOp ? l.lastOp + " " + l.lastKey : "–";
+  const last = l.lastOp ? op(l.lastOp) + " " + l.lastKey : "–";
   const lastEl = $("loop-last");
   if (lastEl.dataset.text !== last) {
     lastEl.dataset.text = last;
-    lastEl.replaceChildren(...(l.lastOp ? [l.lastOp + " ", keyEl(l.lastKey)] : ["–"]));
+    lastEl.replaceChildren(...(l.lastOp ? [op(l.lastOp) + " ", keyEl(l.lastKey)] : ["–"]));
   }
   flash("loop", l.applied);
 
