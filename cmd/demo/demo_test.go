@@ -332,6 +332,17 @@ func TestTraceIsTrueAtAStopAndAfterASnapshotResume(t *testing.T) {
 	}
 }
 
+// A slow first sync is said while it runs, so a reader never waits
+// without a word; then the synced line comes as ever.
+func TestASlowSyncIsSaidWhileItRuns(t *testing.T) {
+	server := startDemo(t, "--serve", "--churn=false")
+	url := server.serverURL(t)
+	post(t, url+"/fake/latency?d=1500ms")
+	d := startDemo(t, "--master", url, "--churn=false")
+	waitFor(t, d.stderr, regexp.MustCompile(`demo: still syncing v1/pods in namespace default from \S+ after 1s`))
+	waitFor(t, d.stderr, regexp.MustCompile(`demo: synced 3 v1/pods`))
+}
+
 // seedName is the name of one of the server's pods.
 func seedName(t *testing.T, c *apiclient.Client) string {
 	var name string

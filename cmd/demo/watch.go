@@ -14,6 +14,10 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
+// slowSync is how long the first sync runs before the demo says it is
+// still under way.
+const slowSync = time.Second
+
 // errSyncTimeout is the cause of giving up on the first sync.
 var errSyncTimeout = errors.New("sync timeout")
 
@@ -47,7 +51,17 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}
 	syncCtx, cancel := context.WithTimeoutCause(syncCtx, d.cfg.syncTimeout, errSyncTimeout)
 	defer cancel()
-	if err := inf.WaitForSync(syncCtx); err != nil {
+	// A sync that takes long (a big list, a slow server) is said while it
+	// runs; a quick one, or a quick failure, stays silent, so a failure
+	// remains the only line.
+	slow := time.AfterFunc(slowSync, func() {
+		d.tell(msg{en: "still syncing %s from %s after %v (a LIST, or a streaming list, under way; giving up after --sync-timeout %v)…",
+			zh: "%[3]v 过去了，还在从 %[2]s 同步%[1]s（LIST 或流式列表进行中；超过 --sync-timeout %[4]v 就放弃）……"},
+			refSaid(ref), host, slowSync, d.cfg.syncTimeout)
+	})
+	err := inf.WaitForSync(syncCtx)
+	slow.Stop()
+	if err != nil {
 		stopInformer()
 		if ctx.Err() != nil {
 			return nil // interrupted while syncing: a clean stop
