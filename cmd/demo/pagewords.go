@@ -117,6 +117,7 @@ var pageWords = map[string]msg{
 	"resyncs":        {en: "resyncs", zh: "resync 次数"},
 	"swaps":          {en: "cache swaps (relists)", zh: "缓存整体替换"},
 	"last":           {en: "last: ", zh: "最近一次："},
+	"aria.pipeline":  {en: "the data path", zh: "数据通路"},
 	"arrow.deltas":   {en: "deltas", zh: "增量"},
 	"arrow.store":    {en: "store", zh: "写缓存"},
 	"arrow.notify":   {en: "notify", zh: "通知"},

@@ -21,6 +21,40 @@ function set(id, value) {
   if (el && el.textContent !== String(value)) el.textContent = value;
 }
 
+// setParts shows parts, each whole on its line ("watch-gone 1" never
+// splits at its hyphen): the first, then first sep, then the rest joined
+// by sep2.
+function setParts(id, parts, sep, sep2) {
+  const el = $(id);
+  const text = parts.length > 1 ? parts[0] + sep + parts.slice(1).join(sep2) : parts[0];
+  if (el.textContent === text) return;
+  const kids = [];
+  parts.forEach((p, i) => {
+    if (i > 0) kids.push(i === 1 ? sep : sep2);
+    const s = document.createElement("span");
+    s.className = "nw";
+    s.textContent = p;
+    kids.push(s);
+  });
+  el.replaceChildren(...kids);
+}
+
+// Each part of the static "a · b" lines (the client-go names under each
+// box title) stays whole.
+for (const el of document.querySelectorAll(".cg")) {
+  const parts = el.textContent.split(" · ");
+  if (parts.length > 1) {
+    el.textContent = "";
+    parts.forEach((p, i) => {
+      if (i > 0) el.append(" · ");
+      const s = document.createElement("span");
+      s.className = "nw";
+      s.textContent = p;
+      el.append(s);
+    });
+  }
+}
+
 function ago(iso, now) {
   const t = Date.parse(iso);
   if (!t || t < 0 || iso.startsWith("0001")) return "–";
@@ -74,8 +108,8 @@ function render(st) {
   set("refl-watch", ago(r.watchSince, st.now));
   set("refl-events", sum(r.events) + w("lp") + r.watchEvents + " " + w("on-watch") + w("rp"));
   set("refl-bookmarks", r.bookmarks);
-  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v).join(w("sep"));
-  set("refl-relists", sum(r.relists) + (causes ? " · " + causes : ""));
+  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v);
+  setParts("refl-relists", [String(sum(r.relists)), ...causes], " · ", w("sep"));
   set("refl-backoffs", r.backoffs);
   set("refl-error", r.lastError ? w("last-error") + " " + r.lastError : "");
   flash("reflector", sum(r.events) + r.listCalls);
