@@ -87,13 +87,13 @@ func (t *tracer) storeUpdated(ev informer.TraceEvent) text {
 			zh: "按这次全量 list 的结果把 %s 加入本地缓存（资源版本 %s）。缓存里原来没有它，所以事件处理函数收到 add"}, ev.Key, ev.ResourceVersion)
 	case informer.OpUnchanged:
 		return say(msg{en: "store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it",
-			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息，只有到了 resync 时间的事件处理函数会收到它"}, ev.Key, ev.ResourceVersion)
+			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息。只有到了 resync 时间的事件处理函数，才会收到它"}, ev.Key, ev.ResourceVersion)
 	case informer.OpTombstone:
 		return say(msg{en: "store delete %s: a tombstone. The relist no longer has it: it was deleted while nobody watched (finalStateUnknown)",
 			zh: "从本地缓存删除 %s：这是一个墓碑（tombstone）。重新 list 的结果里已经没有它，说明它是在没人 watch 时被删除的（finalStateUnknown）"}, ev.Key)
 	case informer.OpSync:
 		return say(msg{en: "store %s resync: the cached object, unchanged, goes to the handlers due a resync",
-			zh: "%s resync：本地缓存里的对象原样交给到了 resync 时间的事件处理函数"}, ev.Key)
+			zh: "%s 的 resync：哪些事件处理函数到了 resync 时间，就把本地缓存里的这个对象原样交给它们"}, ev.Key)
 	}
 	switch ev.Op {
 	case informer.OpAdd:
