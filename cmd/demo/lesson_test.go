@@ -49,3 +49,40 @@ func TestTheDefaultDemoShowsATombstone(t *testing.T) {
 		})
 	}
 }
+
+// Every trace line a lesson produces is said in the reader's language:
+// one run per language drives the situations a class meets (the first
+// list, events, bookmarks, the churn's writes, a missed delete with its
+// 410, relist and tombstone, the stop) and reads every line. A Chinese
+// line carries Chinese words; an English one none; neither a format
+// error.
+func TestEveryTraceLineOfALessonIsInTheReadersLanguage(t *testing.T) {
+	cjk := regexp.MustCompile(`\p{Han}`)
+	line := regexp.MustCompile(`^trace \S+ (\S+)\s+(.*)$`)
+	for _, l := range []string{"en", "zh"} {
+		t.Run(l, func(t *testing.T) {
+			d := startDemo(t, "--lang="+l, "--trace", "--color=never", "--tombstone-after=300ms",
+				"--churn-interval=100ms", "--bookmark-interval=50ms", "--resync=200ms")
+			waitFor(t, d.stdout, regexp.MustCompile(`handler-called .*finalStateUnknown=true`))
+			waitFor(t, d.stdout, regexp.MustCompile(`(?s)finalStateUnknown=true.*\bbookmark\b.*\bresync\b.*handler-called`))
+			require.Equal(t, 0, d.stop(t))
+			stages := map[string]bool{}
+			for _, s := range d.stdout.lines() {
+				m := line.FindStringSubmatch(s)
+				if m == nil {
+					require.Regexp(t, articleRE, s)
+					continue
+				}
+				stage, said := m[1], m[2]
+				stages[stage] = true
+				require.NotContains(t, said, "%!", s)
+				require.NotContains(t, said, "{Stage:", "the fallback wording: %s", s)
+				require.Equal(t, l == "zh", cjk.MatchString(said), "not in %s: %s", l, s)
+			}
+			for _, want := range []string{"relist", "list-page", "replace", "cache-replaced", "store-updated", "synced",
+				"watch-opened", "event", "bookmark", "delta-queued", "handler-called", "watch-ended", "resync"} {
+				require.True(t, stages[want], "no %s line in:\n%s", want, d.stdout.String())
+			}
+		})
+	}
+}
