@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -69,6 +71,22 @@ const layoutProblems = `(() => {
   return problems;
 })()`
 
+// requireCJKFont fails t under CI when fontconfig knows no Chinese font:
+// the Chinese page would be measured in empty boxes (tofu), not in the
+// glyphs a class sees. Elsewhere it only says so.
+func requireCJKFont(t *testing.T) {
+	t.Helper()
+	out, err := exec.Command("fc-list", ":lang=zh").Output()
+	if err == nil && len(bytes.TrimSpace(out)) > 0 {
+		return
+	}
+	msg := "no CJK font (fc-list :lang=zh is empty): install Debian's fonts-noto-cjk"
+	if os.Getenv("CI") != "" {
+		t.Fatal(msg + ", so under CI the Chinese page is measured as a class sees it")
+	}
+	t.Log(msg + "; measuring the Chinese page without it")
+}
+
 // rowsOfBoxes is a script that counts the rows the pipeline's boxes stand in.
 const rowsOfBoxes = `new Set([...document.querySelectorAll(".pipeline .box")].map((b) => Math.round(b.getBoundingClientRect().top))).size`
 
@@ -81,6 +99,7 @@ const rowsOfBoxes = `new Set([...document.querySelectorAll(".pipeline .box")].ma
 // README's docs/live-page.png).
 func TestLivePageFitsAClassroomScreen(t *testing.T) {
 	bin := requireChromium(t)
+	requireCJKFont(t)
 	b, base := openLivePage(t, bin, "--ui", "127.0.0.1:0", "--churn-interval", "300ms", "--resync=0", "--tombstone-after=200ms")
 	for _, l := range []string{"en", "zh"} {
 		for _, width := range []int{1024, 1920} {

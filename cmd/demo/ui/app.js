@@ -101,7 +101,7 @@ function render(st) {
   }
   const state = $("refl-state");
   state.dataset.state = r.state;
-  set("refl-state", w("state." + r.state) + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? " (" + r.cause + ")" : ""));
+  set("refl-state", w("state." + r.state) + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? w("lp") + r.cause + w("rp") : ""));
   set("refl-since", ago(r.since, st.now));
   set("refl-rv", r.resourceVersion || "–");
   set("refl-list", r.listPages ? r.listPages + " " + w("pages") + w("sep") + r.listItems + " " + w("items-at") + " " + r.listResourceVersion : "–");
