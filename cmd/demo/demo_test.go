@@ -325,6 +325,7 @@ func TestTraceIsTrueAtAStopAndAfterASnapshotResume(t *testing.T) {
 			rv := waitFor(t, second.stdout, regexp.MustCompile(w.synced))[1]
 			require.Equal(t, rv, waitFor(t, second.stderr, regexp.MustCompile(w.syncedLine))[1])
 			require.NotContains(t, second.stdout.String(), "list-page", "nothing listed")
+			waitFor(t, second.stdout, regexp.MustCompile(`watch-opened`)) // a watch for the stop to end
 			require.Equal(t, 0, second.stop(t))
 			waitFor(t, second.stdout, regexp.MustCompile(w.stopped))
 			require.NotContains(t, second.stdout.String(), w.clean)
