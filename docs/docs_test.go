@@ -30,6 +30,27 @@ func TestReadmeStartsWithTheTwoCommands(t *testing.T) {
 	require.Regexp(t, re, readme)
 }
 
+// The README is user documentation a newcomer reads through: short, and
+// without lines that date it (a date goes stale the day after; the demo's
+// sample output shows its format, not a day).
+func TestReadmeIsShortAndUndated(t *testing.T) {
+	readme := read(t, "README.md")
+	require.LessOrEqual(t, strings.Count(readme, "\n"), 320, "README.md is longer than 320 lines")
+	for i, line := range strings.Split(readme, "\n") {
+		require.NotRegexp(t, `\b(19|20)\d\d-\d\d-\d\d\b`, line, "README.md:%d carries a date", i+1)
+	}
+}
+
+// An agent author finds the write pattern for slim types where the README
+// sends them, backed by an example that runs.
+func TestAgentsPageShowsTheWritePatternForSlimTypes(t *testing.T) {
+	agents := read(t, "docs/agents.md")
+	for _, want := range []string{"Ref()", "apiclient.UpdateMetadata", "meta.MergePatch", "resourceVersion", "RetryOnConflict", "ExampleInformer_Ref"} {
+		require.Contains(t, agents, want)
+	}
+	require.Contains(t, read(t, "informer/example_write_test.go"), "func ExampleInformer_Ref()")
+}
+
 // goBlock returns the first ```go block of a markdown text.
 func goBlock(t *testing.T, md string) string {
 	t.Helper()

@@ -56,6 +56,10 @@ type dispatcher[P meta.Object] struct {
 	ctx     context.Context
 	wg      *sync.WaitGroup
 	stopped bool
+
+	// snapshotting: applySnapshot is applying, so a sync now is the
+	// snapshot's (the synced trace says OpSnapshot), not a list's.
+	snapshotting bool
 }
 
 // newQueue builds the delta queue of kind for a dispatcher over store. Either
@@ -249,6 +253,8 @@ func (d *dispatcher[P]) process(deltas []fifo.Delta[P], isInInitialList bool) er
 // SnapshotHandler. An empty snapshot syncs at once.
 func (d *dispatcher[P]) applySnapshot() {
 	fromSnapshot := func(deltas []fifo.Delta[P], initial bool) error { return d.apply(deltas, initial, true) }
+	d.setSnapshotting(true)
+	defer d.setSnapshotting(false)
 	for {
 		popped, err := d.queue.TryPop(fromSnapshot)
 		if err != nil {
@@ -260,6 +266,12 @@ func (d *dispatcher[P]) applySnapshot() {
 		d.popped()
 	}
 	d.checkSynced()
+}
+
+func (d *dispatcher[P]) setSnapshotting(on bool) {
+	d.mu.Lock()
+	d.snapshotting = on
+	d.mu.Unlock()
 }
 
 // apply is process; fromSnapshot says the batch is a snapshot's.
@@ -314,7 +326,11 @@ func (d *dispatcher[P]) markSynced() bool {
 	close(d.synced)
 	d.rec.markSynced()
 	if d.opts.Trace != nil {
-		d.opts.Trace(TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()})
+		ev := TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()}
+		if d.snapshotting {
+			ev.Op = OpSnapshot
+		}
+		d.opts.Trace(ev)
 	}
 	return true
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -29,6 +30,7 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 	done     chan struct{} // closed when Run returns
 	setupErr error         // CheckType's verdict on T, or invalid options: Run refuses to start with it
 	started  atomic.Bool
+	ref      apiclient.Ref // what NewForResource watches (see Ref); zero from New
 }
 
 // New returns an informer over lw. It does nothing until Run.

@@ -383,6 +383,9 @@ func (n *notification[P]) op() Op {
 		}
 		return OpUpdate
 	case notifDelete:
+		if n.flag {
+			return OpTombstone // finalStateUnknown: the relist found it gone
+		}
 		return OpDelete
 	case notifSynced:
 	}

@@ -109,8 +109,8 @@ func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 		p.opts.Logger.Error("informer: queueing the snapshot", "informer", p.opts.Name, "err", err)
 		return first
 	}
+	p.refl.setRV(l.rv) // before the apply: the synced it may trace says this rv
 	p.disp.applySnapshot()
-	p.refl.setRV(l.rv)
 	p.shard.resumed(sel, gen)
 	if l.skipped > 0 {
 		p.opts.Logger.Info("informer: the snapshot lacks objects a list skipped; listing again",

@@ -108,11 +108,13 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	}
 	res := r.readEvents(s, alive)
 	s, err := res.watching, res.err
-	if err == nil && ctx.Err() != nil {
-		// Run is stopping: the server did not close anything.
+	stopping := ctx.Err() != nil
+	if stopping {
+		// Run is stopping: the server did not close anything, whatever the
+		// stream, closed under it, said (an EOF looks like a clean close).
 		err = context.Cause(ctx)
 	}
-	r.tr(TraceEvent{Stage: StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv})
+	r.tr(TraceEvent{Stage: StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv, Stopping: stopping})
 	switch {
 	case ctx.Err() != nil:
 		return stopped{}

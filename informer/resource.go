@@ -28,8 +28,19 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
 		opts.Snapshot.Identity = SnapshotIdentity(c, ref, opts.Selectors)
 	}
-	return New[T](NewListerWatcher[T](c, ref, opts), opts)
+	i := New[T](NewListerWatcher[T](c, ref, opts), opts)
+	i.ref = ref
+	return i
 }
+
+// Ref is the resource the informer lists and watches, as NewForName,
+// ForName, NewForResource or ForResource resolved it: the group, version,
+// resource and namespace to write back to (apiclient.UpdateMetadata,
+// apiclient.Patch) without resolving the name a second time. The
+// namespace is "" for a cluster-scoped resource or all namespaces. An
+// informer made by New over a ListerWatcher of one's own has no resource
+// to say: Ref is then the zero Ref.
+func (i *Informer[T, P]) Ref() apiclient.Ref { return i.ref }
 
 // NewForName is NewForResource for a resource type named as kubectl names
 // it: "deploy", "deployments.apps", "deployments.v1.apps", "Deployment", or

@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
@@ -33,6 +34,7 @@ func TestNewForNameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing
 	got := inf.Lister().List(meta.LabelSelector{})
 	require.Len(t, got, 1, "only the namespace asked for")
 	require.Equal(t, "a", got[0].GetName())
+	require.Equal(t, apiclient.Ref{GVR: foos, Namespace: "default"}, inf.Ref(), "the short name, resolved")
 }
 
 func TestNewForNameWatchesAClusterScopedResourceWhateverTheNamespace(t *testing.T) {
@@ -45,6 +47,7 @@ func TestNewForNameWatchesAClusterScopedResourceWhateverTheNamespace(t *testing.
 	run(t, inf)
 	synced(t, inf)
 	require.Len(t, inf.Lister().List(meta.LabelSelector{}), 1)
+	require.Equal(t, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "nodes"}}, inf.Ref(), "no namespace for a cluster-scoped resource")
 }
 
 func TestForNameSharesOneInformerWhateverTheName(t *testing.T) {
@@ -60,6 +63,10 @@ func TestForNameSharesOneInformerWhateverTheName(t *testing.T) {
 	for _, inf := range got[1:] {
 		require.Same(t, got[0], inf)
 	}
+	deployments := meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}
+	require.Equal(t, apiclient.Ref{GVR: deployments, Namespace: "default"}, got[0].Ref())
+	require.Zero(t, informer.New[meta.Raw](informer.NewListerWatcher[meta.Raw](e.client, got[0].Ref(), informer.Options[*meta.Raw]{}),
+		informer.Options[*meta.Raw]{Logger: quiet()}).Ref(), "New over a ListerWatcher: no resource to say")
 	_, err := informer.ForName[meta.Raw](t.Context(), f, d, "nothing", "default", informer.Options[*meta.Raw]{})
 	require.True(t, discovery.IsNotFound(err), "%v", err)
 }

@@ -189,8 +189,14 @@ func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
 		e, dir := newEnv(t), t.TempDir()
 		seed(t, e, "a", "b", "c")
 		first := startAgent(t, e, dir, streamingOpt(streaming))
+		require.Eventually(t, func() bool { return len(first.tr.of(informer.StageWatchOpened)) > 0 }, 10*time.Second, time.Millisecond)
 		first.stop()
 		require.Len(t, first.tr.of(informer.StageSnapshotSaved), 1, "a clean stop writes a snapshot")
+		ended := first.tr.of(informer.StageWatchEnded)
+		require.NotEmpty(t, ended)
+		require.True(t, ended[len(ended)-1].Stopping, "the stop ended the watch, not the server: %+v", ended[len(ended)-1])
+		require.ErrorIs(t, ended[len(ended)-1].Err, context.Canceled)
+		require.Zero(t, first.tr.of(informer.StageSynced)[0].Op, "a list made the first sync")
 
 		// The streaming run restarts with InlineProcessing: Run applies the
 		// loaded snapshot itself, before the reflector starts.
@@ -208,6 +214,10 @@ func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
 		opened := second.tr.of(informer.StageWatchOpened)
 		require.NotEmpty(t, opened)
 		require.Equal(t, loaded[0].ResourceVersion, opened[0].ResourceVersion, "the watch starts at the snapshot's rv")
+		synced := second.tr.of(informer.StageSynced)
+		require.Len(t, synced, 1)
+		require.Equal(t, informer.OpSnapshot, synced[0].Op, "the snapshot, not a list, made the sync")
+		require.Equal(t, loaded[0].ResourceVersion, synced[0].ResourceVersion, "the synced rv is the snapshot's, not empty")
 	})
 }
 
@@ -250,6 +260,13 @@ func TestRestartAfterHistoryCompactedRelistsAndReconciles(t *testing.T) {
 		relists := second.tr.of(informer.StageRelist)
 		require.NotEmpty(t, relists)
 		require.Equal(t, informer.CauseSnapshotExpired, relists[0].Cause)
+		var tombstoned []string
+		for _, ev := range second.tr.of(informer.StageHandlerCalled) {
+			if ev.Op == informer.OpTombstone {
+				tombstoned = append(tombstoned, ev.Key)
+			}
+		}
+		require.Equal(t, []string{"default/c"}, tombstoned, "the handler call of a finalStateUnknown delete says so")
 		require.Equal(t, streaming, relists[0].Streaming, "a streaming list in streaming mode")
 	})
 }

@@ -21,13 +21,13 @@ const (
 	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
 	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
 	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion; Op OpInitialEventsEnd when it ends a streaming list
-	StageWatchEnded                     // a WATCH ended: Items events, Err (nil = clean close by the server; the context's cause when Run is stopping)
+	StageWatchEnded                     // a WATCH ended: Items events, Stopping (Run is stopping: nobody closed it but us), Err (nil = clean close by the server; the context's cause when Stopping)
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
 	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration
 	StageRelist                         // a relist starts: Cause
 	StageBackoff                        // the reflector waits Duration after Err
-	StageSynced                         // the initial list is in the cache
+	StageSynced                         // the initial list is in the cache: Items at ResourceVersion; Op OpSnapshot when a snapshot, not a list, filled it
 	StageSkipped                        // an object was dropped: Key, Err (wrong kind)
 	StageResync                         // a resync is due for the handlers named in Handler; Items objects cached
 	StageCacheReplaced                  // a relist's result replaced the cache in one step: Items
@@ -70,8 +70,12 @@ type TraceEvent struct {
 	Streaming       bool
 	// Metadata: relist and watch-opened ask for the objects' metadata only
 	// (PartialObjectMetadata, Transport.FullObjects).
-	Metadata  bool
-	More      bool // list-page: the page carried a continue token, more pages follow
+	Metadata bool
+	More     bool // list-page: the page carried a continue token, more pages follow
+	// Stopping: watch-ended because Run's context ended (shutdown), not
+	// because the server or the connection ended the watch; no re-watch
+	// follows. Err is then the context's cause, whatever the stream said.
+	Stopping  bool
 	EventType meta.EventType
 	Key       string
 	Op        Op // what happened to Key (see Op's constants), or the bookmark's kind
@@ -103,12 +107,14 @@ const (
 	OpUnchanged
 	// OpTombstone: store-updated of a cached object the relist lacks: it was
 	// deleted while nobody watched, and handlers hear a delete whose
-	// finalStateUnknown is true.
+	// finalStateUnknown is true (handler-called of that delete says
+	// OpTombstone too).
 	OpTombstone
 	// OpSync: a resync's store-updated, and handler-called of the update it
 	// became (old == new).
 	OpSync
-	// OpSnapshot: store-updated of an object of a snapshot loaded at start.
+	// OpSnapshot: store-updated of an object of a snapshot loaded at start;
+	// synced when the snapshot, not a list, made the first sync.
 	OpSnapshot
 	// OpInitialEventsEnd: the bookmark that ends a streaming list.
 	OpInitialEventsEnd
@@ -224,6 +230,9 @@ func (e TraceEvent) String() string {
 	}
 	if e.Metadata {
 		add("metadata", "true")
+	}
+	if e.Stopping {
+		add("stopping", "true")
 	}
 	if e.Cause != 0 {
 		add("cause", e.Cause.String())

@@ -25,18 +25,21 @@ type dashboard struct {
 	mu       sync.Mutex // guards the fields below
 	mode     string     // "fake" (the embedded server: buttons) or "remote" (view only)
 	resource string
-	server   func() serverView // nil against a real cluster
-	cacheLen func() int        // set once the informer exists
-	nsValues func() []string
-	refl     reflectorView
-	queue    queueView
-	loop     loopView
-	handlers map[string]*handlerView
-	order    []string // handler names in registration order
-	log      []logLine
-	seq      int64
-	changed  chan struct{} // closed and replaced on every change
-	actions  []action      // the page's buttons; nil without an embedded server
+	// resourceSaid is resource in words of both languages; unset, the
+	// page shows resource as it is.
+	resourceSaid *text
+	server       func() serverView // nil against a real cluster
+	cacheLen     func() int        // set once the informer exists
+	nsValues     func() []string
+	refl         reflectorView
+	queue        queueView
+	loop         loopView
+	handlers     map[string]*handlerView
+	order        []string // handler names in registration order
+	log          []logLine
+	seq          int64
+	changed      chan struct{} // closed and replaced on every change
+	actions      []action      // the page's buttons; nil without an embedded server
 }
 
 // logKeep is how many log lines the page can scroll back through.
@@ -67,6 +70,9 @@ type reflectorView struct {
 }
 
 type queueView struct {
+	// Kind is the queue the informer runs: "inorder" (the default,
+	// client-go's RealFIFO) or "deltafifo" (--delta-fifo).
+	Kind       string      `json:"kind"`
 	Depth      int         `json:"depth"`
 	Queued     int         `json:"queued"`     // deltas queued in all
 	Replaces   int         `json:"replaces"`   // whole lists queued
@@ -157,11 +163,17 @@ type state struct {
 	Seq       int64          `json:"seq"` // of the newest log line
 }
 
+// The queue kinds of queueView.Kind.
+const (
+	queueInOrder   = "inorder"
+	queueDeltaFIFO = "deltafifo"
+)
+
 func newDashboard(now func() time.Time, mode, resource string) *dashboard {
 	t0 := now()
 	return &dashboard{
 		now: now, words: &tracer{now: now},
-		mode: mode, resource: resource,
+		mode: mode, resource: resource, queue: queueView{Kind: queueInOrder},
 		refl:     reflectorView{State: "starting", Since: t0, Events: map[string]int{}, Relists: map[string]int{}},
 		loop:     loopView{ByOp: map[informer.Op]int{}},
 		handlers: map[string]*handlerView{},
@@ -197,7 +209,7 @@ func (d *dashboard) observe(ev informer.TraceEvent) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.apply(ev, now)
-	part, cg := stageTerms(ev.Stage)
+	part, cg := stageTerms(ev.Stage, d.queue.Kind == queueDeltaFIFO)
 	d.seq++
 	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: ev.Stage.String(), Part: part, ClientGo: cg, said: said})
 	if len(d.log) > logKeep {
@@ -264,7 +276,7 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 			d.setStateLocked("watching", now) // the bookmark that ends a streaming list
 		}
 	case informer.StageWatchEnded:
-		if ev.Err != nil && !errors.Is(ev.Err, io.EOF) {
+		if ev.Err != nil && !ev.Stopping && !errors.Is(ev.Err, io.EOF) {
 			r.LastError = oneLine(ev.Err)
 		}
 		d.setStateLocked("watch-ended", now)
@@ -322,8 +334,12 @@ func (d *dashboard) snapshot(l lang) state {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	res := d.resource
+	if d.resourceSaid != nil {
+		res = d.resourceSaid.in(l)
+	}
 	st := state{
-		Mode: d.mode, Resource: d.resource, Now: d.now(), Server: sv,
+		Mode: d.mode, Resource: res, Now: d.now(), Server: sv,
 		Reflector: d.refl, Queue: d.queue, Loop: d.loop, Cache: c,
 		Log: make([]logLine, len(d.log)), Seq: d.seq,
 	}
@@ -431,12 +447,16 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // stageTerms names the box a stage belongs to on the page, and where
 // client-go does the same step (k8s.io/client-go/tools/cache).
-func stageTerms(s informer.Stage) (part, clientGo string) {
+func stageTerms(s informer.Stage, deltaFIFO bool) (part, clientGo string) {
+	q := "RealFIFO" // fifo.InOrder's twin in client-go
+	if deltaFIFO {
+		q = "DeltaFIFO"
+	}
 	switch s {
 	case informer.StageListPage:
 		return "reflector", "Reflector.list (ListWatch.List through the pager)"
 	case informer.StageReplace:
-		return "queue", "DeltaFIFO.Replace"
+		return "queue", q + ".Replace"
 	case informer.StageWatchOpened:
 		return "reflector", "Reflector.watch (ListWatch.Watch)"
 	case informer.StageEvent:
@@ -446,7 +466,7 @@ func stageTerms(s informer.Stage) (part, clientGo string) {
 	case informer.StageWatchEnded:
 		return "reflector", "watchHandler returns"
 	case informer.StageDeltaQueued:
-		return "queue", "DeltaFIFO.Add / Update / Delete"
+		return "queue", q + ".Add / Update / Delete"
 	case informer.StageStoreUpdated:
 		return "cache", "processDeltas: Indexer.Add / Update / Delete"
 	case informer.StageHandlerCalled:
@@ -460,7 +480,7 @@ func stageTerms(s informer.Stage) (part, clientGo string) {
 	case informer.StageSkipped:
 		return "reflector", "an object of an unexpected type is dropped"
 	case informer.StageResync:
-		return "loop", "resync: DeltaFIFO.Resync queues Sync deltas"
+		return "loop", "resync: " + q + ".Resync queues Sync deltas"
 	case informer.StageCacheReplaced:
 		return "cache", "processDeltas of a Replace (client-go applies it key by key)"
 	}
@@ -469,6 +489,15 @@ func stageTerms(s informer.Stage) (part, clientGo string) {
 
 // compile-time check: the page's metrics are informer.Metrics.
 var _ informer.Metrics = dashMetrics{}
+
+// runsDeltaFIFO says the informer runs client-go's DeltaFIFO (--delta-fifo):
+// the page and its words name that queue instead of the in-order one.
+func (d *dashboard) runsDeltaFIFO() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.queue.Kind = queueDeltaFIFO
+	d.words.deltaFIFO = true
+}
 
 // watchCache lets the page count the informer's cache itself.
 func (d *dashboard) watchCache(length func() int, namespaces func() []string) {

@@ -34,6 +34,7 @@ type demo struct {
 	// graceful marks the objects whose deletion began (see terminating).
 	graceful *terminating
 	synced   atomic.Bool // opens the log gate (see gatedHandler)
+	resumed  atomic.Bool // the informer loaded a snapshot (--snapshot): the sync listed nothing
 	stops    []stopStep  // undone in reverse order when run returns
 
 	fake  *fakeapiserver.Server // the embedded server; nil against a real cluster
@@ -316,7 +317,12 @@ func (d *demo) startUI() error {
 		mode = "fake"
 	}
 	d.dash = newDashboard(d.now, mode, res)
+	said := refSaid(apiclient.Ref{GVR: d.cfg.resource.gvr, Namespace: d.cfg.namespace})
+	d.dash.resourceSaid = &said
 	d.dash.words.graceful = d.graceful // before the informer starts tracing
+	if d.cfg.deltaFIFO {
+		d.dash.runsDeltaFIFO()
+	}
 	var actions []action
 	if d.fake != nil {
 		srv, ch := d.fake, d.churn

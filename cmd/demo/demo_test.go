@@ -158,14 +158,27 @@ func TestTraceShowsPaginationSelectorsAndStreamingList(t *testing.T) {
 	}
 }
 
+// A tombstone's line is the article's line, keyed by meta.Key as client-go
+// keys it with DeletionHandlingMetaNamespaceKeyFunc; stderr says it was a
+// tombstone, in the reader's language, and an observed delete says nothing.
 func TestTombstonesPrintTheirKey(t *testing.T) {
-	var out syncBuffer
-	d := &demo{out: &lineWriter{w: &out}, now: time.Now}
-	p := &Pod{}
-	p.Name, p.Namespace = "gone", "default"
-	printer[*Pod](d).OnDelete(p, true)
-	require.Regexp(t, articleRE, strings.TrimSuffix(out.String(), "\n"))
-	require.Contains(t, out.String(), " Delete:  default/gone\n")
+	for _, l := range []lang{langEN, langZH} {
+		var out, status syncBuffer
+		d := &demo{out: &lineWriter{w: &out}, status: &lineWriter{w: &status}, now: time.Now, cfg: config{lang: l}}
+		p := &Pod{}
+		p.Name, p.Namespace = "gone", "default"
+		printer[*Pod](d).OnDelete(p, false)
+		require.Empty(t, status.String())
+		printer[*Pod](d).OnDelete(p, true)
+		for _, line := range out.lines() {
+			require.Regexp(t, articleRE, line)
+		}
+		require.Contains(t, out.String(), " Delete:  default/gone\n")
+		want := map[lang]string{langEN: "the Delete of default/gone above is a tombstone: finalStateUnknown=true",
+			langZH: "上面 default/gone 的 Delete 是一个墓碑：finalStateUnknown=true"}[l]
+		require.Contains(t, status.String(), want)
+		require.Contains(t, status.String(), "DeletionHandlingMetaNamespaceKeyFunc")
+	}
 }
 
 func TestServeRunsOnlyTheServer(t *testing.T) {
@@ -248,7 +261,7 @@ func TestSnapshotResumesAndRelistsAfterCompaction(t *testing.T) {
 
 	second := agent()
 	waitFor(t, second.stdout, regexp.MustCompile(`resumed from snapshot at RV \d+, watching`))
-	waitFor(t, second.stdout, regexp.MustCompile(`synced: 3 objects`))
+	waitFor(t, second.stdout, regexp.MustCompile(`synced from the snapshot: 3 objects`))
 	require.NotContains(t, second.stdout.String(), "LIST page", "no LIST")
 	require.Equal(t, 0, second.stop(t))
 
@@ -272,6 +285,63 @@ func TestSnapshotResumesAndRelistsAfterCompaction(t *testing.T) {
 	lines := regexp.MustCompile(`(?m)^demo: the snapshot in .* was not used: it .*; listing instead \(-v says more\)$`).FindAllString(fourth.stderr.String(), -1)
 	require.Len(t, lines, 1, "stderr:\n%s", fourth.stderr.String())
 	require.Equal(t, 0, fourth.stop(t))
+}
+
+// The trace says what happened in every ending, in both languages: at a
+// stop the watch was ended by the shutdown, not by the server (the stream
+// closed under the stop used to read as a clean close); after a restart
+// from a snapshot the sync names the snapshot's resourceVersion (it used to
+// be empty) and says nothing was listed, on stdout's trace and on stderr.
+func TestTraceIsTrueAtAStopAndAfterASnapshotResume(t *testing.T) {
+	words := map[string]struct{ stopped, clean, synced, syncedLine string }{
+		"en": {
+			stopped:    `watch-ended\s+WATCH stopped after \d+ events: the informer is shutting down \(Ctrl-C\), no re-watch`,
+			clean:      "closed cleanly by the server",
+			synced:     `synced\s+synced from the snapshot: 3 objects in the cache at resourceVersion (\d+), nothing listed`,
+			syncedLine: `demo: synced 3 v1/pods in namespace default: resumed from the snapshot in \S+ at resourceVersion (\d+), nothing listed`,
+		},
+		"zh": {
+			stopped:    `watch-ended\s+WATCH 在 \d+ 个事件后停止：informer 正在退出（Ctrl-C），不再重新 watch`,
+			clean:      "正常关闭了 WATCH",
+			synced:     `synced\s+同步完成（synced），来自快照：本地缓存中有 3 个对象，资源版本 (\d+)。没有发 LIST`,
+			syncedLine: `demo: 已同步 3 个对象：.*。它们来自 \S+ 里的快照（资源版本 (\d+)），没有发 LIST`,
+		},
+	}
+	for _, l := range []string{"en", "zh"} {
+		t.Run(l, func(t *testing.T) {
+			w := words[l]
+			server := startDemo(t, "--serve", "--churn=false")
+			url, dir := server.serverURL(t), t.TempDir()
+			agent := func() *running {
+				return startDemo(t, "--lang="+l, "--master", url, "--snapshot", dir, "--trace", "--color=never", "--churn=false")
+			}
+			first := agent()
+			waitFor(t, first.stdout, regexp.MustCompile(`watch-opened`))
+			require.Equal(t, 0, first.stop(t))
+			waitFor(t, first.stdout, regexp.MustCompile(w.stopped))
+			require.NotContains(t, first.stdout.String(), w.clean, "nothing but the stop ended the watch")
+
+			second := agent()
+			rv := waitFor(t, second.stdout, regexp.MustCompile(w.synced))[1]
+			require.Equal(t, rv, waitFor(t, second.stderr, regexp.MustCompile(w.syncedLine))[1])
+			require.NotContains(t, second.stdout.String(), "list-page", "nothing listed")
+			waitFor(t, second.stdout, regexp.MustCompile(`watch-opened`)) // a watch for the stop to end
+			require.Equal(t, 0, second.stop(t))
+			waitFor(t, second.stdout, regexp.MustCompile(w.stopped))
+			require.NotContains(t, second.stdout.String(), w.clean)
+		})
+	}
+}
+
+// A slow first sync is said while it runs, so a reader never waits
+// without a word; then the synced line comes as ever.
+func TestASlowSyncIsSaidWhileItRuns(t *testing.T) {
+	server := startDemo(t, "--serve", "--churn=false")
+	url := server.serverURL(t)
+	post(t, url+"/fake/latency?d=1500ms")
+	d := startDemo(t, "--master", url, "--churn=false")
+	waitFor(t, d.stderr, regexp.MustCompile(`demo: still syncing v1/pods in namespace default from \S+ after 1s`))
+	waitFor(t, d.stderr, regexp.MustCompile(`demo: synced 3 v1/pods`))
 }
 
 // seedName is the name of one of the server's pods.

@@ -41,8 +41,12 @@ type config struct {
 	snapshot      string // --snapshot directory; "" = no warm restart
 	serveHealth   string // --serve-health address of /healthz and /metrics; "" = none
 	leaderElect   bool   // --leader-elect: watch only while holding the demo's Lease
-	langFlag      string // --lang as given; "" = English (run puts a Chinese environment's first)
-	lang          lang   // the language of the trace, the status lines and the page
+	deltaFIFO     bool   // --delta-fifo: client-go's DeltaFIFO instead of the in-order queue
+	// tombstoneAfter: this long after the first sync, the embedded server
+	// deletes one object the watch misses (see missedDelete); 0 = never.
+	tombstoneAfter time.Duration
+	langFlag       string // --lang as given; "" = English (run puts a Chinese environment's first)
+	lang           lang   // the language of the trace, the status lines and the page
 }
 
 // real reports whether the demo talks to a real cluster. Only an explicit
@@ -84,6 +88,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.snapshot, "snapshot", "", "keep a snapshot of the cache in this directory and, at the next start, resume from it instead of listing (warm restart; the server must be the same: use it with --master, e.g. against a demo --serve)")
 	fs.StringVar(&c.serveHealth, "serve-health", "", "serve the informer's health as JSON at http://ADDR/healthz (200 in step, 503 stale or not synced) and its metrics for Prometheus at http://ADDR/metrics; a bare :8081 listens on loopback only")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "campaign for the Lease "+leaseName+" and watch only while leading; the others wait. Run two on one server (e.g. demo --serve, then twice demo --kubeconfig ITS_KUBECONFIG --leader-elect) and interrupt the leader: it releases the Lease and the other takes over within 2 s")
+	fs.BoolVar(&c.deltaFIFO, "delta-fifo", false, "queue deltas in client-go's DeltaFIFO (grouped per key, as the article draws it) instead of the default in-order queue (client-go's RealFIFO: handlers see changes to different objects in the server's order)")
+	fs.DurationVar(&c.tombstoneAfter, "tombstone-after", 20*time.Second, "this long after the first sync, the embedded server deletes one pod while the watch is stalled, compacts its history and cuts the connection: the relist finds the pod gone and the handler gets a tombstone (Delete with finalStateUnknown=true), the article's step 4; 0 = never")
 	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
 	fs.StringVar(&c.langFlag, "lang", "", "language of the --trace words, the demo's messages and the live page: en or zh (default: from LC_ALL, LC_MESSAGES or LANG; English unless they name Chinese); the handler lines and the trace's stage names stay the same")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"os"
@@ -215,11 +216,22 @@ func TestTraceWordsForStopsRelistsAndResyncs(t *testing.T) {
 		ev     informer.TraceEvent
 		en, zh string
 	}{
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: context.Canceled}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
+		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: context.Canceled, Stopping: true}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
+		// The stop is what the event says, not what the error is.
+		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: errors.New("interrupt"), Stopping: true}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
+		{informer.TraceEvent{Stage: informer.StageSynced, Items: 3, ResourceVersion: "12", Op: informer.OpSnapshot}, "synced from the snapshot: 3 objects in the cache at resourceVersion 12, nothing listed", "来自快照：本地缓存中有 3 个对象，资源版本 12。没有发 LIST"},
+		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpTombstone, Key: "default/a"}, "delete default/a with finalStateUnknown=true", "delete default/a，finalStateUnknown=true"},
+		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpTombstone, Key: "default/a"}, "DeletionHandlingMetaNamespaceKeyFunc", "DeletionHandlingMetaNamespaceKeyFunc"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpDelete, Key: "default/a"}, "store delete default/a", "从本地缓存删除 default/a"},
+		{informer.TraceEvent{Stage: informer.StageReplace, Items: 3, ResourceVersion: "4"}, "into the delta queue (fifo.InOrder, client-go's RealFIFO", "增量队列 fifo.InOrder（即 client-go 的 RealFIFO"},
+		// A relisted object: an add when it was not cached, an update when it was.
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpReplace, Key: "default/new", ResourceVersion: "5"}, "it was not cached, so handlers hear an add", "所以事件处理函数收到 add"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpAdd, Key: "default/old", ResourceVersion: "5"}, "store add default/old", "本地缓存新增 default/old"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpReplace, Key: "default/old", ResourceVersion: "6"}, "it was cached at another resourceVersion, so handlers hear an update", "所以事件处理函数收到 update"},
 		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3}, "WATCH closed cleanly by the server", "正常关闭了 WATCH"},
 		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "7"}, "over a websocket", "走 websocket"},
 		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpUnchanged, Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)", "资源版本仍是 5"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/a"}, "deleted while nobody watched", "没人 watch 的时候被删除"},
+		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/a"}, "deleted while nobody watched", "没人 watch 时被删除"},
 		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache replaced by the relist in one step: 3 objects", "一次性替换：3 个对象"},
 		{informer.TraceEvent{Stage: informer.StageResync, Handler: "print", Items: 3}, "resync due for handler(s) print", "事件处理函数 print 到了 resync 时间"},
 		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpSync, Key: "default/a"}, "from a resync, old == new", "来自 resync，old == new"},

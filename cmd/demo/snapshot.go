@@ -38,7 +38,10 @@ type snapshotReport struct {
 func (s snapshotReport) SnapshotLoaded(result string) {
 	var why msg
 	switch result {
-	case "none", "resumed":
+	case "resumed":
+		s.d.resumed.Store(true)
+		return
+	case "none":
 		return
 	case "corrupt":
 		why = msg{en: "it is corrupt (its checksum does not match, or it has no resourceVersion)", zh: "文件已损坏（校验和不符，或者没有资源版本）"}

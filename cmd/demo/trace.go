@@ -20,6 +20,9 @@ type tracer struct {
 	// trace says so, since the events look the same either way.
 	websocket bool
 	lang      lang
+	// deltaFIFO: the informer runs client-go's DeltaFIFO (--delta-fifo),
+	// not the default in-order queue; the trace names the one it runs.
+	deltaFIFO bool
 	// graceful tells the handler calls of a graceful deletion's first step
 	// apart; nil: the trace does not tell them apart.
 	graceful *terminating
@@ -28,6 +31,9 @@ type tracer struct {
 	depth        int        // deltas queued and not yet applied (see queued)
 	fromSnapshot bool       // a snapshot was loaded and its batch not yet applied
 	firstList    bool       // the list under way is the first: the cache was empty
+	// cached are the keys the cache holds, as the store-updated events
+	// said: what tells a relisted object's add from its update.
+	cached map[string]bool
 }
 
 // ANSI colours by stage: list in blue, watch in cyan, events yellow,
@@ -76,6 +82,14 @@ func (t *tracer) trace(ev informer.TraceEvent) {
 		stage = stageColor(ev.Stage) + stage + ansiReset
 	}
 	t.out.printf("trace %s %s %s", t.now().Format("15:04:05.000"), stage, detail)
+}
+
+// queueName is the delta queue the informer runs, as the trace names it.
+func (t *tracer) queueName() text {
+	if t.deltaFIFO {
+		return say(msg{en: "(DeltaFIFO: deltas grouped per key)", zh: "DeltaFIFO（按键分组的增量）"})
+	}
+	return say(msg{en: "(fifo.InOrder, client-go's RealFIFO: every delta in arrival order)", zh: "fifo.InOrder（即 client-go 的 RealFIFO：所有增量按到达顺序排队）"})
 }
 
 // queued adds n deltas to the depth estimate and returns it. The informer's

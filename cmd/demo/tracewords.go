@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"io"
 	"time"
@@ -23,9 +22,9 @@ func (t *tracer) describe(ev informer.TraceEvent) text {
 		return say(msg{en: "LIST page %d: %d items at resourceVersion %s, %s",
 			zh: "LIST 第 %d 页：%d 个对象，资源版本 %s，%s"}, ev.Page, ev.Items, ev.ResourceVersion, cont)
 	case informer.StageReplace:
-		return say(msg{en: "Replace(%d items, resourceVersion %s) into the delta queue (depth ≈%d); objects missing from it become tombstones",
-			zh: "Replace（%d 个对象，资源版本 %s）放入增量队列 DeltaFIFO（深度约 %d）；本地缓存里有、列表里没有的对象会变成墓碑（tombstone）"},
-			ev.Items, ev.ResourceVersion, t.queued(ev.Items))
+		return say(msg{en: "Replace(%d items, resourceVersion %s) into the delta queue %s (depth ≈%d); objects missing from it become tombstones",
+			zh: "Replace（%d 个对象，资源版本 %s）放入增量队列 %s，深度约 %d。本地缓存里有、列表里没有的对象，会变成墓碑（tombstone）"},
+			ev.Items, ev.ResourceVersion, t.queueName(), t.queued(ev.Items))
 	case informer.StageWatchOpened:
 		if ev.Streaming {
 			return say(msg{en: "WATCH opened as a streaming list (sendInitialEvents) from resourceVersion %q%s",
@@ -45,7 +44,7 @@ func (t *tracer) describe(ev informer.TraceEvent) text {
 	case informer.StageDeltaQueued:
 		return say(msg{en: "delta %s %s queued (depth ≈%d)", zh: "增量 %s %s 入队（队列深度约 %d）"}, ev.Op, ev.Key, t.queued(1))
 	case informer.StageStoreUpdated:
-		return storeUpdated(ev)
+		return t.storeUpdated(ev)
 	case informer.StageCacheReplaced:
 		return t.cacheReplaced(ev)
 	case informer.StageResync:
@@ -58,6 +57,10 @@ func (t *tracer) describe(ev informer.TraceEvent) text {
 	case informer.StageBackoff:
 		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), errSaid(ev.Err))
 	case informer.StageSynced:
+		if ev.Op == informer.OpSnapshot {
+			return say(msg{en: "synced from the snapshot: %d objects in the cache at resourceVersion %s, nothing listed",
+				zh: "同步完成（synced），来自快照：本地缓存中有 %d 个对象，资源版本 %s。没有发 LIST"}, ev.Items, ev.ResourceVersion)
+		}
 		return say(msg{en: "synced: %d objects in the cache at resourceVersion %s", zh: "同步完成（synced）：本地缓存中有 %d 个对象，资源版本 %s"}, ev.Items, ev.ResourceVersion)
 	case informer.StageSkipped:
 		return say(msg{en: "skipped %s: %s", zh: "跳过 %s：%s"}, ev.Key, errSaid(ev.Err))
@@ -69,26 +72,63 @@ func (t *tracer) describe(ev informer.TraceEvent) text {
 }
 
 // storeUpdated explains what the processing stage did with one delta.
-func storeUpdated(ev informer.TraceEvent) text {
+func (t *tracer) storeUpdated(ev informer.TraceEvent) text {
+	had := t.cachedBefore(ev)
 	switch ev.Op {
 	case informer.OpSnapshot:
 		return say(msg{en: "store %s from the snapshot, as it was at resourceVersion %s: handlers hear an initial add",
 			zh: "从快照写入本地缓存 %s（快照里的资源版本 %s）：事件处理函数收到一次初始 add"}, ev.Key, ev.ResourceVersion)
 	case informer.OpReplace:
-		return say(msg{en: "store %s from the relist at resourceVersion %s: handlers hear add or update",
-			zh: "按这次全量 list 的结果写入本地缓存 %s（资源版本 %s）：事件处理函数收到 add 或 update"}, ev.Key, ev.ResourceVersion)
+		if had {
+			return say(msg{en: "store %s from the relist at resourceVersion %s: it was cached at another resourceVersion, so handlers hear an update",
+				zh: "按这次全量 list 的结果更新本地缓存里的 %s（资源版本 %s）。缓存里原来的版本不同，所以事件处理函数收到 update"}, ev.Key, ev.ResourceVersion)
+		}
+		return say(msg{en: "store %s from the relist at resourceVersion %s: it was not cached, so handlers hear an add",
+			zh: "按这次全量 list 的结果把 %s 加入本地缓存（资源版本 %s）。缓存里原来没有它，所以事件处理函数收到 add"}, ev.Key, ev.ResourceVersion)
 	case informer.OpUnchanged:
 		return say(msg{en: "store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it",
-			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息，只有到了 resync 时间的事件处理函数会收到它"}, ev.Key, ev.ResourceVersion)
+			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息。只有到了 resync 时间的事件处理函数，才会收到它"}, ev.Key, ev.ResourceVersion)
 	case informer.OpTombstone:
-		return say(msg{en: "store delete %s: the relist no longer has it, deleted while nobody watched (finalStateUnknown)",
-			zh: "从本地缓存删除 %s：重新 list 的结果里已经没有它，它是在没人 watch 的时候被删除的（finalStateUnknown）"}, ev.Key)
+		return say(msg{en: "store delete %s: a tombstone. The relist no longer has it: it was deleted while nobody watched (finalStateUnknown)",
+			zh: "从本地缓存删除 %s：这是一个墓碑（tombstone）。重新 list 的结果里已经没有它，说明它是在没人 watch 时被删除的（finalStateUnknown）"}, ev.Key)
 	case informer.OpSync:
 		return say(msg{en: "store %s resync: the cached object, unchanged, goes to the handlers due a resync",
-			zh: "%s resync：本地缓存里的对象原样交给到了 resync 时间的事件处理函数"}, ev.Key)
+			zh: "%s 的 resync：哪些事件处理函数到了 resync 时间，就把本地缓存里的这个对象原样交给它们"}, ev.Key)
+	}
+	switch ev.Op {
+	case informer.OpAdd:
+		return say(msg{en: "store add %s (cache updated before any handler hears of it)",
+			zh: "本地缓存新增 %s（先更新本地缓存，再通知事件处理函数）"}, ev.Key)
+	case informer.OpUpdate:
+		return say(msg{en: "store update %s (cache updated before any handler hears of it)",
+			zh: "本地缓存更新 %s（先更新本地缓存，再通知事件处理函数）"}, ev.Key)
+	case informer.OpDelete:
+		return say(msg{en: "store delete %s (cache updated before any handler hears of it)",
+			zh: "从本地缓存删除 %s（先更新本地缓存，再通知事件处理函数）"}, ev.Key)
 	}
 	return say(msg{en: "store %s %s (cache updated before any handler hears of it)",
-		zh: "写入本地缓存：%s %s（先更新本地缓存，再通知事件处理函数）"}, ev.Op, ev.Key)
+		zh: "本地缓存：%s %s（先更新本地缓存，再通知事件处理函数）"}, ev.Op, ev.Key)
+}
+
+// cachedBefore reports whether ev's key was in the cache before ev, and
+// keeps the tracer's set of cached keys in step. The trace event says a
+// relisted object was stored anew (OpReplace), not whether handlers hear
+// an add or an update of it; every store-updated passes here, so the set
+// knows.
+func (t *tracer) cachedBefore(ev informer.TraceEvent) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.cached == nil {
+		t.cached = map[string]bool{}
+	}
+	had := t.cached[ev.Key]
+	switch ev.Op {
+	case informer.OpDelete, informer.OpTombstone:
+		delete(t.cached, ev.Key)
+	default:
+		t.cached[ev.Key] = true
+	}
+	return had
 }
 
 // cacheReplaced says what filled the cache in one step: a relist's list,
@@ -115,6 +155,12 @@ func (t *tracer) cacheReplaced(ev informer.TraceEvent) text {
 func (t *tracer) handlerCalled(ev informer.TraceEvent) text {
 	took := ev.Duration.Round(time.Microsecond)
 	switch {
+	case ev.Op == informer.OpTombstone:
+		return say(msg{en: "handler %q called: delete %s with finalStateUnknown=true (took %v). A tombstone: the delete was missed while the watch was down and found by the relist. " +
+			"client-go hands a DeletedFinalStateUnknown here, which is why the article keys deletes with DeletionHandlingMetaNamespaceKeyFunc; here obj is still the handler's type and meta.Key(obj) is its key",
+			zh: "事件处理函数 %q 被调用：delete %s，finalStateUnknown=true（耗时 %v）。这是墓碑（tombstone）：watch 断开期间错过了这次删除，重新 list 时才发现。" +
+				"client-go 在这里传的是 DeletedFinalStateUnknown，所以文章用 DeletionHandlingMetaNamespaceKeyFunc 取删除对象的键；这里 obj 仍是事件处理函数的类型，meta.Key(obj) 就是它的键"},
+			ev.Handler, ev.Key, took)
 	case ev.Op == informer.OpSync:
 		return say(msg{en: "handler %q called: update %s from a resync, old == new (took %v)",
 			zh: "事件处理函数 %q 被调用：%s 的 update 来自 resync，old == new（耗时 %v）"}, ev.Handler, ev.Key, took)
@@ -153,14 +199,17 @@ func (t *tracer) wire() text {
 		zh: "，走分块传输的 HTTP（chunked：每块一个事件，内置资源是 protobuf 帧，其他是一行 JSON）"})
 }
 
+// watchEnded says who ended a watch: the informer stopping (the event
+// says so: the stream closed under the stop may look like a clean close),
+// the server closing it cleanly, or a failure.
 func watchEnded(ev informer.TraceEvent) text {
-	if errors.Is(ev.Err, context.Canceled) {
+	if ev.Stopping {
 		return say(msg{en: "WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch",
 			zh: "WATCH 在 %d 个事件后停止：informer 正在退出（Ctrl-C），不再重新 watch"}, ev.Items)
 	}
 	if ev.Err == nil || errors.Is(ev.Err, io.EOF) {
 		return say(msg{en: "WATCH closed cleanly by the server after %d events; re-watching from resourceVersion %s",
-			zh: "API Server 在 %d 个事件后正常关闭了 WATCH；从资源版本 %s 重新 watch"}, ev.Items, ev.ResourceVersion)
+			zh: "API Server 在 %d 个事件后正常关闭了 WATCH。从资源版本 %s 重新 watch"}, ev.Items, ev.ResourceVersion)
 	}
 	return say(msg{en: "WATCH ended after %d events: %s", zh: "WATCH 在 %d 个事件后中断：%s"}, ev.Items, errSaid(ev.Err))
 }

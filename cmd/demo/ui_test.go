@@ -275,7 +275,7 @@ func TestDashboardFoldsTraceEvents(t *testing.T) {
 	assert.Empty(t, st.Reflector.Backoff, "an open watch ends the backoff")
 	assert.True(t, st.Reflector.Synced)
 	assert.Len(t, st.Log, len(steps))
-	assert.Equal(t, "DeltaFIFO.Replace", st.Log[3].ClientGo)
+	assert.Equal(t, "RealFIFO.Replace", st.Log[3].ClientGo, "the default queue's twin in client-go")
 	assert.Contains(t, st.Log[1].Text, "more pages follow", "the list-page line says a continue token came")
 	assert.Equal(t, now, st.Reflector.Since, "the reflector has been watching since the last step")
 }

@@ -14,6 +14,10 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
+// slowSync is how long the first sync runs before the demo says it is
+// still under way.
+const slowSync = time.Second
+
 // errSyncTimeout is the cause of giving up on the first sync.
 var errSyncTimeout = errors.New("sync timeout")
 
@@ -47,7 +51,17 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}
 	syncCtx, cancel := context.WithTimeoutCause(syncCtx, d.cfg.syncTimeout, errSyncTimeout)
 	defer cancel()
-	if err := inf.WaitForSync(syncCtx); err != nil {
+	// A sync that takes long (a big list, a slow server) is said while it
+	// runs; a quick one, or a quick failure, stays silent, so a failure
+	// remains the only line.
+	slow := time.AfterFunc(slowSync, func() {
+		d.tell(msg{en: "still syncing %s from %s after %v (a LIST, or a streaming list, under way; giving up after --sync-timeout %v)…",
+			zh: "%[3]v 过去了，还在从 %[2]s 同步%[1]s（LIST 或流式列表进行中；超过 --sync-timeout %[4]v 就放弃）……"},
+			refSaid(ref), host, slowSync, d.cfg.syncTimeout)
+	})
+	err := inf.WaitForSync(syncCtx)
+	slow.Stop()
+	if err != nil {
 		stopInformer()
 		if ctx.Err() != nil {
 			return nil // interrupted while syncing: a clean stop
@@ -56,7 +70,14 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 	}
 	d.synced.Store(true)
 	n := len(inf.Lister().List(meta.LabelSelector{}))
-	d.tell(msg{en: "synced %d %s from %s", zh: "已同步 %[1]d 个对象：%[2]s，来自%[3]s"}, n, refSaid(ref), d.source)
+	if d.resumed.Load() {
+		d.tell(msg{en: "synced %d %s: resumed from the snapshot in %s at resourceVersion %s, nothing listed; the watch brings what changed since",
+			zh: "已同步 %[1]d 个对象：%[2]s。它们来自 %[3]s 里的快照（资源版本 %[4]s），没有发 LIST；之后的变化由 watch 带来"},
+			n, refSaid(ref), d.cfg.snapshot, inf.LastSyncResourceVersion())
+	} else {
+		d.tell(msg{en: "synced %d %s from %s", zh: "已同步 %[1]d 个对象：%[2]s，来自%[3]s"}, n, refSaid(ref), d.source)
+	}
+	d.scheduleTombstone(ctx)
 	if n == 0 {
 		d.warnMissingNamespace(ctx, c, ref)
 	}
@@ -89,6 +110,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		Transport:           informer.Transport{Websocket: d.cfg.websocket},
 		FailFast:            true, // 401, 403, 404: say so at once instead of retrying forever
 		Logger:              slog.New(d.logHandler()),
+		Queue:               d.queueKind(),
 		WatchErrorHandler: func(ctx context.Context, err error) {
 			if !d.synced.Load() && ctx.Err() == nil && unreachable(err) {
 				giveUp(err)
@@ -111,7 +133,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	var traces []func(informer.TraceEvent)
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket,
-			lang: d.cfg.lang, graceful: d.graceful}
+			lang: d.cfg.lang, graceful: d.graceful, deltaFIFO: d.cfg.deltaFIFO}
 		traces, metrics = append(traces, t.traceFunc()), append(metrics, depthMetrics{t: t})
 	}
 	if d.dash != nil {
@@ -127,6 +149,14 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		d.dash.watchCache(store.Len, func() []string { return store.ListIndexFuncValues(cache.NamespaceIndex) })
 	}
 	return inf
+}
+
+// queueKind is the delta queue --delta-fifo asks for.
+func (d *demo) queueKind() informer.QueueKind {
+	if d.cfg.deltaFIFO {
+		return informer.QueueDeltaFIFO
+	}
+	return informer.QueueInOrder
 }
 
 // unreachable reports a failure with no answer from the server at all
@@ -162,7 +192,12 @@ func printer[P meta.Object](d *demo) informer.HandlerFuncs[P] {
 	return informer.HandlerFuncs[P]{
 		AddFunc:    func(obj P, _ bool) { line("Add", obj) },
 		UpdateFunc: func(_, obj P) { line("Update", obj) },
-		DeleteFunc: func(obj P, _ bool) { line("Delete", obj) },
+		DeleteFunc: func(obj P, finalStateUnknown bool) {
+			line("Delete", obj)
+			if finalStateUnknown {
+				d.tell(tombstoneSaid, meta.Key(obj))
+			}
+		},
 	}
 }
 

@@ -9,6 +9,9 @@ const $ = (id) => document.getElementById(id);
 const W = JSON.parse($("words").textContent);
 const LANG = document.body.dataset.lang;
 const w = (k) => W[k] ?? k;
+// op names an operation in the page's language (the trace keeps the
+// stable short names).
+const op = (o) => W["op." + o] ?? o;
 let shownSeq = 0;
 let lastCounts = {};
 let poller = null;
@@ -16,6 +19,40 @@ let poller = null;
 function set(id, value) {
   const el = $(id);
   if (el && el.textContent !== String(value)) el.textContent = value;
+}
+
+// setParts shows parts, each whole on its line ("watch-gone 1" never
+// splits at its hyphen): the first, then first sep, then the rest joined
+// by sep2.
+function setParts(id, parts, sep, sep2) {
+  const el = $(id);
+  const text = parts.length > 1 ? parts[0] + sep + parts.slice(1).join(sep2) : parts[0];
+  if (el.textContent === text) return;
+  const kids = [];
+  parts.forEach((p, i) => {
+    if (i > 0) kids.push(i === 1 ? sep : sep2);
+    const s = document.createElement("span");
+    s.className = "nw";
+    s.textContent = p;
+    kids.push(s);
+  });
+  el.replaceChildren(...kids);
+}
+
+// Each part of the static "a · b" lines (the client-go names under each
+// box title) stays whole.
+for (const el of document.querySelectorAll(".cg")) {
+  const parts = el.textContent.split(" · ");
+  if (parts.length > 1) {
+    el.textContent = "";
+    parts.forEach((p, i) => {
+      if (i > 0) el.append(" · ");
+      const s = document.createElement("span");
+      s.className = "nw";
+      s.textContent = p;
+      el.append(s);
+    });
+  }
 }
 
 function ago(iso, now) {
@@ -64,15 +101,15 @@ function render(st) {
   }
   const state = $("refl-state");
   state.dataset.state = r.state;
-  set("refl-state", w("state." + r.state) + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? " (" + r.cause + ")" : ""));
+  set("refl-state", w("state." + r.state) + (r.backoff ? " " + r.backoff : "") + (r.cause && r.state === "listing" ? w("lp") + r.cause + w("rp") : ""));
   set("refl-since", ago(r.since, st.now));
   set("refl-rv", r.resourceVersion || "–");
-  set("refl-list", r.listPages ? r.listPages + " " + w("pages") + ", " + r.listItems + " " + w("items-at") + " " + r.listResourceVersion : "–");
+  set("refl-list", r.listPages ? r.listPages + " " + w("pages") + w("sep") + r.listItems + " " + w("items-at") + " " + r.listResourceVersion : "–");
   set("refl-watch", ago(r.watchSince, st.now));
-  set("refl-events", sum(r.events) + " (" + r.watchEvents + " " + w("on-watch") + ")");
+  set("refl-events", sum(r.events) + w("lp") + r.watchEvents + " " + w("on-watch") + w("rp"));
   set("refl-bookmarks", r.bookmarks);
-  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v).join(", ");
-  set("refl-relists", sum(r.relists) + (causes ? " · " + causes : ""));
+  const causes = Object.entries(r.relists || {}).map(([k, v]) => k + " " + v);
+  setParts("refl-relists", [String(sum(r.relists)), ...causes], " · ", w("sep"));
   set("refl-backoffs", r.backoffs);
   set("refl-error", r.lastError ? w("last-error") + " " + r.lastError : "");
   flash("reflector", sum(r.events) + r.listCalls);
@@ -83,23 +120,23 @@ function render(st) {
   set("queue-replaces", q.replaces);
   set("queue-tombstones", q.tombstones);
   const list = $("queue-last");
-  const items = (q.last || []).map((d) => d.op + " " + d.key);
+  const items = (q.last || []).map((d) => op(d.op) + " " + d.key);
   if (list.dataset.items !== items.join("\n")) {
     list.dataset.items = items.join("\n");
-    list.replaceChildren(...(q.last || []).map((d) => { const li = document.createElement("li"); li.append(d.op + " ", keyEl(d.key)); return li; }));
+    list.replaceChildren(...(q.last || []).map((d) => { const li = document.createElement("li"); li.append(op(d.op) + " ", keyEl(d.key)); return li; }));
   }
   flash("queue", q.queued);
 
   const l = st.loop;
   set("loop-applied", l.applied);
-  set("loop-ops", Object.entries(l.byOp || {}).map(([op, n]) => op + " " + n).join("\n") || "–");
+  set("loop-ops", Object.entries(l.byOp || {}).map(([o, n]) => op(o) + " " + n).join("\n") || "–");
   set("loop-resyncs", l.resyncs);
   set("loop-swaps", l.cacheSwaps);
-  const last = l.lastOp ? l.lastOp + " " + l.lastKey : "–";
+  const last = l.lastOp ? op(l.lastOp) + " " + l.lastKey : "–";
   const lastEl = $("loop-last");
   if (lastEl.dataset.text !== last) {
     lastEl.dataset.text = last;
-    lastEl.replaceChildren(...(l.lastOp ? [l.lastOp + " ", keyEl(l.lastKey)] : ["–"]));
+    lastEl.replaceChildren(...(l.lastOp ? [op(l.lastOp) + " ", keyEl(l.lastKey)] : ["–"]));
   }
   flash("loop", l.applied);
 

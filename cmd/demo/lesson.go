@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// The article's step 4 is a key function for deletes,
+// DeletionHandlingMetaNamespaceKeyFunc, which exists because a delete the
+// informer missed reaches the handler as a DeletedFinalStateUnknown. In a
+// demo whose watch never breaks that never happens, so the default demo
+// makes it happen once (--tombstone-after): a delete the watch misses,
+// found by the relist.
+
+// missedDelete deletes one of the churn's objects where the informer's
+// watch cannot see it, and makes the informer relist: the open watch is
+// stalled, the object deleted, the history compacted past the delete and
+// every connection dropped. The reflector re-watches from the
+// resourceVersion it had, gets 410 Gone and relists; the list lacks the
+// object, so Replace queues a tombstone and the handler gets
+// OnDelete(obj, finalStateUnknown=true).
+func missedDelete(srv faultServer, ch *churner) (text, error) {
+	srv.StallWatches()
+	name, err := ch.pick(ch.delete)
+	if err != nil {
+		srv.Restart() // do not leave the watch stalled
+		return text{}, err
+	}
+	srv.Compact(0)
+	rv := srv.ResourceVersion()
+	srv.Restart()
+	return say(msg{en: "deleted %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone, the relist lacks %[1]s, and the handler gets a tombstone",
+		zh: "删除了 %s（卡住的 watch 看不到这次删除），把历史压缩到 %d，并断开所有连接。重新 watch 会得到 410 Gone；重新 list 的结果里没有 %[1]s，事件处理函数会收到一个墓碑"}, name, rv), nil
+}
+
+// scheduleTombstone runs missedDelete once, --tombstone-after after the
+// first sync, on the embedded server with its churn on; it says what it
+// did on stderr. The stop waits for it.
+func (d *demo) scheduleTombstone(ctx context.Context) {
+	if d.fake == nil || d.churn == nil || !d.cfg.churn || d.cfg.tombstoneAfter <= 0 {
+		return
+	}
+	d.tell(msg{en: "in %v the server deletes a pod the watch misses: watch for the tombstone (--tombstone-after=0: never)",
+		zh: "%v 后 API Server 会删除一个 watch 看不到的 Pod：留意墓碑（--tombstone-after=0 表示不做）"}, d.cfg.tombstoneAfter)
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(d.cfg.tombstoneAfter)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		did, err := missedDelete(d.fake, d.churn)
+		if err != nil {
+			d.status.printf("demo: %s", oneLine(err))
+			return
+		}
+		d.tell(msg{en: "%s", zh: "%s"}, did)
+	}()
+	d.onStop(func() text { return say(msg{en: "stopped the tombstone lesson", zh: "停止了墓碑演示"}) }, func() { cancel(); wg.Wait() })
+}
+
+// tombstoneSaid is what the demo says on stderr when its handler gets a
+// tombstone, so that the article's line "Delete:  default/x" above it is
+// understood without --trace.
+var tombstoneSaid = msg{en: "the Delete of %s above is a tombstone: finalStateUnknown=true, the delete was missed and found by the relist. " +
+	"client-go hands a DeletedFinalStateUnknown here, hence the article's DeletionHandlingMetaNamespaceKeyFunc; here obj is still the handler's own type and meta.Key(obj) is its key",
+	zh: "上面 %s 的 Delete 是一个墓碑：finalStateUnknown=true，说明这次删除被错过了，是重新 list 时发现的。" +
+		"client-go 在这里传的是 DeletedFinalStateUnknown，所以文章要用 DeletionHandlingMetaNamespaceKeyFunc；这里 obj 仍是事件处理函数自己的类型，meta.Key(obj) 就是它的键"}
