@@ -254,11 +254,11 @@ var documented = map[string][]string{
 		"update: 200 application/vnd.kubernetes.protobuf v1 ConfigMap data={\"k\":\"v2\"}",
 	},
 	"partial/list-get-watch": {
-		// Written from k8s.io/apiserver's handlers (asPartialObjectMetadata,
+		// Read first in k8s.io/apiserver's handlers (asPartialObjectMetadata,
 		// asPartialObjectMetadataList: items of kind PartialObjectMetadata,
 		// the list's continue kept; a list asked for as
-		// PartialObjectMetadata is a 406) before kube-apiserver could be
-		// run here: the kube-apiserver half of the test checks them.
+		// PartialObjectMetadata is a 406), then observed on kube-apiserver
+		// v1.37.2.
 		"json list: 200 application/json meta.k8s.io/v1/PartialObjectMetadataList items=meta.k8s.io/v1/PartialObjectMetadata:a[] continue=true remaining=1",
 		"protobuf list: 200 application/vnd.kubernetes.protobuf meta.k8s.io/v1 PartialObjectMetadataList items=2 continue=false remaining=<none>",
 		"protobuf list as JSON: items=<none>/<none>:a[],<none>/<none>:b[]",
