@@ -107,8 +107,9 @@ func TestUpdateBumpsGenerationOnlyForSpecChanges(t *testing.T) {
 	require.Equal(t, 201, code, b, "apply creates what is missing")
 	code, b = call(t, "PATCH", u, "application/x-unknown", `{}`)
 	require.Equal(t, 415, code, b)
-	code, b = call(t, "PATCH", u, "application/strategic-merge-patch+json", `{"spec":{"$patch":"replace"}}`)
-	require.Equal(t, 400, code, b)
+	code, b = call(t, "PATCH", u, "application/strategic-merge-patch+json", `{"metadata":{"$bogus":"x"}}`)
+	require.Equal(t, 400, code, b, "an unknown directive is refused, never stored")
+	require.Contains(t, b["message"], "$bogus")
 }
 
 func TestDeleteAnswersLikeKubeAPIServer(t *testing.T) {

@@ -106,7 +106,11 @@
 //     fields kube-apiserver keeps immutable (most of a pod's spec, a
 //     Deployment's selector) can be changed.
 //   - No schemas. Defaults are those of pods and namespaces only; strategic
-//     merge patches merge lists of objects by "name" only and refuse $patch;
+//     merge patches know the merge keys and patch strategies of the
+//     built-in kinds (strategic_schema.go) and apply every directive
+//     ($patch, $setElementOrder, $deleteFromPrimitiveList, $retainKeys) as
+//     apimachinery does, refusing with a 400 any "$" key they would
+//     otherwise store; a custom resource gets 415, as there;
 //     server-side apply merges the applied configuration as a strategic
 //     merge patch (list items are matched by the first of name, type, ip,
 //     key or containerPort, not by the schema's keys), and which fields are

@@ -21,7 +21,7 @@ func FuzzApplyPatch(f *testing.F) {
 		if err != nil {
 			return
 		}
-		out, err := applyPatch(types[int(which)%len(types)], m, []byte(patch))
+		out, err := applyPatch(podsRes, types[int(which)%len(types)], m, []byte(patch))
 		if err != nil {
 			return
 		}
@@ -46,7 +46,7 @@ func TestJSONPatchOperations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := applyPatch(meta.JSONPatch, m, []byte(tc.patch))
+			out, err := applyPatch(podsRes, meta.JSONPatch, m, []byte(tc.patch))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,8 +58,10 @@ func TestJSONPatchOperations(t *testing.T) {
 	}
 	for _, bad := range []string{`[{"op":"replace","path":"/nope","value":1}]`, `[{"op":"test","path":"/a","value":2}]`, `[{"op":"bogus","path":"/a"}]`} {
 		m, _ := storage.DecodeObject([]byte(`{"a":1}`))
-		if _, err := applyPatch(meta.JSONPatch, m, []byte(bad)); err == nil {
+		if _, err := applyPatch(podsRes, meta.JSONPatch, m, []byte(bad)); err == nil {
 			t.Fatalf("%s: want an error", bad)
 		}
 	}
 }
+
+var podsRes = &Resource{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Kind: "Pod", Namespaced: true}

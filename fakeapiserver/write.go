@@ -125,7 +125,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		}
 	} else {
 		o, err = s.update(req.res, req.ns, req.name, wm, func(cur object) (object, error) {
-			return applyPatch(pt, cur, body)
+			return applyPatch(req.res, pt, cur, body)
 		})
 	}
 	if err != nil {

@@ -1,0 +1,30 @@
+package fakeapiserver_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+)
+
+// Issue 31 item 6: kubectl apply of a Deployment whose second container
+// was removed sends a strategic merge patch with "$patch: delete"; the fake
+// stored the directive as a container and dropped web's ports.
+func TestKubectlApplyRemovingAContainerKeepsTheOthersWhole(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	manifest := filepath.Join(t.TempDir(), "deploy.yaml")
+	const head = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n" +
+		"  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n" +
+		"      - {name: web, image: nginx:1.27, ports: [{containerPort: 80}]}\n"
+	require.NoError(t, os.WriteFile(manifest, []byte(head+"      - {name: side, image: busybox}\n"), 0o600))
+	require.Contains(t, k.run("apply", "-f", manifest), "deployment.apps/web created")
+	require.NoError(t, os.WriteFile(manifest, []byte(head), 0o600))
+	require.Contains(t, k.run("apply", "-f", manifest), "deployment.apps/web configured")
+	require.Equal(t, `[{"image":"nginx:1.27","name":"web","ports":[{"containerPort":80}]}]`,
+		k.run("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers}"))
+}
