@@ -25,6 +25,7 @@ func TestKubectlApplyRemovingAContainerKeepsTheOthersWhole(t *testing.T) {
 	require.Contains(t, k.run("apply", "-f", manifest), "deployment.apps/web created")
 	require.NoError(t, os.WriteFile(manifest, []byte(head), 0o600))
 	require.Contains(t, k.run("apply", "-f", manifest), "deployment.apps/web configured")
-	require.Equal(t, `[{"image":"nginx:1.27","name":"web","ports":[{"containerPort":80}]}]`,
+	require.Equal(t, `[{"image":"nginx:1.27","imagePullPolicy":"IfNotPresent","name":"web","ports":[{"containerPort":80,"protocol":"TCP"}],`+
+		`"resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}]`,
 		k.run("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers}"))
 }

@@ -46,7 +46,18 @@ func applyPatch(res *Resource, pt meta.PatchType, cur object, patch []byte) (obj
 			return nil, errBadRequest("%v", err)
 		}
 		if meta.PatchType(mt) == meta.StrategicMergePatch {
-			return strategicMerge(cur, p, schema)
+			out, err := strategicMerge(cur, p, schema)
+			if err == nil {
+				// Labels and annotations are omitempty maps: "$patch":
+				// "delete" leaves none, not {}.
+				md, _ := out["metadata"].(map[string]any)
+				for _, k := range []string{"labels", "annotations"} {
+					if v, ok := md[k].(map[string]any); ok && len(v) == 0 {
+						delete(md, k)
+					}
+				}
+			}
+			return out, err
 		}
 		out, err := mergePatch(cur, p, false)
 		if err != nil {

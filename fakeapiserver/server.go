@@ -35,6 +35,8 @@ type Server struct {
 	faults faultState
 	stats  counters
 
+	serviceIPs atomic.Int64 // cluster IPs given so far (defaults.go)
+
 	// Set by Start.
 	ln      net.Listener
 	httpSrv *http.Server

@@ -36,7 +36,7 @@ func TestStrategicMergeDirectives(t *testing.T) {
 			`{"metadata":{"labels":{"x":"1"}}}`},
 		{"$patch delete in an object empties it",
 			`{"metadata":{"annotations":{"a":"1"}}}`, `{"metadata":{"annotations":{"$patch":"delete"}}}`,
-			`{"metadata":{"annotations":{}}}`},
+			`{"metadata":{}}`},
 		{"$deleteFromPrimitiveList removes values from a merged list of scalars",
 			`{"metadata":{"finalizers":["a","b","c"]}}`, `{"metadata":{"$deleteFromPrimitiveList/finalizers":["b"]}}`,
 			`{"metadata":{"finalizers":["a","c"]}}`},

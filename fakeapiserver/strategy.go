@@ -64,6 +64,7 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 		md["generation"] = 1
 	}
 	applyDefaults(res, m)
+	s.allocateClusterIP(res, m)
 	s.recordCreate(res, wm, m)
 	admit(res, m)
 	prepareForCreate(res, m)
