@@ -15,6 +15,8 @@ type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
 	Namespaced   bool     `json:"namespaced"`
+	Group        string   `json:"group,omitempty"`   // of a subresource's kind, when not the resource's
+	Version      string   `json:"version,omitempty"` // likewise
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
@@ -33,6 +35,17 @@ type apiGroup struct {
 }
 
 var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// verbsOf lists the verbs discovery names for res.
+func verbsOf(res *Resource) []string {
+	switch {
+	case res.CreateOnly:
+		return []string{"create"}
+	case res.NoDeleteCollection:
+		return slices.DeleteFunc(slices.Clone(resourceVerbs), func(v string) bool { return v == "deletecollection" })
+	}
+	return resourceVerbs
+}
 
 // serveDiscovery answers /version, /api, /apis, /api/v1, /apis/{g}/{v} and
 // the openapi documents; false when the path is none of them.
@@ -103,10 +116,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 	}
 	var list []apiResource
 	for _, res := range s.reg.groupVersion(group, version) {
-		verbs := resourceVerbs
-		if res.NoDeleteCollection {
-			verbs = slices.DeleteFunc(slices.Clone(verbs), func(v string) bool { return v == "deletecollection" })
-		}
+		verbs := verbsOf(res)
 		list = append(list, apiResource{Name: res.GVR.Resource, SingularName: res.Singular(), Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories})
 		// Only kinds with a status subresource list one, as on kube-apiserver
@@ -115,6 +125,10 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 		if res.StatusSubresource {
 			list = append(list, apiResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
 				Verbs: []string{"get", "patch", "update"}})
+		}
+		if res.ScaleSubresource {
+			list = append(list, apiResource{Name: res.GVR.Resource + "/scale", Namespaced: res.Namespaced,
+				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 	}
 	doc := map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": list}

@@ -1,0 +1,54 @@
+package fakeapiserver_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+)
+
+// kubectl's everyday commands (issue 31 item 7).
+
+const webDeployment = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 1\n" +
+	"  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n" +
+	"    spec:\n      containers: [{name: web, image: nginx:1.27}]\n"
+
+func applyManifest(t *testing.T, k *kubectl, manifest string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(manifest), 0o600))
+	return k.run("apply", "-f", f)
+}
+
+func TestKubectlScale(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	applyManifest(t, k, webDeployment)
+	require.Contains(t, k.run("scale", "deployment/web", "--replicas=3"), "deployment.apps/web scaled")
+	require.Equal(t, "3", k.run("get", "deployment", "web", "-o", "jsonpath={.spec.replicas}"))
+	require.Contains(t, k.run("scale", "deployment/web", "--current-replicas=3", "--replicas=0"), "scaled")
+	require.Contains(t, k.fails("scale", "deployment/web", "--current-replicas=5", "--replicas=1"), "Expected replicas to be 5, was 0")
+	require.Contains(t, k.run("get", "--raw", "/apis/apps/v1/namespaces/default/deployments/web/scale"), `"selector":"app=web"`)
+	applyManifest(t, k, strings.ReplaceAll(strings.ReplaceAll(webDeployment, "Deployment", "StatefulSet"), "name: web\nspec:", "name: db\nspec:"))
+	require.Contains(t, k.run("scale", "statefulset/db", "--replicas=2"), "statefulset.apps/db scaled")
+	require.Equal(t, "2", k.run("get", "sts", "db", "-o", "jsonpath={.spec.replicas}"))
+}
+
+func TestKubectlAuthCanI(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	require.Equal(t, "yes\n", k.run("auth", "can-i", "create", "deployments"))
+	require.Equal(t, "yes\n", k.run("auth", "can-i", "delete", "pods", "--all-namespaces"))
+	require.Contains(t, k.run("auth", "can-i", "--list"), "*.*")
+
+	limited := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true, // kubectl sends no token over http
+		Tokens: []fakeapiserver.Token{{Value: "reader", Resources: []string{"pods"}, Verbs: []string{"get", "list"}}}})
+	k = newKubectl(t, limited)
+	require.Equal(t, "yes\n", k.run("auth", "can-i", "list", "pods"))
+	require.Equal(t, "no\n", k.fails("auth", "can-i", "delete", "pods"))
+}
