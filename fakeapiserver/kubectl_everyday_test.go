@@ -52,3 +52,24 @@ func TestKubectlAuthCanI(t *testing.T) {
 	require.Equal(t, "yes\n", k.run("auth", "can-i", "list", "pods"))
 	require.Equal(t, "no\n", k.fails("auth", "can-i", "delete", "pods"))
 }
+
+func TestKubectlRolloutStatusAndWaitWithTheStatusLoop(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), SimulateStatus: true})
+	k := newKubectl(t, srv)
+	applyManifest(t, k, webDeployment)
+	require.Contains(t, k.run("rollout", "status", "deployment/web", "--timeout=20s"), `deployment "web" successfully rolled out`)
+	require.Contains(t, k.run("scale", "deployment/web", "--replicas=3"), "scaled")
+	require.Contains(t, k.run("rollout", "status", "deployment/web", "--timeout=20s"), `successfully rolled out`)
+	require.Equal(t, "3/3", strings.Fields(strings.Split(k.run("get", "deployment", "web"), "\n")[1])[1])
+	applyManifest(t, k, "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\nspec:\n  containers: [{name: c, image: nginx}]\n")
+	require.Contains(t, k.run("wait", "--for=condition=Ready", "pod/x", "--timeout=20s"), "pod/x condition met")
+	require.Equal(t, []string{"x", "1/1", "Running"}, strings.Fields(strings.Split(k.run("get", "pod", "x"), "\n")[1])[:3])
+}
+
+func TestWithoutTheStatusLoopNobodyWritesStatus(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	applyManifest(t, k, webDeployment)
+	out := k.fails("rollout", "status", "deployment/web", "--timeout=1s")
+	require.Contains(t, out, "timed out waiting for the condition")
+}

@@ -69,7 +69,11 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 	admit(res, m)
 	prepareForCreate(res, m)
 	if !isCRD(res) {
-		return s.store.Create(res, m)
+		o, err := s.store.Create(res, m)
+		if err == nil {
+			s.kickStatus(res)
+		}
+		return o, err
 	}
 	spec, err := readCRD(m)
 	if err != nil {
@@ -166,6 +170,9 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			(!s.isNamespaces(res) || !hasSpecFinalizers(m))
 		return m, deleted, nil
 	})
+	if err == nil {
+		s.kickStatus(res)
+	}
 	if err == nil && deleted && res.Namespaced {
 		s.resumeNamespace(ns) // what it held may have been all that kept its namespace
 	}
