@@ -73,3 +73,40 @@ func TestWithoutTheStatusLoopNobodyWritesStatus(t *testing.T) {
 	out := k.fails("rollout", "status", "deployment/web", "--timeout=1s")
 	require.Contains(t, out, "timed out waiting for the condition")
 }
+
+func TestKubectlGetShowsTheDefaultedColumns(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	rows := func(out string) [][]string {
+		var rs [][]string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+			rs = append(rs, strings.Fields(l))
+		}
+		return rs
+	}
+	k.run("create", "secret", "generic", "s", "--from-literal=a=b")
+	secrets := rows(k.run("get", "secret", "s"))
+	require.Equal(t, []string{"NAME", "TYPE", "DATA", "AGE"}, secrets[0])
+	require.Equal(t, []string{"s", "Opaque", "1"}, secrets[1][:3])
+
+	k.run("create", "service", "clusterip", "web", "--tcp=80:8080")
+	svc := rows(k.run("get", "service", "web"))
+	require.Equal(t, []string{"NAME", "TYPE", "CLUSTER-IP", "EXTERNAL-IP", "PORT(S)", "AGE"}, svc[0])
+	require.Equal(t, "web", svc[1][0])
+	require.Equal(t, "ClusterIP", svc[1][1])
+	require.Regexp(t, `^10\.96\.\d+\.\d+$`, svc[1][2])
+	require.Equal(t, []string{"<none>", "80/TCP"}, svc[1][3:5])
+	require.Equal(t, "8080", k.run("get", "service", "web", "-o", "jsonpath={.spec.ports[0].targetPort}"))
+
+	k.run("create", "job", "j", "--image=busybox")
+	jobs := rows(k.run("get", "job", "j"))
+	require.Equal(t, []string{"NAME", "STATUS", "COMPLETIONS", "DURATION", "AGE"}, jobs[0])
+	require.Equal(t, []string{"j", "Running", "0/1"}, jobs[1][:3])
+
+	applyManifest(t, k, webDeployment)
+	require.Equal(t, `{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":"25%"},"type":"RollingUpdate"} 600 10`,
+		k.run("get", "deployment", "web", "-o", "jsonpath={.spec.strategy} {.spec.progressDeadlineSeconds} {.spec.revisionHistoryLimit}"))
+	describe := k.run("describe", "deployment", "web")
+	require.Contains(t, describe, "StrategyType:           RollingUpdate")
+	require.Contains(t, describe, "RollingUpdateStrategy:  25% max unavailable, 25% max surge")
+}

@@ -64,6 +64,14 @@ func printerFor(kind string) printer {
 			}}
 	case "Deployment":
 		return deploymentPrinter
+	case "Service":
+		return servicePrinter
+	case "Job":
+		return jobPrinter
+	case "ReplicaSet":
+		return replicaSetPrinter
+	case "StatefulSet":
+		return statefulSetPrinter
 	}
 	return printer{columns: []column{nameCol(), ageCol()}, conditions: noConditions,
 		cells: func(o map[string]any, now time.Time) []any { return []any{field(o, "metadata", "name"), age(o, now)} }}
