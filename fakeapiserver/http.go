@@ -81,9 +81,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if r.URL.Query().Has("dryRun") && req.verb != "get" && req.verb != "list" && req.verb != "watch" {
-		// Better refused than silently written: dry runs are not simulated.
-		s.writeError(w, r, errBadRequest("dryRun is not supported by this fake API server"))
+	if err := checkDryRun(r.URL.Query(), req.verb); err != nil { // dryrun.go
+		s.writeError(w, r, err)
 		return
 	}
 	if s.injectFailure(w, r, req) {

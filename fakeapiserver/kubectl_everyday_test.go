@@ -110,3 +110,35 @@ func TestKubectlGetShowsTheDefaultedColumns(t *testing.T) {
 	require.Contains(t, describe, "StrategyType:           RollingUpdate")
 	require.Contains(t, describe, "RollingUpdateStrategy:  25% max unavailable, 25% max surge")
 }
+
+func TestKubectlServerSideDryRunStoresNothing(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	require.Contains(t, applyManifestWith(t, k, webDeployment, "--dry-run=server"), "deployment.apps/web created (server dry run)")
+	require.Contains(t, k.fails("get", "deployment", "web"), "not found")
+	rv := srv.ResourceVersion()
+
+	applyManifest(t, k, webDeployment)
+	rv = srv.ResourceVersion()
+	scaled := strings.Replace(webDeployment, "replicas: 1", "replicas: 4", 1)
+	require.Contains(t, applyManifestWith(t, k, scaled, "--dry-run=server"), "deployment.apps/web configured (server dry run)")
+	require.Equal(t, "1", k.run("get", "deployment", "web", "-o", "jsonpath={.spec.replicas}"))
+	require.Equal(t, rv, srv.ResourceVersion(), "a dry run moves no resourceVersion")
+
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(scaled), 0o600))
+	diff, err := k.cmd(t.Context(), "diff", "-f", f).CombinedOutput()
+	require.Error(t, err, "kubectl diff exits 1 when it finds a difference")
+	require.Contains(t, string(diff), "-  replicas: 1\n+  replicas: 4")
+
+	require.Contains(t, k.run("delete", "deployment", "web", "--dry-run=server"), `deployment.apps "web" deleted (server dry run)`)
+	require.Equal(t, "web", k.run("get", "deployment", "web", "-o", "jsonpath={.metadata.name}"))
+	require.Equal(t, rv, srv.ResourceVersion())
+}
+
+func applyManifestWith(t *testing.T, k *kubectl, manifest string, args ...string) string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "m.yaml")
+	require.NoError(t, os.WriteFile(f, []byte(manifest), 0o600))
+	return k.run(append([]string{"apply", "-f", f}, args...)...)
+}
