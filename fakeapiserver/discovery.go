@@ -53,7 +53,10 @@ func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
 	case p == "/version":
-		writeValue(w, http.StatusOK, map[string]string{"major": "1", "minor": "37", "gitVersion": "v1.37.0-zerokube",
+		// The version the fake emulates and the conformance suite checks it
+		// against (kube-apiserver v1.37.2); "+zerokube" is semver build
+		// metadata, which version parsers ignore.
+		writeValue(w, http.StatusOK, map[string]string{"major": "1", "minor": "37", "gitVersion": "v1.37.2+zerokube",
 			"gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
 			"goVersion": "go1.26", "compiler": "gc", "platform": "linux/amd64",
 			"emulationMajor": "1", "emulationMinor": "37", "minCompatibilityMajor": "1", "minCompatibilityMinor": "36"})
@@ -139,10 +142,11 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 }
 
 // serveOpenAPI serves a minimal OpenAPI v3: the index, and per group version
-// one PATCH operation per kind that declares the fieldValidation parameter.
-// That is what kubectl reads to decide that the server validates fields
-// itself (kubectl create/apply --validate=strict); no schemas are served, so
-// kubectl falls back to its compiled-in types for strategic merge patches.
+// one PATCH operation per kind that declares the fieldValidation parameter
+// (what kubectl reads to decide that the server validates fields itself,
+// kubectl create/apply --validate=strict) and the schemas of the built-in
+// kinds, made from kubeproto's table (openapi.go), which kubectl explain
+// reads: field names and types, no descriptions.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) {
 	if p == "/openapi/v3" {
 		paths := map[string]any{"api/v1": map[string]string{"serverRelativeURL": "/openapi/v3/api/v1?hash=0"}}
@@ -170,7 +174,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		return
 	}
 	paths := map[string]any{}
+	var kinds []string
 	for _, res := range s.reg.groupVersion(group, version) {
+		kinds = append(kinds, res.Kind)
 		op := map[string]any{
 			"x-kubernetes-group-version-kind": map[string]string{"group": group, "version": version, "kind": res.Kind},
 			"parameters":                      []map[string]any{{"name": "fieldValidation", "in": "query", "schema": map[string]string{"type": "string"}}},
@@ -179,6 +185,6 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		paths["/"+gvPath+"/"+res.GVR.Resource+"/{name}"] = map[string]any{"patch": op}
 	}
 	writeValue(w, http.StatusOK, map[string]any{"openapi": "3.0.0",
-		"info": map[string]string{"title": "Kubernetes", "version": "v1.37.0"}, "paths": paths,
-		"components": map[string]any{"schemas": map[string]any{}}})
+		"info": map[string]string{"title": "Kubernetes", "version": "v1.37.2"}, "paths": paths,
+		"components": map[string]any{"schemas": openAPISchemas(group, version, kinds)}}) // openapi.go
 }

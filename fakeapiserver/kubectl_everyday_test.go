@@ -142,3 +142,18 @@ func applyManifestWith(t *testing.T, k *kubectl, manifest string, args ...string
 	require.NoError(t, os.WriteFile(f, []byte(manifest), 0o600))
 	return k.run(append([]string{"apply", "-f", f}, args...)...)
 }
+
+// kubectl explain reads the OpenAPI v3 schemas the fake makes from
+// kubeproto's table: fields and types, no descriptions.
+func TestKubectlExplain(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	out := k.run("explain", "deployment.spec.template.spec.containers")
+	require.Contains(t, out, "FIELD: containers <[]Container>")
+	require.Regexp(t, `ports\s+<\[\]ContainerPort>`, out)
+	out = k.run("explain", "service.spec.ports.targetPort")
+	require.Contains(t, out, "FIELD: targetPort <") // <string>; kube-apiserver's schema makes it <IntOrString>
+	out = k.run("explain", "pods")
+	require.Regexp(t, `apiVersion\s+<string>`, out)
+	require.Regexp(t, `spec\s+<PodSpec>`, out)
+}
