@@ -3,6 +3,7 @@ package fakeapiserver_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -28,4 +29,16 @@ func TestKubectlApplyRemovingAContainerKeepsTheOthersWhole(t *testing.T) {
 	require.Equal(t, `[{"image":"nginx:1.27","imagePullPolicy":"IfNotPresent","name":"web","ports":[{"containerPort":80,"protocol":"TCP"}],`+
 		`"resources":{},"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}]`,
 		k.run("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers}"))
+}
+
+// kubectl apply switching a Deployment to Recreate sends "$retainKeys",
+// which clears the rollingUpdate numbers the server defaulted.
+func TestKubectlApplyChangingTheStrategyRetainsOnlyItsKeys(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	require.Contains(t, applyManifest(t, k, webDeployment), "created")
+	require.Equal(t, "RollingUpdate 25%", k.run("get", "deployment", "web", "-o", "jsonpath={.spec.strategy.type} {.spec.strategy.rollingUpdate.maxSurge}"))
+	recreate := strings.Replace(webDeployment, "  replicas: 1\n", "  replicas: 1\n  strategy: {type: Recreate}\n", 1)
+	require.Contains(t, applyManifest(t, k, recreate), "configured")
+	require.Equal(t, `{"type":"Recreate"}`, k.run("get", "deployment", "web", "-o", "jsonpath={.spec.strategy}"))
 }
