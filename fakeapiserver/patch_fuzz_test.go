@@ -15,6 +15,9 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(uint8(1), `{"a":[1,2,3]}`, `[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/a/0"},{"op":"move","from":"/a/0","path":"/b"}]`)
 	f.Add(uint8(2), `{"spec":{"containers":[{"name":"c","image":"x"}]}}`, `{"spec":{"$setElementOrder/containers":[{"name":"c"}],"containers":[{"name":"c","image":"y"}]}}`)
 	f.Add(uint8(1), `{"a":{"b~/c":1}}`, `[{"op":"copy","from":"/a/b~0~1c","path":"/d"},{"op":"test","path":"/d","value":1}]`)
+	f.Add(uint8(2), `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80}]},{"name":"b"}]},"metadata":{"finalizers":["x","y"]}}`,
+		`{"spec":{"containers":[{"$patch":"delete","name":"b"},{"name":"a","ports":[{"containerPort":81},{"$patch":"replace"}]}]},`+
+			`"metadata":{"$deleteFromPrimitiveList/finalizers":["x"],"$setElementOrder/finalizers":["y","z"],"finalizers":["z"],"$retainKeys":["finalizers"]}}`)
 	types := []meta.PatchType{meta.MergePatch, meta.JSONPatch, meta.StrategicMergePatch}
 	f.Fuzz(func(t *testing.T, which uint8, cur, patch string) {
 		m, err := storage.DecodeObject([]byte(cur))
