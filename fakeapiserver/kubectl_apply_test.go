@@ -42,3 +42,21 @@ func TestKubectlApplyChangingTheStrategyRetainsOnlyItsKeys(t *testing.T) {
 	require.Contains(t, applyManifest(t, k, recreate), "configured")
 	require.Equal(t, `{"type":"Recreate"}`, k.run("get", "deployment", "web", "-o", "jsonpath={.spec.strategy}"))
 }
+
+// Removing a port and an env var sends "$patch: delete" keyed by
+// containerPort and by name, beside "$setElementOrder" lists.
+func TestKubectlApplyRemovingAPortAndAnEnvVar(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	k := newKubectl(t, srv)
+	const head = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector: {matchLabels: {app: web}}\n" +
+		"  template:\n    metadata: {labels: {app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.27\n"
+	require.Contains(t, applyManifest(t, k, head+
+		"        ports: [{containerPort: 80, name: http}, {containerPort: 8080, name: admin}]\n"+
+		"        env: [{name: A, value: '1'}, {name: B, value: '2'}]\n"), "created")
+	require.Contains(t, applyManifest(t, k, head+
+		"        ports: [{containerPort: 80, name: http}]\n        env: [{name: B, value: '3'}]\n"), "configured")
+	require.Equal(t, `[{"containerPort":80,"name":"http","protocol":"TCP"}] [{"name":"B","value":"3"}]`,
+		k.run("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].ports} {.spec.template.spec.containers[0].env}"))
+	require.Contains(t, applyManifest(t, k, head+
+		"        ports: [{containerPort: 80, name: http}]\n        env: [{name: B, value: '3'}]\n"), "unchanged")
+}
