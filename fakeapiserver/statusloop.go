@@ -15,9 +15,13 @@ import (
 // rollout status and kubectl wait --for=condition=Ready finish against
 // the fake. It is level-triggered: every write of a pod, Deployment or
 // ReplicaSet kicks it, and it writes, through the status subresource,
-// each status that differs from what its spec asks for. It creates no
-// pods and no replica sets: a Deployment's counts are its spec's, as if
-// every replica were up.
+// each status that differs from what its spec asks for: a Pending pod
+// becomes Running with every container ready (once: a later status a
+// client writes stays), a Deployment's and a ReplicaSet's status is
+// always the one for its spec, as their controllers keep it. It creates
+// no pods and no replica sets: a Deployment's counts are its spec's, as
+// if every replica were up. Each pass lists every pod, Deployment and
+// ReplicaSet: a test tool, not one for thousands of objects.
 
 // kickStatus wakes the status loop after a write of res.
 func (s *Server) kickStatus(res *Resource) {
@@ -134,6 +138,9 @@ func (s *Server) desiredStatus(res *Resource, m object) map[string]any {
 	gen := storage.MetadataOf(m)["generation"]
 	switch {
 	case isCore(res, "pods"):
+		if phase := old["phase"]; phase != nil && phase != "Pending" {
+			return nil // started already: what clients write next (Failed, not ready) stays
+		}
 		return runningPod(spec, old, now, cond)
 	case res.GVR.Resource == "replicasets":
 		n := replicasOf(spec)

@@ -103,3 +103,17 @@ func TestStatusLoopRunsPodsAndRollsOutDeployments(t *testing.T) {
 	cs := ps["containerStatuses"].([]any)[0].(map[string]any)
 	require.Equal(t, true, cs["ready"])
 }
+
+// The loop starts a pod once; what a client writes afterwards stays.
+func TestStatusLoopLeavesAStartedPodsStatusToClients(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), SimulateStatus: true})
+	prv := mustCreate(t, srv, podsGVR, pod("p", nil))
+	w := openWatch(t, srv.URL()+"/api/v1/namespaces/default/pods?watch=1&resourceVersion="+prv, nil)
+	require.Equal(t, "Running", w.mustNext().Object["status"].(map[string]any)["phase"])
+	_, err := srv.PatchStatus(podsGVR, "default", "p", "application/merge-patch+json", []byte(`{"status":{"phase":"Failed"}}`))
+	require.NoError(t, err)
+	require.Equal(t, "Failed", w.mustNext().Object["status"].(map[string]any)["phase"])
+	mustCreate(t, srv, podsGVR, pod("sentinel", nil))
+	ev := w.mustNext()
+	require.Equal(t, "sentinel", nameOf(ev), "no write of p between its Failed and the sentinel")
+}
