@@ -152,7 +152,7 @@ func TestKubectlExplain(t *testing.T) {
 	require.Contains(t, out, "FIELD: containers <[]Container>")
 	require.Regexp(t, `ports\s+<\[\]ContainerPort>`, out)
 	out = k.run("explain", "service.spec.ports.targetPort")
-	require.Contains(t, out, "FIELD: targetPort <") // <string>; kube-apiserver's schema makes it <IntOrString>
+	require.Contains(t, out, "FIELD: targetPort <") // <string>: kube-apiserver's answer makes it <IntOrString>
 	out = k.run("explain", "pods")
 	require.Regexp(t, `apiVersion\s+<string>`, out)
 	require.Regexp(t, `spec\s+<PodSpec>`, out)

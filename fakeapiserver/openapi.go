@@ -174,7 +174,9 @@ func (g *schemaGen) valueSchema(f kubeproto.Field) map[string]any {
 	}
 	m := f.Message()
 	g.add(m)
-	return map[string]any{"$ref": "#/components/schemas/" + openAPIName(m.Name())}
+	// allOf around the reference, as kube-apiserver writes a field (its
+	// description beside it), which is how kubectl explain names the type.
+	return map[string]any{"allOf": []any{map[string]any{"$ref": "#/components/schemas/" + openAPIName(m.Name())}}}
 }
 
 // specialSchema is the schema of a message whose JSON is not its shape,
