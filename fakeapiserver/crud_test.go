@@ -49,7 +49,7 @@ func TestWriteErrorsAreStatusesWithRealCodes(t *testing.T) {
 		{"missing namespace", "POST", srv.URL() + "/api/v1/namespaces/nope/configmaps", cm, 404, "NotFound"},
 		{"unknown resource", "GET", srv.URL() + "/api/v1/widgets", "", 404, "NotFound"},
 		{"not json", "POST", u, `{`, 400, "BadRequest"},
-		{"dry run refused, not written", "POST", u + "?dryRun=All", `{"metadata":{"name":"dry"}}`, 400, "BadRequest"},
+		{"dry run of another kind than All", "POST", u + "?dryRun=Some", `{"metadata":{"name":"dry"}}`, 422, "Invalid"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, st := call(t, tc.method, tc.url, "application/json", tc.body)
@@ -107,8 +107,9 @@ func TestUpdateBumpsGenerationOnlyForSpecChanges(t *testing.T) {
 	require.Equal(t, 201, code, b, "apply creates what is missing")
 	code, b = call(t, "PATCH", u, "application/x-unknown", `{}`)
 	require.Equal(t, 415, code, b)
-	code, b = call(t, "PATCH", u, "application/strategic-merge-patch+json", `{"spec":{"$patch":"replace"}}`)
-	require.Equal(t, 400, code, b)
+	code, b = call(t, "PATCH", u, "application/strategic-merge-patch+json", `{"metadata":{"$bogus":"x"}}`)
+	require.Equal(t, 400, code, b, "an unknown directive is refused, never stored")
+	require.Contains(t, b["message"], "$bogus")
 }
 
 func TestDeleteAnswersLikeKubeAPIServer(t *testing.T) {

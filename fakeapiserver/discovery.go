@@ -15,6 +15,8 @@ type apiResource struct {
 	Name         string   `json:"name"`
 	SingularName string   `json:"singularName"`
 	Namespaced   bool     `json:"namespaced"`
+	Group        string   `json:"group,omitempty"`   // of a subresource's kind, when not the resource's
+	Version      string   `json:"version,omitempty"` // likewise
 	Kind         string   `json:"kind"`
 	Verbs        []string `json:"verbs"`
 	ShortNames   []string `json:"shortNames,omitempty"`
@@ -34,13 +36,27 @@ type apiGroup struct {
 
 var resourceVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
 
+// verbsOf lists the verbs discovery names for res.
+func verbsOf(res *Resource) []string {
+	switch {
+	case res.CreateOnly:
+		return []string{"create"}
+	case res.NoDeleteCollection:
+		return slices.DeleteFunc(slices.Clone(resourceVerbs), func(v string) bool { return v == "deletecollection" })
+	}
+	return resourceVerbs
+}
+
 // serveDiscovery answers /version, /api, /apis, /api/v1, /apis/{g}/{v} and
 // the openapi documents; false when the path is none of them.
 func (s *Server) serveDiscovery(w http.ResponseWriter, r *http.Request) bool {
 	p := strings.TrimSuffix(r.URL.Path, "/")
 	switch {
 	case p == "/version":
-		writeValue(w, http.StatusOK, map[string]string{"major": "1", "minor": "37", "gitVersion": "v1.37.0-zerokube",
+		// The version the fake emulates and the conformance suite checks it
+		// against (kube-apiserver v1.37.2); "+zerokube" is semver build
+		// metadata, which version parsers ignore.
+		writeValue(w, http.StatusOK, map[string]string{"major": "1", "minor": "37", "gitVersion": "v1.37.2+zerokube",
 			"gitCommit": "0000000000000000000000000000000000000000", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
 			"goVersion": "go1.26", "compiler": "gc", "platform": "linux/amd64",
 			"emulationMajor": "1", "emulationMinor": "37", "minCompatibilityMajor": "1", "minCompatibilityMinor": "36"})
@@ -103,10 +119,7 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 	}
 	var list []apiResource
 	for _, res := range s.reg.groupVersion(group, version) {
-		verbs := resourceVerbs
-		if res.NoDeleteCollection {
-			verbs = slices.DeleteFunc(slices.Clone(verbs), func(v string) bool { return v == "deletecollection" })
-		}
+		verbs := verbsOf(res)
 		list = append(list, apiResource{Name: res.GVR.Resource, SingularName: res.Singular(), Namespaced: res.Namespaced,
 			Kind: res.Kind, Verbs: verbs, ShortNames: res.ShortNames, Categories: res.Categories})
 		// Only kinds with a status subresource list one, as on kube-apiserver
@@ -115,6 +128,10 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 		if res.StatusSubresource {
 			list = append(list, apiResource{Name: res.GVR.Resource + "/status", Namespaced: res.Namespaced, Kind: res.Kind,
 				Verbs: []string{"get", "patch", "update"}})
+		}
+		if res.ScaleSubresource {
+			list = append(list, apiResource{Name: res.GVR.Resource + "/scale", Namespaced: res.Namespaced,
+				Group: "autoscaling", Version: "v1", Kind: "Scale", Verbs: []string{"get", "patch", "update"}})
 		}
 	}
 	doc := map[string]any{"kind": "APIResourceList", "groupVersion": gv, "resources": list}
@@ -125,10 +142,11 @@ func (s *Server) writeResourceList(w http.ResponseWriter, group, version string)
 }
 
 // serveOpenAPI serves a minimal OpenAPI v3: the index, and per group version
-// one PATCH operation per kind that declares the fieldValidation parameter.
-// That is what kubectl reads to decide that the server validates fields
-// itself (kubectl create/apply --validate=strict); no schemas are served, so
-// kubectl falls back to its compiled-in types for strategic merge patches.
+// one PATCH operation per kind that declares the fieldValidation parameter
+// (what kubectl reads to decide that the server validates fields itself,
+// kubectl create/apply --validate=strict) and the schemas of the built-in
+// kinds, made from kubeproto's table (openapi.go), which kubectl explain
+// reads: field names and types, no descriptions.
 func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) {
 	if p == "/openapi/v3" {
 		paths := map[string]any{"api/v1": map[string]string{"serverRelativeURL": "/openapi/v3/api/v1?hash=0"}}
@@ -156,7 +174,9 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		return
 	}
 	paths := map[string]any{}
+	var kinds []string
 	for _, res := range s.reg.groupVersion(group, version) {
+		kinds = append(kinds, res.Kind)
 		op := map[string]any{
 			"x-kubernetes-group-version-kind": map[string]string{"group": group, "version": version, "kind": res.Kind},
 			"parameters":                      []map[string]any{{"name": "fieldValidation", "in": "query", "schema": map[string]string{"type": "string"}}},
@@ -165,6 +185,6 @@ func (s *Server) serveOpenAPI(w http.ResponseWriter, r *http.Request, p string) 
 		paths["/"+gvPath+"/"+res.GVR.Resource+"/{name}"] = map[string]any{"patch": op}
 	}
 	writeValue(w, http.StatusOK, map[string]any{"openapi": "3.0.0",
-		"info": map[string]string{"title": "Kubernetes", "version": "v1.37.0"}, "paths": paths,
-		"components": map[string]any{"schemas": map[string]any{}}})
+		"info": map[string]string{"title": "Kubernetes", "version": "v1.37.2"}, "paths": paths,
+		"components": map[string]any{"schemas": openAPISchemas(group, version, kinds)}}) // openapi.go
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"mime"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -118,10 +117,7 @@ func (s *Server) aggregatedGroup(group string, versions []string) aggGroup {
 			if res.Namespaced {
 				scope = "Namespaced"
 			}
-			verbs := resourceVerbs
-			if res.NoDeleteCollection {
-				verbs = slices.DeleteFunc(slices.Clone(verbs), func(v string) bool { return v == "deletecollection" })
-			}
+			verbs := verbsOf(res)
 			// responseKind names no group or version when they are the
 			// resource's own, as on kube-apiserver.
 			ar := aggResource{Resource: res.GVR.Resource, ResponseKind: groupKind{Kind: res.Kind}, Scope: scope,
@@ -129,6 +125,10 @@ func (s *Server) aggregatedGroup(group string, versions []string) aggGroup {
 			if res.StatusSubresource {
 				ar.Subresources = []aggSubresource{{Subresource: "status", ResponseKind: groupKind{Kind: res.Kind},
 					Verbs: []string{"get", "patch", "update"}}}
+			}
+			if res.ScaleSubresource {
+				ar.Subresources = append(ar.Subresources, aggSubresource{Subresource: "scale",
+					ResponseKind: groupKind{Group: "autoscaling", Version: "v1", Kind: "Scale"}, Verbs: []string{"get", "patch", "update"}})
 			}
 			av.Resources = append(av.Resources, ar)
 		}

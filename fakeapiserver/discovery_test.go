@@ -28,7 +28,7 @@ func TestDiscoveryListsBuiltinAndRegisteredResources(t *testing.T) {
 	for _, g := range groups["groups"].([]any) {
 		names = append(names, g.(map[string]any)["name"].(string))
 	}
-	require.Equal(t, []string{"apiextensions.k8s.io", "apps", "batch", "coordination.k8s.io", "example.com"}, names)
+	require.Equal(t, []string{"apiextensions.k8s.io", "apps", "authorization.k8s.io", "batch", "coordination.k8s.io", "example.com"}, names)
 
 	code, core := get(t, srv.URL()+"/api/v1")
 	require.Equal(t, 200, code)

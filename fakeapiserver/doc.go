@@ -77,7 +77,9 @@
 // wire-level differences left there. Beyond those:
 //
 //   - No kubelet. Pods never run: their status stays as written (Pending
-//     with its QoS class on create) unless a client writes /status. A
+//     with its QoS class on create) unless a client writes /status, or
+//     Options.SimulateStatus's loop marks them Running and ready
+//     (statusloop.go; it starts nothing). A
 //     graceful delete of a pod on a node (spec.nodeName set) is a MODIFIED
 //     with deletionTimestamp and its terminationGracePeriodSeconds, then at
 //     once the DELETED, as if a kubelet confirmed at once; on a cluster the
@@ -88,7 +90,9 @@
 //     node, no garbage collector follows ownerReferences (deleting an owner
 //     leaves its dependents; propagationPolicy is not read, so no orphan or
 //     foregroundDeletion finalizer is set), no service account or token
-//     controller, no Endpoints, no Events written by the system.
+//     controller, no Endpoints, no Events written by the system. With
+//     Options.SimulateStatus, Deployments and ReplicaSets get the status
+//     their controllers write once every replica is available.
 //   - The namespace controller's work is done inside the DELETE request
 //     (before the answer is written, though the answer is the Terminating
 //     namespace at its first resourceVersion), in a fixed order (pods, then
@@ -105,28 +109,39 @@
 //     and namespace agreeing with the URL): invalid specs are stored, and
 //     fields kube-apiserver keeps immutable (most of a pod's spec, a
 //     Deployment's selector) can be changed.
-//   - No schemas. Defaults are those of pods and namespaces only; strategic
-//     merge patches merge lists of objects by "name" only and refuse $patch;
+//   - No schemas but those made from kubeproto's table (openapi.go: field
+//     names and types for OpenAPI v3, no descriptions, no validation).
+//     Defaults are those of pods, pod templates, Deployments,
+//     StatefulSets, Jobs, Secrets, Services (with a cluster IP counted
+//     from 10.96.0.10) and namespaces (defaults.go); strategic
+//     merge patches know the merge keys and patch strategies of the
+//     built-in kinds (strategic_schema.go) and apply every directive
+//     ($patch, $setElementOrder, $deleteFromPrimitiveList, $retainKeys) as
+//     apimachinery does, refusing with a 400 any "$" key they would
+//     otherwise store; a custom resource gets 415, as there;
 //     server-side apply merges the applied configuration as a strategic
 //     merge patch (list items are matched by the first of name, type, ip,
 //     key or containerPort, not by the schema's keys), and which fields are
 //     maps (owning themselves in managedFields) is guessed from their
 //     names.
 //   - Built-in resources are the core/v1 namespaces, pods, configmaps,
-//     secrets, services, nodes and events, apps/v1 deployments and
-//     replicasets, batch/v1 jobs, coordination.k8s.io/v1 leases and
-//     apiextensions.k8s.io/v1 customresourcedefinitions; others are added
+//     secrets, services, nodes and events, apps/v1 deployments, replicasets
+//     and statefulsets, batch/v1 jobs, coordination.k8s.io/v1 leases,
+//     apiextensions.k8s.io/v1 customresourcedefinitions and the
+//     authorization.k8s.io/v1 self-subject access and rules reviews
+//     (reviews.go); others are added
 //     with Register or by creating a CustomResourceDefinition (crd.go:
 //     served at once, status written with the create and the cleanup on
 //     delete done at once, no schema checks, no conversion between
 //     versions, renames by an update not seen). Subresources are status
-//     only: no scale, log, exec, attach, port-forward, eviction, binding or
+//     and, for deployments, replica sets and stateful sets, scale
+//     (scale.go): no log, exec, attach, port-forward, eviction, binding or
 //     finalize.
 //   - JSON and, for built-in kinds, protobuf (invariant 10); CBOR is not
-//     understood, YAML is answered with JSON; no dryRun (400); OpenAPI is a
-//     minimal v3 without schemas.
-//   - Bearer tokens only (Options.Tokens), each allowed resources and verbs;
-//     no RBAC, client certificates, impersonation, API priority and
+//     understood, YAML is answered with JSON; dryRun=All is served
+//     (dryrun.go); OpenAPI is v3 only, without descriptions.
+//   - Bearer tokens only (Options.Tokens), each allowed resources and verbs,
+//     which access reviews report (all-allowing without tokens); no RBAC, client certificates, impersonation, API priority and
 //     fairness or Warning headers.
 //   - The history is kept by count and age (Options.HistoryEvents,
 //     HistoryAge) and compacted on demand (Compact), not by etcd's periodic

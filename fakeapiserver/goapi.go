@@ -90,7 +90,7 @@ func (s *Server) Patch(gvr meta.GVR, namespace, name string, pt meta.PatchType, 
 		return nil, err
 	}
 	o, err := s.update(res, namespace, name, goAPIWrite, func(cur object) (object, error) {
-		return applyPatch(pt, cur, patch)
+		return applyPatch(res, pt, cur, patch)
 	})
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (s *Server) PatchStatus(gvr meta.GVR, namespace, name string, pt meta.Patch
 		return nil, err
 	}
 	o, err := s.update(res, namespace, name, goAPIStatusWrite, func(cur object) (object, error) {
-		return applyPatch(pt, cur, patch)
+		return applyPatch(res, pt, cur, patch)
 	})
 	if err != nil {
 		return nil, err

@@ -21,6 +21,7 @@ type request struct {
 	verb string // get list watch create update patch delete deletecollection
 	// proto: the reply is protobuf (negotiated from Accept; protobuf.go)
 	proto bool
+	tok   *Token // who asks, nil without authentication (reviews.go)
 }
 
 // ServeHTTP serves the Kubernetes API, discovery and the /fake/ admin
@@ -56,7 +57,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if err := authorize(tok, req.res, req.verb); err != nil {
+	req.tok = tok
+	// Every user may ask what it may do (system:basic-user's rule): a
+	// review is open to every token, as discovery is.
+	if err := authorize(tok, req.res, req.verb); err != nil && !req.res.CreateOnly {
 		s.writeError(w, r, err)
 		return
 	}
@@ -77,9 +81,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, err)
 		return
 	}
-	if r.URL.Query().Has("dryRun") && req.verb != "get" && req.verb != "list" && req.verb != "watch" {
-		// Better refused than silently written: dry runs are not simulated.
-		s.writeError(w, r, errBadRequest("dryRun is not supported by this fake API server"))
+	if err := checkDryRun(r.URL.Query(), req.verb); err != nil { // dryrun.go
+		s.writeError(w, r, err)
 		return
 	}
 	if s.injectFailure(w, r, req) {
@@ -105,6 +108,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {
+	switch {
+	case req.res.CreateOnly:
+		s.handleReview(w, r, req) // reviews.go
+		return
+	case req.sub == "scale":
+		s.handleScale(w, r, req) // scale.go
+		return
+	}
 	switch req.verb {
 	case "get":
 		s.handleGet(w, r, req)
@@ -159,7 +170,7 @@ func (s *Server) parseRequest(r *http.Request) (request, error) {
 	}
 	if len(segs) > 1 {
 		req.sub = segs[1]
-		if req.sub != "status" || !req.res.StatusSubresource {
+		if !(req.sub == "status" && req.res.StatusSubresource) && !(req.sub == "scale" && req.res.ScaleSubresource) {
 			return req, errNoResource()
 		}
 	}

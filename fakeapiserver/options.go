@@ -51,6 +51,14 @@ type Options struct {
 	// *meta.StatusError keeps its code, anything else is a 500). Nil means
 	// no interception.
 	Intercept func(r *http.Request, verb string) error
+	// SimulateStatus runs a status loop once the server is started
+	// (statusloop.go): pods become Running with every container ready,
+	// Deployments and ReplicaSets get the status their controllers write
+	// once every replica is available, so kubectl rollout status and
+	// kubectl wait --for=condition=Ready finish. It creates no pods. Off by
+	// default: the fake is a pure API server, where only clients write
+	// status.
+	SimulateStatus bool
 	// Now is the clock for timestamps and the history's age bound; nil
 	// means time.Now. Tests move it to age the history without sleeping.
 	Now func() time.Time

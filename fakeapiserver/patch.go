@@ -22,17 +22,44 @@ func errUnsupportedPatch(pt meta.PatchType) *meta.StatusError {
 			meta.JSONPatch, meta.MergePatch, meta.StrategicMergePatch, pt))
 }
 
-// applyPatch applies patch to cur (which it may modify) and returns the result.
-func applyPatch(pt meta.PatchType, cur object, patch []byte) (object, error) {
+// errUnsupportedCustomPatch is kube-apiserver's answer to a strategic
+// merge patch of a custom resource, which has no Go type to take merge
+// keys from (apiextensions-apiserver's crdHandler).
+func errUnsupportedCustomPatch(pt meta.PatchType) *meta.StatusError {
+	return meta.NewStatusError(415, "UnsupportedMediaType",
+		fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s, %s, %s (got %q)",
+			meta.JSONPatch, meta.MergePatch, meta.ApplyPatch, pt))
+}
+
+// applyPatch applies patch to cur (which it may modify) and returns the
+// result. A strategic merge patch needs res's merge keys (strategic.go).
+func applyPatch(res *Resource, pt meta.PatchType, cur object, patch []byte) (object, error) {
 	mt, _, _ := mime.ParseMediaType(string(pt))
 	switch meta.PatchType(mt) {
 	case meta.MergePatch, meta.StrategicMergePatch:
+		schema, known := smpSchemas[res.GVR]
+		if meta.PatchType(mt) == meta.StrategicMergePatch && !known {
+			return nil, errUnsupportedCustomPatch(pt)
+		}
 		p, err := storage.DecodeObject(patch)
 		if err != nil {
 			return nil, errBadRequest("%v", err)
 		}
-		strategic := meta.PatchType(mt) == meta.StrategicMergePatch
-		out, err := mergePatch(cur, p, strategic)
+		if meta.PatchType(mt) == meta.StrategicMergePatch {
+			out, err := strategicMerge(cur, p, schema)
+			if err == nil {
+				// Labels and annotations are omitempty maps: "$patch":
+				// "delete" leaves none, not {}.
+				md, _ := out["metadata"].(map[string]any)
+				for _, k := range []string{"labels", "annotations"} {
+					if v, ok := md[k].(map[string]any); ok && len(v) == 0 {
+						delete(md, k)
+					}
+				}
+			}
+			return out, err
+		}
+		out, err := mergePatch(cur, p, false)
 		if err != nil {
 			return nil, err
 		}
@@ -62,11 +89,12 @@ func applyPatch(pt meta.PatchType, cur object, patch []byte) (object, error) {
 	return nil, errUnsupportedPatch(pt)
 }
 
-// mergePatch is RFC 7386. With strategic set it also understands the
-// directives kubectl sends: "$setElementOrder/…" and "$retainKeys" are
-// ignored, and lists of objects that all carry a "name" are merged by name
-// (how containers, volumes and env merge); "$patch" is refused.
-func mergePatch(target any, patch any, strategic bool) (any, error) {
+// mergePatch is RFC 7386. With byName set (server-side apply's merge of an
+// applied configuration, apply below) lists of objects that all carry a
+// "name" are merged by name, and a key starting with "$" is refused: an
+// applied configuration has no strategic-merge directives, and a key the
+// schema would drop must not be stored.
+func mergePatch(target any, patch any, byName bool) (any, error) {
 	pm, ok := patch.(map[string]any)
 	if !ok {
 		return patch, nil
@@ -76,23 +104,24 @@ func mergePatch(target any, patch any, strategic bool) (any, error) {
 		tm = map[string]any{}
 	}
 	for k, v := range pm {
-		if strategic && strings.HasPrefix(k, "$") {
-			if k == "$retainKeys" || strings.HasPrefix(k, "$setElementOrder/") {
-				continue
-			}
-			return nil, errBadRequest("strategic merge patch directive %s is not supported by this server", k)
+		if byName && strings.HasPrefix(k, "$") {
+			return nil, errBadRequest("%s is a strategic merge patch directive, which an applied configuration cannot hold", k)
 		}
 		if v == nil {
 			delete(tm, k)
 			continue
 		}
-		if strategic {
-			if merged, ok := mergeByName(tm[k], v); ok {
+		if byName {
+			merged, ok, err := mergeByName(tm[k], v)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				tm[k] = merged
 				continue
 			}
 		}
-		merged, err := mergePatch(tm[k], v, strategic)
+		merged, err := mergePatch(tm[k], v, byName)
 		if err != nil {
 			return nil, err
 		}
@@ -101,14 +130,15 @@ func mergePatch(target any, patch any, strategic bool) (any, error) {
 	return tm, nil
 }
 
-// mergeByName merges two lists of named objects element by element.
-func mergeByName(target, patch any) ([]any, bool) {
+// mergeByName merges two lists of named objects element by element; ok is
+// false when they are not both such lists.
+func mergeByName(target, patch any) (out []any, ok bool, err error) {
 	tl, ok1 := target.([]any)
 	pl, ok2 := patch.([]any)
 	if !ok1 || !ok2 || !allNamed(tl) || !allNamed(pl) {
-		return nil, false
+		return nil, false, nil
 	}
-	out := append([]any(nil), tl...)
+	out = append([]any(nil), tl...)
 	for _, p := range pl {
 		pm := p.(map[string]any)
 		found := false
@@ -116,7 +146,7 @@ func mergeByName(target, patch any) ([]any, bool) {
 			if t.(map[string]any)["name"] == pm["name"] {
 				merged, err := mergePatch(t, pm, true)
 				if err != nil {
-					return nil, false
+					return nil, false, err
 				}
 				out[i], found = merged, true
 			}
@@ -125,7 +155,7 @@ func mergeByName(target, patch any) ([]any, bool) {
 			out = append(out, pm)
 		}
 	}
-	return out, true
+	return out, true, nil
 }
 
 func allNamed(l []any) bool {

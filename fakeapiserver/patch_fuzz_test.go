@@ -15,13 +15,16 @@ func FuzzApplyPatch(f *testing.F) {
 	f.Add(uint8(1), `{"a":[1,2,3]}`, `[{"op":"add","path":"/a/1","value":9},{"op":"remove","path":"/a/0"},{"op":"move","from":"/a/0","path":"/b"}]`)
 	f.Add(uint8(2), `{"spec":{"containers":[{"name":"c","image":"x"}]}}`, `{"spec":{"$setElementOrder/containers":[{"name":"c"}],"containers":[{"name":"c","image":"y"}]}}`)
 	f.Add(uint8(1), `{"a":{"b~/c":1}}`, `[{"op":"copy","from":"/a/b~0~1c","path":"/d"},{"op":"test","path":"/d","value":1}]`)
+	f.Add(uint8(2), `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":80}]},{"name":"b"}]},"metadata":{"finalizers":["x","y"]}}`,
+		`{"spec":{"containers":[{"$patch":"delete","name":"b"},{"name":"a","ports":[{"containerPort":81},{"$patch":"replace"}]}]},`+
+			`"metadata":{"$deleteFromPrimitiveList/finalizers":["x"],"$setElementOrder/finalizers":["y","z"],"finalizers":["z"],"$retainKeys":["finalizers"]}}`)
 	types := []meta.PatchType{meta.MergePatch, meta.JSONPatch, meta.StrategicMergePatch}
 	f.Fuzz(func(t *testing.T, which uint8, cur, patch string) {
 		m, err := storage.DecodeObject([]byte(cur))
 		if err != nil {
 			return
 		}
-		out, err := applyPatch(types[int(which)%len(types)], m, []byte(patch))
+		out, err := applyPatch(podsRes, types[int(which)%len(types)], m, []byte(patch))
 		if err != nil {
 			return
 		}
@@ -46,7 +49,7 @@ func TestJSONPatchOperations(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, err := applyPatch(meta.JSONPatch, m, []byte(tc.patch))
+			out, err := applyPatch(podsRes, meta.JSONPatch, m, []byte(tc.patch))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,8 +61,10 @@ func TestJSONPatchOperations(t *testing.T) {
 	}
 	for _, bad := range []string{`[{"op":"replace","path":"/nope","value":1}]`, `[{"op":"test","path":"/a","value":2}]`, `[{"op":"bogus","path":"/a"}]`} {
 		m, _ := storage.DecodeObject([]byte(`{"a":1}`))
-		if _, err := applyPatch(meta.JSONPatch, m, []byte(bad)); err == nil {
+		if _, err := applyPatch(podsRes, meta.JSONPatch, m, []byte(bad)); err == nil {
 			t.Fatalf("%s: want an error", bad)
 		}
 	}
 }
+
+var podsRes = &Resource{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Kind: "Pod", Namespaced: true}

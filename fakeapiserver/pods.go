@@ -31,20 +31,8 @@ func applyDefaults(res *Resource, m object) {
 		if !ok {
 			return
 		}
-		setDefault(spec, "dnsPolicy", "ClusterFirst")
-		setDefault(spec, "enableServiceLinks", true)
-		setDefault(spec, "restartPolicy", "Always")
-		setDefault(spec, "schedulerName", "default-scheduler")
-		setDefault(spec, "securityContext", map[string]any{})
-		setDefault(spec, "terminationGracePeriodSeconds", int64(30))
-		for _, list := range []string{"initContainers", "containers"} {
-			cs, _ := spec[list].([]any)
-			for _, c := range cs {
-				if c, ok := c.(map[string]any); ok {
-					defaultContainer(c)
-				}
-			}
-		}
+		setDefault(spec, "enableServiceLinks", true) // SetDefaults_Pod: pods only, not templates
+		defaultPodSpec(spec)
 	case isCore(res, "namespaces"):
 		md := storage.MetadataOf(m)
 		labels, _ := md["labels"].(map[string]any)
@@ -53,6 +41,26 @@ func applyDefaults(res *Resource, m object) {
 			md["labels"] = labels
 		}
 		labels["kubernetes.io/metadata.name"] = storage.Str(md, "name")
+	default:
+		defaultWorkload(res, m) // defaults.go
+	}
+}
+
+// defaultPodSpec is SetDefaults_PodSpec and SetDefaults_Container, for a
+// pod's spec and a pod template's.
+func defaultPodSpec(spec map[string]any) {
+	setDefault(spec, "dnsPolicy", "ClusterFirst")
+	setDefault(spec, "restartPolicy", "Always")
+	setDefault(spec, "schedulerName", "default-scheduler")
+	setDefault(spec, "securityContext", map[string]any{})
+	setDefault(spec, "terminationGracePeriodSeconds", int64(30))
+	for _, list := range []string{"initContainers", "containers"} {
+		cs, _ := spec[list].([]any)
+		for _, c := range cs {
+			if c, ok := c.(map[string]any); ok {
+				defaultContainer(c)
+			}
+		}
 	}
 }
 

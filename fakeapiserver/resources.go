@@ -40,7 +40,8 @@ func builtins() []Resource {
 	namespaces.FieldSelectors = []string{"status.phase"}
 	rs := apps("replicasets", "ReplicaSet", "rs")
 	rs.FieldSelectors = []string{"status.replicas"}
-	for _, r := range []*Resource{&pods, &rs} {
+	sts := apps("statefulsets", "StatefulSet", "sts")
+	for _, r := range []*Resource{&pods, &rs, &sts} {
 		r.Categories = []string{"all"}
 	}
 	// Leases: leader election, and shard membership (leaderelection.Elector, leaderelection.Membership).
@@ -58,10 +59,19 @@ func builtins() []Resource {
 	for _, r := range []*Resource{&namespaces, &cm, &secrets, &svc, &nodes, &events, &leases} {
 		r.NoGeneration = true
 	}
-	for _, r := range []*Resource{&namespaces, &pods, &svc, &nodes, &deploy, &rs} {
+	for _, r := range []*Resource{&namespaces, &pods, &svc, &nodes, &deploy, &rs, &sts} {
 		r.StatusSubresource = true
 	}
-	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, leases, jobs, crdResource()}
+	for _, r := range []*Resource{&deploy, &rs, &sts} {
+		r.ScaleSubresource = true // scale.go
+	}
+	// kubectl auth can-i (reviews.go).
+	authz := func(res, kind string) Resource {
+		return Resource{GVR: meta.GVR{Group: "authorization.k8s.io", Version: "v1", Resource: res}, Kind: kind,
+			CreateOnly: true, NoGeneration: true}
+	}
+	return []Resource{namespaces, pods, cm, secrets, svc, nodes, events, deploy, rs, sts, leases, jobs, crdResource(),
+		authz("selfsubjectaccessreviews", "SelfSubjectAccessReview"), authz("selfsubjectrulesreviews", "SelfSubjectRulesReview")}
 }
 
 // registry maps GVRs and group versions to resources. It is read on every

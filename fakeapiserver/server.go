@@ -35,6 +35,9 @@ type Server struct {
 	faults faultState
 	stats  counters
 
+	serviceIPs atomic.Int64  // cluster IPs given so far (defaults.go)
+	statusKick chan struct{} // wakes the status loop; nil without one (statusloop.go)
+
 	// Set by Start.
 	ln      net.Listener
 	httpSrv *http.Server
@@ -60,6 +63,9 @@ type Server struct {
 func New(opts Options) *Server {
 	opts = opts.withDefaults()
 	s := &Server{opts: opts, log: opts.Logger, reg: newRegistry(), now: opts.Now}
+	if opts.SimulateStatus {
+		s.statusKick = make(chan struct{}, 1) // kicked by writes before Start too
+	}
 	s.nsRes = s.reg.get(meta.GVR{Version: "v1", Resource: "namespaces"})
 	s.store = storage.New(storage.Options{
 		HistoryEvents: opts.HistoryEvents, HistoryAge: opts.HistoryAge, WatchBuffer: opts.WatchBuffer,
@@ -111,6 +117,13 @@ func (s *Server) Start(ctx context.Context) error {
 		defer s.wg.Done()
 		_ = s.httpSrv.Serve(ln)
 	}()
+	if s.statusKick != nil {
+		s.wg.Add(1)
+		go func() {
+			defer s.wg.Done()
+			s.runStatusLoop(s.baseCtx)
+		}()
+	}
 	s.ctxDone = make(chan struct{})
 	go func() {
 		// Not in s.wg: shutdown, which waits for s.wg, may run right here.

@@ -27,6 +27,7 @@ type writeMeta struct {
 	status    bool   // the request is on the status subresource
 	applied   object // an Apply's configuration, which its manager owns
 	force     bool   // an Apply takes fields other managers own (force=true)
+	dryRun    bool   // dryRun=All: everything but the write (dryrun.go)
 }
 
 func (s *Server) nowString() string { return s.now().UTC().Format(time.RFC3339) }
@@ -64,11 +65,24 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 		md["generation"] = 1
 	}
 	applyDefaults(res, m)
+	s.allocateClusterIP(res, m)
 	s.recordCreate(res, wm, m)
 	admit(res, m)
 	prepareForCreate(res, m)
+	if wm.dryRun {
+		if isCRD(res) {
+			if _, err := readCRD(m); err != nil {
+				return nil, err
+			}
+		}
+		return s.store.CreateDry(res, m)
+	}
 	if !isCRD(res) {
-		return s.store.Create(res, m)
+		o, err := s.store.Create(res, m)
+		if err == nil {
+			s.kickStatus(res)
+		}
+		return o, err
 	}
 	spec, err := readCRD(m)
 	if err != nil {
@@ -107,7 +121,11 @@ type mutateFunc func(cur object) (object, error)
 // without finalizers deletes it.
 func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mutateFunc) (*storage.Object, error) {
 	var deleted bool
-	o, err := s.store.Update(res, ns, name, func(cur *storage.Object) (map[string]any, bool, error) {
+	write := s.store.Update
+	if wm.dryRun {
+		write = s.store.UpdateDry
+	}
+	o, err := write(res, ns, name, func(cur *storage.Object) (map[string]any, bool, error) {
 		old := cur.Decode()
 		m, err := mutate(cur.Decode())
 		if err != nil {
@@ -165,10 +183,14 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			(!s.isNamespaces(res) || !hasSpecFinalizers(m))
 		return m, deleted, nil
 	})
-	if err == nil && deleted && res.Namespaced {
+	if err != nil || wm.dryRun {
+		return o, err
+	}
+	s.kickStatus(res)
+	if deleted && res.Namespaced {
 		s.resumeNamespace(ns) // what it held may have been all that kept its namespace
 	}
-	if err == nil && isCRD(res) {
+	if isCRD(res) {
 		if deleted {
 			s.uninstallCRD(o)
 		} else if spec, err := readCRD(o.Decode()); err == nil && !wm.status {

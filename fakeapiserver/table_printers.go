@@ -2,7 +2,6 @@ package fakeapiserver
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -65,6 +64,14 @@ func printerFor(kind string) printer {
 			}}
 	case "Deployment":
 		return deploymentPrinter
+	case "Service":
+		return servicePrinter
+	case "Job":
+		return jobPrinter
+	case "ReplicaSet":
+		return replicaSetPrinter
+	case "StatefulSet":
+		return statefulSetPrinter
 	}
 	return printer{columns: []column{nameCol(), ageCol()}, conditions: noConditions,
 		cells: func(o map[string]any, now time.Time) []any { return []any{field(o, "metadata", "name"), age(o, now)} }}
@@ -88,18 +95,6 @@ var deploymentPrinter = printer{
 			num(o, "status", "updatedReplicas"), num(o, "status", "availableReplicas"), age(o, now),
 			strings.Join(names, ","), strings.Join(images, ","), selectorString(obj(obj(o, "spec"), "selector"))}
 	},
-}
-
-// selectorString renders matchLabels as a label selector ("app=web").
-func selectorString(sel map[string]any) string {
-	ml := obj(sel, "matchLabels")
-	parts := make([]string, 0, len(ml))
-	for k, v := range ml {
-		s, _ := v.(string)
-		parts = append(parts, k+"="+s)
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ",")
 }
 
 func obj(m map[string]any, key string) map[string]any { v, _ := m[key].(map[string]any); return v }

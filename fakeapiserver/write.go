@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -43,7 +44,8 @@ func readObject(r *http.Request) (object, error) {
 // User-Agent up to its first '/', as kube-apiserver's
 // managerOrUserAgent does.
 func writeMetaOf(r *http.Request, req request) writeMeta {
-	wm := writeMeta{manager: r.URL.Query().Get("fieldManager"), operation: "Update", status: req.sub == "status"}
+	wm := writeMeta{manager: r.URL.Query().Get("fieldManager"), operation: "Update", status: req.sub == "status",
+		dryRun: r.URL.Query().Has("dryRun")} // checked by checkDryRun: "All"
 	if wm.manager == "" {
 		ua, _, _ := strings.Cut(r.Header.Get("User-Agent"), "/")
 		wm.manager = ua
@@ -61,9 +63,14 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req reques
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.create(req.res, req.ns, m, writeMetaOf(r, req))
+	wm := writeMetaOf(r, req)
+	o, err := s.create(req.res, req.ns, m, wm)
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if wm.dryRun {
+		writeValue(w, http.StatusCreated, dryCreated(o))
 		return
 	}
 	writeJSON(w, http.StatusCreated, o.Full())
@@ -125,11 +132,15 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		}
 	} else {
 		o, err = s.update(req.res, req.ns, req.name, wm, func(cur object) (object, error) {
-			return applyPatch(pt, cur, body)
+			return applyPatch(req.res, pt, cur, body)
 		})
 	}
 	if err != nil {
 		s.writeError(w, r, err)
+		return
+	}
+	if wm.dryRun && code == http.StatusCreated {
+		writeValue(w, code, dryCreated(o))
 		return
 	}
 	writeJSON(w, code, o.Full())
@@ -138,6 +149,7 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 // deleteOptions is the part of a DeleteOptions body the server honours.
 type deleteOptions struct {
 	Preconditions *meta.Preconditions `json:"preconditions,omitempty"`
+	DryRun        []string            `json:"dryRun,omitempty"` // kubectl sends it here, not in the query
 }
 
 func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req request) {
@@ -157,7 +169,18 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 	if opts.Preconditions != nil {
 		pre = *opts.Preconditions
 	}
-	o, gone, err := s.delete(req.res, req.ns, req.name, pre)
+	del := s.delete
+	if len(opts.DryRun) > 0 {
+		q := url.Values{"dryRun": opts.DryRun}
+		if err := checkDryRun(q, req.verb); err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if r.URL.Query().Has("dryRun") || len(opts.DryRun) > 0 {
+		del = s.deleteDry
+	}
+	o, gone, err := del(req.res, req.ns, req.name, pre)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -195,9 +218,13 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		s.writeError(w, r, err)
 		return
 	}
+	del := s.delete
+	if r.URL.Query().Has("dryRun") {
+		del = s.deleteDry
+	}
 	var deleted []*storage.Object
 	for _, o := range p.Items {
-		d, _, err := s.delete(req.res, o.Raw().Namespace, o.Raw().Name, meta.Preconditions{})
+		d, _, err := del(req.res, o.Raw().Namespace, o.Raw().Name, meta.Preconditions{})
 		var se *meta.StatusError
 		if errors.As(err, &se) && se.Status.Code == http.StatusNotFound {
 			continue // deleted meanwhile

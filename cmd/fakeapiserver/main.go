@@ -50,6 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	kubeconfig := fs.String("kubeconfig", "", "write a kubeconfig for the server to this path")
 	verbose := fs.Bool("v", false, "log every failed request")
 	shards := fs.Bool("shard-selectors", false, "serve the shardSelector parameter of LIST and WATCH, as kube-apiserver with its ShardedListAndWatch feature gate (KEP-5866); off: the parameter is ignored, as by a server without the gate")
+	status := fs.Bool("simulate-status", false, "run a status loop: pods become Running and ready, Deployments and ReplicaSets get the status their controllers write once all replicas are available (kubectl rollout status and wait finish); off: only clients write status")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// request. A token therefore means https.
 	opts := fakeapiserver.Options{Addr: *addr, TLS: *useTLS || *token != "",
 		Logger:              slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level})),
-		ShardedListAndWatch: *shards}
+		ShardedListAndWatch: *shards, SimulateStatus: *status}
 	if *token != "" {
 		opts.Tokens = []fakeapiserver.Token{{Value: *token}}
 	}

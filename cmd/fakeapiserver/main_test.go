@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"flag"
 	"io"
 	"net/http"
@@ -92,4 +93,35 @@ func TestHelpIsNotAFailure(t *testing.T) {
 	var usage strings.Builder
 	require.ErrorIs(t, run(context.Background(), []string{"-h"}, io.Discard, &usage), flag.ErrHelp)
 	require.Contains(t, usage.String(), "-kubeconfig")
+}
+
+// Issue 31: kubectl rollout status against the binary needs the status loop.
+func TestSimulateStatusFlagRunsThePods(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-simulate-status"}, pw, io.Discard)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	require.NoError(t, err)
+	base := strings.TrimSpace(line) + "/api/v1/namespaces/default/pods"
+	resp, err := http.Post(base, "application/json", strings.NewReader(`{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`))
+	require.NoError(t, err)
+	var created struct {
+		Metadata struct{ ResourceVersion string } `json:"metadata"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&created))
+	resp.Body.Close()
+	require.Equal(t, 201, resp.StatusCode)
+	resp, err = http.Get(base + "?watch=1&resourceVersion=" + created.Metadata.ResourceVersion)
+	require.NoError(t, err)
+	ev, err := bufio.NewReader(resp.Body).ReadString('\n')
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Contains(t, ev, `"phase":"Running"`, "the loop's write is the next event")
+	cancel()
+	require.NoError(t, <-done)
 }

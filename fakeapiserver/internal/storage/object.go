@@ -124,6 +124,10 @@ func (o *Object) Decode() object {
 
 // withRV returns a copy of o at another resourceVersion: a DELETED event and
 // a selector transition carry the last state at the event's RV.
+// WithObject is o with its content replaced by m, at o's resourceVersion:
+// what a dry run answers with (m is changed).
+func WithObject(res *Resource, o *Object, m object) (*Object, error) { return build(res, m, o.rv) }
+
 func withRV(res *Resource, o *Object, rv int64) *Object {
 	n, err := build(res, o.Decode(), rv)
 	if err != nil {

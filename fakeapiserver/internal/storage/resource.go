@@ -37,6 +37,12 @@ type Resource struct {
 	StatusSubresource bool
 	// NoDeleteCollection drops the deletecollection verb (namespaces).
 	NoDeleteCollection bool
+	// ScaleSubresource serves /scale, an autoscaling/v1 Scale of
+	// spec.replicas (deployments, replica sets, stateful sets).
+	ScaleSubresource bool
+	// CreateOnly marks a review (SelfSubjectAccessReview): created, never
+	// stored; create is its only verb.
+	CreateOnly bool
 }
 
 // APIVersion is the apiVersion objects of r carry: "v1", "apps/v1".

@@ -123,6 +123,17 @@ func (s *Store) commitLocked(res *Resource, typ meta.EventType, key string, obj,
 // namespace to exist and not to be terminating; an existing key is a 409
 // AlreadyExists.
 func (s *Store) Create(res *Resource, m map[string]any) (*Object, error) {
+	return s.create(res, m, false)
+}
+
+// CreateDry checks what Create checks and returns the object Create would
+// store, storing nothing: a dryRun=All create. Its resourceVersion is the
+// one the write would have had.
+func (s *Store) CreateDry(res *Resource, m map[string]any) (*Object, error) {
+	return s.create(res, m, true)
+}
+
+func (s *Store) create(res *Resource, m map[string]any, dry bool) (*Object, error) {
 	md := MetadataOf(m)
 	ns, name := Str(md, "namespace"), Str(md, "name")
 	s.mu.Lock()
@@ -145,7 +156,9 @@ func (s *Store) Create(res *Resource, m map[string]any) (*Object, error) {
 	if err != nil {
 		return nil, BadRequest("%v", err)
 	}
-	s.commitLocked(res, meta.Added, key, obj, nil)
+	if !dry {
+		s.commitLocked(res, meta.Added, key, obj, nil)
+	}
 	return obj, nil
 }
 
@@ -165,6 +178,18 @@ type UpdateFunc func(cur *Object) (next map[string]any, deleteNow bool, err erro
 //     carries the last stored state at the new resourceVersion, and Update
 //     returns next at the object's previous resourceVersion.
 func (s *Store) Update(res *Resource, ns, name string, fn UpdateFunc) (*Object, error) {
+	return s.update(res, ns, name, fn, false)
+}
+
+// UpdateDry is Update without the write (a dryRun=All update): fn runs on
+// the current object and UpdateDry returns what Update would have
+// returned, at the current resourceVersion; nothing is stored, no event
+// is sent.
+func (s *Store) UpdateDry(res *Resource, ns, name string, fn UpdateFunc) (*Object, error) {
+	return s.update(res, ns, name, fn, true)
+}
+
+func (s *Store) update(res *Resource, ns, name string, fn UpdateFunc, dry bool) (*Object, error) {
 	key := res.Key(ns, name)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -179,6 +204,9 @@ func (s *Store) Update(res *Resource, ns, name string, fn UpdateFunc) (*Object, 
 	atCur, err := build(res, next, cur.rv)
 	if err != nil {
 		return nil, BadRequest("%v", err)
+	}
+	if dry {
+		return atCur, nil
 	}
 	if deleteNow {
 		s.commitLocked(res, meta.Deleted, key, withRV(res, cur, s.rv+1), cur)
