@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/zerokube/zerokube/internal/pbwire"
 )
 
 // AppendJSON appends the JSON form of msg, a protobuf message of type m
@@ -271,9 +273,9 @@ func appendPackedJSON(dst []byte, f *field, b []byte, n int) ([]byte, int, *Deco
 			o = occ{typ: wireFixed64, start: int32(off), end: int32(off + 8)}
 			off += 8
 		} else {
-			x, k := uvarint(b[off:])
-			if k == 0 {
-				return dst, n, errAt("", off, ErrTruncated, "")
+			x, k := pbwire.ConsumeVarint(b[off:])
+			if k < 0 {
+				return dst, n, errAt("", off, pbwire.Err(k), "")
 			}
 			o = occ{typ: wireVarint, x: x}
 			off += k

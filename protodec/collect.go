@@ -10,13 +10,14 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/internal/pbwire"
 	"github.com/zerokube/zerokube/kubeproto"
 )
 
 // occurrence is one occurrence of a collected field: its wire type and its
 // raw value as it follows the tag.
 type occurrence struct {
-	wt  wireType
+	wt  pbwire.Type
 	val []byte
 }
 
@@ -28,11 +29,11 @@ func (s *state) gather(num int, b []byte) ([]occurrence, []byte, error) {
 	occ := s.occs[:0]
 	end, contiguous := 0, true
 	for i := 0; i < len(b); {
-		n2, wt, n := consumeTag(b[i:])
+		n2, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
 			return nil, nil, errWire
 		}
-		m := consumeValue(wt, b[i+n:])
+		m := pbwire.ConsumeValue(wt, b[i+n:])
 		if m < 0 {
 			return nil, nil, errWire
 		}
@@ -52,7 +53,7 @@ func (s *state) gather(num int, b []byte) ([]occurrence, []byte, error) {
 	}
 	s.key = s.key[:0]
 	for _, o := range occ {
-		s.key = appendVarint(s.key, uint64(len(o.val)))
+		s.key = pbwire.AppendVarint(s.key, uint64(len(o.val)))
 		s.key = append(s.key, o.val...)
 	}
 	return occ, s.key, nil
@@ -67,8 +68,8 @@ func (s *state) collected(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) 
 	}
 	if fp.field.Map() {
 		for _, o := range occ { // each entry is a message
-			if o.wt != wBytes {
-				return errWireType(o.wt, wBytes)
+			if o.wt != pbwire.Bytes {
+				return errWireType(o.wt, pbwire.Bytes)
 			}
 		}
 	}
@@ -95,7 +96,7 @@ func (s *state) collected(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) 
 // entry splits a map entry {1 key, 2 value} into its key and its value's
 // raw occurrence; a missing value is its zero (ok reports it present).
 func entry(b []byte) (key []byte, val occurrence, ok bool, err error) {
-	e, n := consumeBytes(b)
+	e, n := pbwire.ConsumeBytes(b)
 	if n < 0 {
 		return nil, val, false, errWire
 	}
@@ -103,8 +104,8 @@ func entry(b []byte) (key []byte, val occurrence, ok bool, err error) {
 	if err != nil {
 		return nil, val, false, err
 	}
-	if f[0].ok && f[0].wt != wBytes {
-		return nil, val, false, errWireType(f[0].wt, wBytes)
+	if f[0].ok && f[0].wt != pbwire.Bytes {
+		return nil, val, false, errWireType(f[0].wt, pbwire.Bytes)
 	}
 	return f[0].b, occurrence{f[1].wt, f[1].raw}, f[1].ok, nil
 }
@@ -133,7 +134,7 @@ func (s *state) mapOf(fp *fieldPlan, loc unsafe.Pointer, occ []occurrence) error
 
 // jsonValue decodes one value by its JSON form into loc, which holds a
 // vp.typ.
-func (s *state) jsonValue(vp *value, loc unsafe.Pointer, wt wireType, val []byte) error {
+func (s *state) jsonValue(vp *value, loc unsafe.Pointer, wt pbwire.Type, val []byte) error {
 	j, err := s.appendValueJSON(s.json[:0], vp.kind, vp.msg, occurrence{wt, val})
 	s.json = j
 	if err != nil {
@@ -149,7 +150,7 @@ func (s *state) appendArrayJSON(j []byte, k kind, m kubeproto.Message, occ []occ
 			j = append(j, ',')
 		}
 		var err error
-		if o.wt == wBytes && wireWant(k) != wBytes {
+		if o.wt == pbwire.Bytes && wireWant(k) != pbwire.Bytes {
 			j, err = appendPackedJSON(j, k, o.val)
 		} else {
 			j, err = s.appendValueJSON(j, k, m, o)
@@ -162,13 +163,13 @@ func (s *state) appendArrayJSON(j []byte, k kind, m kubeproto.Message, occ []occ
 }
 
 func appendPackedJSON(j []byte, k kind, val []byte) ([]byte, error) {
-	v, n := consumeBytes(val)
+	v, n := pbwire.ConsumeBytes(val)
 	if n < 0 {
 		return j, errWire
 	}
 	wt := wireWant(k)
 	for first := true; len(v) > 0; first = false {
-		m := consumeValue(wt, v)
+		m := pbwire.ConsumeValue(wt, v)
 		if m < 0 {
 			return j, errWire
 		}
@@ -210,7 +211,7 @@ func (s *state) appendMapJSON(j []byte, entryMsg kubeproto.Message, occ []occurr
 // zeroOccurrence is the raw encoding of kind k's zero value.
 func zeroOccurrence(k kind) occurrence {
 	switch wt := wireWant(k); wt {
-	case wFixed64:
+	case pbwire.Fixed64:
 		return occurrence{wt, make([]byte, 8)}
 	default:
 		return occurrence{wt, []byte{0}}
@@ -225,7 +226,7 @@ func (s *state) appendValueJSON(j []byte, k kind, m kubeproto.Message, o occurre
 	if k != kMessage {
 		return appendScalarJSON(j, k, o)
 	}
-	b, n := consumeBytes(o.val)
+	b, n := pbwire.ConsumeBytes(o.val)
 	if n < 0 {
 		return j, errWire
 	}
@@ -236,7 +237,7 @@ func (s *state) appendValueJSON(j []byte, k kind, m kubeproto.Message, o occurre
 func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 	switch k {
 	case kString, kBytes:
-		b, n := consumeBytes(o.val)
+		b, n := pbwire.ConsumeBytes(o.val)
 		if n < 0 {
 			return j, errWire
 		}
@@ -250,7 +251,7 @@ func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 		j, _ = jsontext.AppendQuote(j, b)
 		return j, nil
 	case kFloat64:
-		u, n := consumeFixed64(o.val)
+		u, n := pbwire.ConsumeFixed64(o.val)
 		if n < 0 {
 			return j, errWire
 		}
@@ -260,7 +261,7 @@ func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 		}
 		return strconv.AppendFloat(j, f, 'g', -1, 64), nil
 	}
-	u, n := consumeVarint(o.val)
+	u, n := pbwire.ConsumeVarint(o.val)
 	if n < 0 {
 		return j, errWire
 	}
