@@ -22,9 +22,11 @@ type occurrence struct {
 }
 
 // gather finds every occurrence of field num in b, which starts at the
-// first one. It returns them in s.occ, and the bytes that determine them
-// (the span from the first to the last when nothing else lies between, as
-// with every encoder kube-apiserver uses; else a copy of them in order).
+// first one. It returns them in s.occ, and the bytes that determine them:
+// the occurrences, tags included, in order. That is the span from the
+// first to the last when nothing else lies between, as with every encoder
+// kube-apiserver uses; else a copy of them, so that a map split by other
+// fields has the key the same map has whole (and is shared with it).
 func (s *state) gather(num int, b []byte) ([]occurrence, []byte, error) {
 	occ := s.occs[:0]
 	end, contiguous := 0, true
@@ -38,23 +40,22 @@ func (s *state) gather(num int, b []byte) ([]occurrence, []byte, error) {
 			return nil, nil, errWire
 		}
 		if n2 == num {
-			occ = append(occ, occurrence{wt, b[i+n : i+n+m]})
-			if contiguous && end == i {
+			if contiguous && end != i {
+				contiguous = false
+				s.key = append(s.key[:0], b[:end]...)
+			}
+			if contiguous {
 				end = i + n + m
 			} else {
-				contiguous = false
+				s.key = append(s.key, b[i:i+n+m]...)
 			}
+			occ = append(occ, occurrence{wt, b[i+n : i+n+m]})
 		}
 		i += n + m
 	}
 	s.occs = occ
 	if contiguous {
 		return occ, b[:end], nil
-	}
-	s.key = s.key[:0]
-	for _, o := range occ {
-		s.key = pbwire.AppendVarint(s.key, uint64(len(o.val)))
-		s.key = append(s.key, o.val...)
 	}
 	return occ, s.key, nil
 }
@@ -145,14 +146,15 @@ func (s *state) jsonValue(vp *value, loc unsafe.Pointer, wt pbwire.Type, val []b
 
 func (s *state) appendArrayJSON(j []byte, k kind, m kubeproto.Message, occ []occurrence) ([]byte, error) {
 	j = append(j, '[')
-	for i, o := range occ {
-		if i > 0 {
-			j = append(j, ',')
-		}
+	open := len(j)
+	for _, o := range occ {
 		var err error
 		if o.wt == pbwire.Bytes && wireWant(k) != pbwire.Bytes {
-			j, err = appendPackedJSON(j, k, o.val)
+			j, err = appendPackedJSON(j, open, k, o.val) // a run of any length, none included
 		} else {
+			if len(j) > open {
+				j = append(j, ',')
+			}
 			j, err = s.appendValueJSON(j, k, m, o)
 		}
 		if err != nil {
@@ -162,18 +164,20 @@ func (s *state) appendArrayJSON(j []byte, k kind, m kubeproto.Message, occ []occ
 	return append(j, ']'), nil
 }
 
-func appendPackedJSON(j []byte, k kind, val []byte) ([]byte, error) {
+// appendPackedJSON appends the values of a packed run to the array whose
+// elements start at j[open:].
+func appendPackedJSON(j []byte, open int, k kind, val []byte) ([]byte, error) {
 	v, n := pbwire.ConsumeBytes(val)
 	if n < 0 {
 		return j, errWire
 	}
 	wt := wireWant(k)
-	for first := true; len(v) > 0; first = false {
+	for len(v) > 0 {
 		m := pbwire.ConsumeValue(wt, v)
 		if m < 0 {
 			return j, errWire
 		}
-		if !first {
+		if len(j) > open {
 			j = append(j, ',')
 		}
 		var err error
