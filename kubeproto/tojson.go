@@ -149,8 +149,8 @@ func appendFieldJSON(dst []byte, f *field, b []byte, run []occ, depth int, first
 	if f.flags&fInline != 0 {
 		var val []byte
 		if len(run) > 0 {
-			last := run[len(run)-1]
-			val = b[last.start:last.end]
+			mb, last := merged(b, run)
+			val = mb[last.start:last.end]
 		}
 		var err *DecodeError
 		dst, first, err = appendFieldsJSON(dst, int32(f.typ), val, depth+1, first)
@@ -195,12 +195,37 @@ func appendFieldJSON(dst []byte, f *field, b []byte, run []occ, depth int, first
 		}
 		return appendZeroJSON(f.name(dst, first), f), false, nil
 	}
-	o := run[len(run)-1] // the last occurrence wins, as in protobuf
+	o := run[len(run)-1] // the last occurrence of a scalar wins, as in protobuf
+	if f.kind == kMessage && len(run) > 1 {
+		b, o = merged(b, run) // and a message's occurrences merge
+	}
 	if omit && f.flags&fNullable == 0 && isZeroScalar(f, b, o) {
 		return dst, first, nil
 	}
 	dst, err := appendValueJSON(f.name(dst, first), f, b, o, depth)
 	return dst, false, err
+}
+
+// merged returns the value of a message field's occurrences (run, in b)
+// merged: protobuf merges the occurrences of a message field, which is
+// what reading their concatenation does (the last of a scalar wins,
+// repeated fields and maps gather every occurrence's). One occurrence, or
+// one of another wire type (which fails as it is), is returned as is. An
+// error inside a merged value gives its offset in the concatenation, which
+// is no offset of the input: kube-apiserver never writes a message field
+// twice, so this costs nothing on its answers.
+func merged(b []byte, run []occ) ([]byte, occ) {
+	if len(run) == 1 {
+		return b, run[0]
+	}
+	var cat []byte
+	for _, o := range run {
+		if o.typ != wireBytes {
+			return b, o
+		}
+		cat = append(cat, b[o.start:o.end]...)
+	}
+	return cat, occ{pos: run[0].pos, typ: wireBytes, end: int32(len(cat))}
 }
 
 // isZeroScalar reports whether omitempty (for scalars) or omitzero (for

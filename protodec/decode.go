@@ -64,7 +64,8 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 		return fmt.Errorf("protodec: %s: messages nested deeper than %d: %w", p.msg.Name(), maxDepth, errWire)
 	}
 	defer func() { s.depth-- }()
-	var done []int32 // collected fields already decoded
+	var done []int32 // collected fields, and message fields merged, already decoded
+	var seen uint64  // message fields 1 to 64 met
 	for i := 0; i < len(b); {
 		num, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
@@ -96,6 +97,16 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 			err = s.collected(fp, at(base, fp.off), num, b[start:])
 		case fp.op == opInline:
 			err = s.inline(fp, base, wt, val)
+		case fp.kind == kMessage && !fp.repeated && wt == pbwire.Bytes:
+			switch {
+			case contains(done, int32(num)):
+				continue // merged with the earlier ones
+			case again(&seen, num, b[:start]):
+				done = append(done, int32(num))
+				err = s.merge(fp, at(base, fp.off), num, b)
+			default:
+				err = s.field(fp, at(base, fp.off), wt, val)
+			}
 		default:
 			err = s.field(fp, at(base, fp.off), wt, val)
 		}
@@ -108,6 +119,52 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 		}
 	}
 	return nil
+}
+
+// again marks message field num met, reporting whether it was met
+// before: in seen for fields 1 to 64, else by looking in before, the
+// message up to this occurrence (no Kubernetes message has a message
+// field past 64 on a hot path).
+func again(seen *uint64, num int, before []byte) bool {
+	if num > 64 {
+		return occurrences(before, num) > 0
+	}
+	bit := uint64(1) << (num - 1)
+	met := *seen&bit != 0
+	*seen |= bit
+	return met
+}
+
+// merge decodes the occurrences of message field num in b as one, anew:
+// protobuf merges them, which is what decoding their concatenation does
+// (the last of a scalar wins, repeated fields and maps gather every
+// occurrence's). Decoding them one after another into the same struct
+// would not: a map, or a list decoded by its JSON form, would hold the
+// last occurrence's only. kube-apiserver never writes a message field
+// twice; other encoders may.
+func (s *state) merge(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) error {
+	var cat []byte
+	for i := 0; i < len(b); {
+		n2, wt, n := pbwire.ConsumeTag(b[i:])
+		if n < 0 {
+			return errWire
+		}
+		m := pbwire.ConsumeValue(wt, b[i+n:])
+		if m < 0 {
+			return errWire
+		}
+		if n2 == num {
+			if wt != pbwire.Bytes {
+				return errWireType(wt, pbwire.Bytes)
+			}
+			v, _ := pbwire.ConsumeBytes(b[i+n:])
+			cat = append(cat, v...)
+		}
+		i += n + m
+	}
+	reflect.NewAt(fp.goTyp, loc).Elem().SetZero()
+	val := pbwire.AppendVarint(make([]byte, 0, pbwire.MaxVarintLen+len(cat)), uint64(len(cat)))
+	return s.field(fp, loc, pbwire.Bytes, append(val, cat...))
 }
 
 // occurrences counts the occurrences of field num in b, well-formed fields

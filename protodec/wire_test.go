@@ -307,7 +307,9 @@ func TestTheLastOccurrenceOfAScalarWinsAndMessagesMerge(t *testing.T) {
 func TestTheLastOccurrenceWinsInsideSpecialMessagesAndMapEntries(t *testing.T) {
 	in := pb{}.msg(fMetadata, pb{}.
 		msg(fLabels, pb{}.str(1, "old").str(1, "app").str(2, "x").str(2, "web")).
-		msg(fAnnotations, pb{}.str(1, "note").str(2, "a").str(2, "b"))).
+		entry(fLabels, "dup", "first").entry(fLabels, "dup", "last").
+		msg(fAnnotations, pb{}.str(1, "note").str(2, "a").str(2, "b")).
+		entry(fAnnotations, "dup", "first").entry(fAnnotations, "dup", "last")).
 		msg(fSpec, pb{}.msg(fContainers, pb{}.msg(fResources, pb{}.
 			msg(fLimits, pb{}.str(1, "cpu").msg(2, pb{}.str(1, "1").str(1, "500m"))))))
 	type limits struct {
@@ -322,18 +324,22 @@ func TestTheLastOccurrenceWinsInsideSpecialMessagesAndMapEntries(t *testing.T) {
 	d := New(Options{})
 	p, err := decodePod[wirePod](t, d, in)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]string{"app": "web"}, p.Metadata.Labels)
-	assert.Equal(t, map[string]label{"note": "b"}, p.Metadata.Annotations)
+	assert.Equal(t, map[string]string{"app": "web", "dup": "last"}, p.Metadata.Labels)
+	assert.Equal(t, map[string]label{"note": "b", "dup": "last"}, p.Metadata.Annotations)
 	l, err := decodePod[limits](t, d, in)
 	require.NoError(t, err)
 	assert.Equal(t, map[string]string{"cpu": "500m"}, l.Spec.Containers[0].Resources.Limits)
 	v, err := decodePod[viaJSONPod](t, d, in)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]selfDecoding{"app": "web"}, v.Metadata.Labels)
+	assert.Equal(t, map[string]selfDecoding{"app": "web", "dup": "last"}, v.Metadata.Labels)
 
-	j := transcoded(t, podMessage(t), in)
-	assert.Contains(t, j, `"labels":{"app":"web"}`)
-	assert.Contains(t, j, `"limits":{"cpu":"500m"}`)
+	var fromJSON wirePod
+	require.NoError(t, json.Unmarshal([]byte(transcoded(t, podMessage(t), in)), &fromJSON, lenient))
+	assert.Equal(t, p.Metadata.Labels, fromJSON.Metadata.Labels, "the transcoder agrees")
+	assert.Equal(t, p.Metadata.Annotations, fromJSON.Metadata.Annotations, "the transcoder agrees")
+	var limitsFromJSON limits
+	require.NoError(t, json.Unmarshal([]byte(transcoded(t, podMessage(t), in)), &limitsFromJSON, lenient))
+	assert.Equal(t, l, limitsFromJSON, "the transcoder agrees")
 }
 
 // metav1.MicroTime's JSON has microseconds (RFC3339Micro): the protobuf's
@@ -410,4 +416,58 @@ func TestAMapSplitByOtherFieldsIsOneMapAndSharedWithTheWholeOne(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]selfDecoding{"app": "web", "tier": "front"}, v.Metadata.Labels)
 	assert.Contains(t, transcoded(t, podMessage(t), split), `"labels":{"app":"web","tier":"front"}`)
+}
+
+// Two occurrences of a message merge all the way down: a map or list in
+// each holds both's entries, a special message's fields merge, on the
+// decoder's fast path, through the JSON decoder, and in the transcoder.
+func TestMessagesThatOccurTwiceMergeTheirMapsListsAndTimes(t *testing.T) {
+	in := pb{}.
+		msg(fMetadata, pb{}.str(fName, "web").entry(fLabels, "app", "web").entry(fAnnotations, "a", "1").
+			str(fFinalizers, "f1").msg(fCreated, pb{}.varint(fSeconds, 1_700_000_000))).
+		msg(fSpec, pb{}.msg(fSecurityContext, pb{}.varint(fSupplementalGroups, 1))).
+		msg(fMetadata, pb{}.entry(fLabels, "tier", "front").entry(fAnnotations, "b", "2").
+			str(fFinalizers, "f2").msg(fCreated, pb{}.varint(fNanos, 5))).
+		msg(fSpec, pb{}.msg(fSecurityContext, pb{}.bytes(fSupplementalGroups, packed(2, 3)))).
+		msg(fMetadata, pb{}.entry(fLabels, "app", "api"))
+	labels := map[string]string{"app": "api", "tier": "front"}
+
+	for _, sharer := range []*meta.Sharer{nil, meta.NewSharer(meta.ShareMaps)} {
+		p, err := decodePod[wirePod](t, New(Options{Sharer: sharer}), in)
+		require.NoError(t, err)
+		assert.Equal(t, "web", p.Metadata.Name)
+		assert.Equal(t, labels, p.Metadata.Labels)
+		assert.Equal(t, map[string]label{"a": "1", "b": "2"}, p.Metadata.Annotations)
+		assert.Equal(t, []string{"f1", "f2"}, p.Metadata.Finalizers)
+		assert.Equal(t, time.Unix(1_700_000_000, 0).UTC(), p.Metadata.Created, "seconds from the first, nanos (cut) from the second")
+		require.NotNil(t, p.Spec.SecurityContext)
+		assert.Equal(t, []int64{1, 2, 3}, p.Spec.SecurityContext.SupplementalGroups)
+	}
+
+	v, err := decodePod[viaJSONPod](t, New(Options{}), in)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]selfDecoding{"app": "api", "tier": "front"}, v.Metadata.Labels)
+	assert.JSONEq(t, `["f1","f2"]`, string(v.Metadata.Finalizers))
+	assert.JSONEq(t, `[1,2,3]`, string(v.Spec.SecurityContext.SupplementalGroups))
+
+	j := transcoded(t, podMessage(t), in)
+	var fromJSON wirePod
+	require.NoError(t, json.Unmarshal([]byte(j), &fromJSON, lenient))
+	assert.Equal(t, "web", fromJSON.Metadata.Name, j)
+	assert.Equal(t, labels, fromJSON.Metadata.Labels, j)
+	assert.Equal(t, []string{"f1", "f2"}, fromJSON.Metadata.Finalizers, j)
+	assert.Equal(t, []int64{1, 2, 3}, fromJSON.Spec.SecurityContext.SupplementalGroups, j)
+}
+
+// The transcoder too takes a scalar's last occurrence.
+func TestTheTranscoderTakesAScalarsLastOccurrence(t *testing.T) {
+	in := pb{}.msg(fMetadata, pb{}.str(fName, "first").varint(fGeneration, 1).str(fName, "last").varint(fGeneration, 2)).
+		msg(fStatus, pb{}.str(fPhase, "Pending").str(fPodIP, "10.0.0.1").str(fPhase, "Running"))
+	var fromJSON, fromProto wirePod
+	require.NoError(t, json.Unmarshal([]byte(transcoded(t, podMessage(t), in)), &fromJSON))
+	require.NoError(t, New(Options{}).Unmarshal(podMessage(t), in, &fromProto))
+	assert.Equal(t, "last", fromJSON.Metadata.Name)
+	assert.Equal(t, int64(2), fromJSON.Metadata.Generation)
+	assert.Equal(t, "Running", fromJSON.Status.Phase)
+	assert.Equal(t, fromJSON, fromProto)
 }
