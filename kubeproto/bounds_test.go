@@ -89,3 +89,27 @@ func TestA32BitFieldRefusesANumberPastItsRange(t *testing.T) {
 		assert.Contains(t, string(j), `"containerPort":`+strconv.FormatFloat(want, 'f', -1, 64), "it reads back as written")
 	}
 }
+
+func TestAWatchEventWithoutTypeIsMalformed(t *testing.T) {
+	obj := AppendEnvelope(nil, Envelope{APIVersion: "v1", Kind: "Pod"})
+	ev := AppendWatchEvent(nil, WatchEvent{Type: "ADDED", Object: obj})
+	_, err := DecodeWatchEvent(ev)
+	require.NoError(t, err)
+	_, err = DecodeWatchEvent(ev[2+len("ADDED"):]) // the object only
+	require.ErrorIs(t, err, ErrMalformed)
+	assert.Contains(t, err.Error(), "no type")
+}
+
+// Each of the envelope's four fields is length-delimited: one of another
+// wire type is malformed, not skipped as an unknown field would be.
+func TestAnEnvelopeFieldOfAnotherWireTypeIsMalformed(t *testing.T) {
+	for num := 1; num <= 5; num++ {
+		in := appendVarint(appendTag([]byte(Magic), num, wireVarint), 1)
+		_, err := DecodeEnvelope(in)
+		if num == 5 {
+			require.NoError(t, err, "an unknown field is skipped")
+			continue
+		}
+		require.ErrorIs(t, err, ErrMalformed, "field %d", num)
+	}
+}

@@ -363,6 +363,12 @@ func TestMicroTimeKeepsMicrosecondsAndTimeSeconds(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(j), &fromJSON))
 	assert.Equal(t, want, *fromJSON.Spec.RenewTime, "the JSON form decodes to the same time")
 
+	in = pb{}.msg(fSpec, pb{}.msg(fRenewTime, pb{}.varint(fSeconds, 1_700_000_000).varint(fNanos, 999)))
+	assert.Contains(t, transcoded(t, leaseMessage(t), in), `"renewTime":"2023-11-14T22:13:20.000000Z"`,
+		"always six digits, as RFC3339Micro")
+	require.NoError(t, New(Options{}).Unmarshal(leaseMessage(t), in, &l))
+	assert.Equal(t, time.Unix(1_700_000_000, 0).UTC(), *l.Spec.RenewTime)
+
 	p, err := decodePod[wirePod](t, New(Options{}), pb{}.msg(fMetadata,
 		pb{}.msg(fCreated, pb{}.varint(fSeconds, 1_700_000_000).varint(fNanos, 123_456_789))))
 	require.NoError(t, err)
@@ -470,4 +476,69 @@ func TestTheTranscoderTakesAScalarsLastOccurrence(t *testing.T) {
 	assert.Equal(t, int64(2), fromJSON.Metadata.Generation)
 	assert.Equal(t, "Running", fromJSON.Status.Phase)
 	assert.Equal(t, fromJSON, fromProto)
+}
+
+// An int32 varint is read as protobuf parsers read it: its low 32 bits,
+// sign-extended (a negative one may come in 10 bytes or in 5), whatever
+// the Go type holding it.
+func TestAnInt32VarintIsItsLow32BitsSignExtended(t *testing.T) {
+	type wide struct {
+		Spec struct {
+			Containers []struct {
+				Ports []struct {
+					ContainerPort int64 `json:"containerPort"`
+				} `json:"ports"`
+			} `json:"containers"`
+		} `json:"spec"`
+	}
+	for _, c := range []struct {
+		varint uint64
+		want   int64
+	}{
+		{80, 80}, {1<<64 - 1, -1}, {0xffffffff, -1}, {1<<32 | 80, 80}, {0x80000000, -1 << 31},
+	} {
+		in := pb{}.msg(fSpec, pb{}.msg(fContainers, pb{}.msg(fPorts, pb{}.varint(fContainerPort, c.varint))))
+		var w wide
+		require.NoError(t, New(Options{}).Unmarshal(podMessage(t), in, &w), c.varint)
+		assert.Equal(t, c.want, w.Spec.Containers[0].Ports[0].ContainerPort, "%#x", c.varint)
+		var fromJSON wide
+		require.NoError(t, json.Unmarshal([]byte(transcoded(t, podMessage(t), in)), &fromJSON))
+		assert.Equal(t, fromJSON, w, "the transcoder agrees on %#x", c.varint)
+	}
+}
+
+// A value past its Go type does not wrap: it fails as the JSON decoder
+// fails on the same object, naming the field.
+func TestAValuePastItsGoTypeIsAContentError(t *testing.T) {
+	type narrow struct {
+		Metadata struct {
+			Generation int32 `json:"generation"`
+		} `json:"metadata"`
+	}
+	in := pb{}.msg(fMetadata, pb{}.varint(fGeneration, 1<<40))
+	var n narrow
+	err := New(Options{}).Unmarshal(podMessage(t), in, &n)
+	require.Error(t, err)
+	assert.True(t, IsContentError(err), "%v", err)
+	assert.Equal(t, "/metadata/generation", Path(err))
+	require.Error(t, json.Unmarshal([]byte(transcoded(t, podMessage(t), in)), &n), "the JSON decoder refuses it too")
+
+	require.NoError(t, New(Options{}).Unmarshal(podMessage(t), pb{}.msg(fMetadata, pb{}.varint(fGeneration, 1<<31-1)), &n))
+	assert.Equal(t, int32(1<<31-1), n.Metadata.Generation)
+}
+
+// A map entry without its value holds the value's zero, as protobuf
+// parsers read it; without its key, the key "".
+func TestAMapEntryWithoutValueOrKeyHoldsTheirZero(t *testing.T) {
+	in := pb{}.msg(fMetadata, pb{}.msg(fLabels, pb{}.str(1, "k")).msg(fLabels, pb{}.str(2, "v")).
+		msg(fAnnotations, pb{}.str(1, "k")))
+	for _, sharer := range []*meta.Sharer{nil, meta.NewSharer(meta.ShareMaps)} {
+		p, err := decodePod[wirePod](t, New(Options{Sharer: sharer}), in)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]string{"k": "", "": "v"}, p.Metadata.Labels)
+		assert.Equal(t, map[string]label{"k": ""}, p.Metadata.Annotations)
+	}
+	v, err := decodePod[viaJSONPod](t, New(Options{}), in)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]selfDecoding{"k": "", "": "v"}, v.Metadata.Labels)
 }
