@@ -8,9 +8,10 @@
 // It sits below both and knows no message: no schema, no Kubernetes type.
 // Everything works on a byte slice holding the whole message. A reader of
 // a stream (a LIST body read item by item) builds on the same pieces:
-// ConsumeVarint for a varint that may be cut at the buffer's end, SplitTag
-// for a tag read so, and FixedLen for the size of a fixed-width value; only
-// a length-delimited value needs its length read before it can be skipped.
+// ReadVarint for a varint read from an io.ByteReader (or ConsumeVarint on
+// what a bufio.Reader's Peek holds), SplitTag for a tag read so, and
+// FixedLen for the size of a fixed-width value; only a length-delimited
+// value needs its length read before it can be skipped.
 //
 // Invariants (each has a test in pbwire_test.go):
 //  1. No function reads past the end of the slice it is given, nor past a
@@ -27,6 +28,7 @@ package pbwire
 import (
 	"errors"
 	"fmt"
+	"io"
 )
 
 // Type is a protobuf wire type.
@@ -100,6 +102,35 @@ func ConsumeVarint(b []byte) (v uint64, n int) {
 		}
 	}
 	return 0, errTruncated
+}
+
+// errCut is a stream that ends inside a varint: truncated input, and
+// io.ErrUnexpectedEOF, as any reader of a stream cut mid-value says.
+var errCut = fmt.Errorf("%w (%w)", ErrTruncated, io.ErrUnexpectedEOF)
+
+// ReadVarint reads a varint from a stream, byte by byte, for a reader
+// that does not hold the whole message (a LIST body read item by item):
+// its value and length. A stream that ends before the varint gives io.EOF;
+// one that ends inside it, an error wrapping ErrTruncated and
+// io.ErrUnexpectedEOF; a varint longer than 10 bytes or past 64 bits,
+// ErrMalformed; a read error, that error.
+func ReadVarint(r io.ByteReader) (v uint64, n int, err error) {
+	for i := 0; ; i++ {
+		c, err := r.ReadByte()
+		if err != nil {
+			if err == io.EOF && i > 0 {
+				err = errCut
+			}
+			return 0, i, err
+		}
+		if i == MaxVarintLen-1 && c > 1 {
+			return 0, i + 1, errOverflowV
+		}
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			return v, i + 1, nil
+		}
+	}
 }
 
 // SplitTag splits a tag into its field number and wire type, or n < 0

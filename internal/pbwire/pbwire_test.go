@@ -1,6 +1,9 @@
 package pbwire_test
 
 import (
+	"bytes"
+	"errors"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,3 +114,34 @@ func TestSizeVarintIsWhatAppendVarintWrites(t *testing.T) {
 		assert.Len(t, pbwire.AppendVarint(nil, v), pbwire.SizeVarint(v), v)
 	}
 }
+
+// ReadVarint reads what ConsumeVarint reads, from a stream, and tells a
+// stream that ends before a varint (io.EOF) from one cut inside it.
+func TestReadVarintReadsWhatConsumeVarintReads(t *testing.T) {
+	for _, in := range [][]byte{
+		{0x05}, {0xac, 0x02}, {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
+		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}, {0x80, 0x80}, {0x80},
+	} {
+		v, n, err := pbwire.ReadVarint(bytes.NewReader(in))
+		wv, wn := pbwire.ConsumeVarint(in)
+		if wn < 0 {
+			assert.ErrorIs(t, err, pbwire.Err(wn), "% x", in)
+			continue
+		}
+		require.NoError(t, err, "% x", in)
+		assert.Equal(t, wv, v, "% x", in)
+		assert.Equal(t, wn, n, "% x", in)
+	}
+	_, _, err := pbwire.ReadVarint(bytes.NewReader(nil))
+	assert.Same(t, io.EOF, err, "no varint begun")
+	_, _, err = pbwire.ReadVarint(bytes.NewReader([]byte{0x80}))
+	assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "cut inside the varint")
+	assert.ErrorIs(t, err, pbwire.ErrTruncated)
+	boom := errors.New("boom")
+	_, _, err = pbwire.ReadVarint(failingReader{boom})
+	assert.Same(t, boom, err)
+}
+
+type failingReader struct{ err error }
+
+func (f failingReader) ReadByte() (byte, error) { return 0, f.err }
