@@ -87,26 +87,20 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 		if fp == nil {
 			continue // not declared: stepped over by its length
 		}
+		single := fp.kind == kMessage && !fp.repeated && fp.op != opInline
+		if (fp.collect || single) && contains(done, int32(num)) {
+			continue // decoded with its first occurrence, or merged with the earlier ones
+		}
 		var err error
 		switch {
 		case fp.collect:
-			if contains(done, int32(num)) {
-				continue
-			}
 			done = append(done, int32(num))
 			err = s.collected(fp, at(base, fp.off), num, b[start:])
 		case fp.op == opInline:
 			err = s.inline(fp, base, wt, val)
-		case fp.kind == kMessage && !fp.repeated && wt == pbwire.Bytes:
-			switch {
-			case contains(done, int32(num)):
-				continue // merged with the earlier ones
-			case again(&seen, num, b[:start]):
-				done = append(done, int32(num))
-				err = s.merge(fp, at(base, fp.off), num, b)
-			default:
-				err = s.field(fp, at(base, fp.off), wt, val)
-			}
+		case single && wt == pbwire.Bytes && again(&seen, num, b[:start]):
+			done = append(done, int32(num))
+			err = s.merge(fp, at(base, fp.off), num, b)
 		default:
 			err = s.field(fp, at(base, fp.off), wt, val)
 		}
