@@ -192,19 +192,21 @@ func pbDescribe(t *testing.T, r reply) string {
 	require.NoError(t, err, "%d %s: %q", r.code, r.header.Get("Content-Type"), r.raw)
 	s := fmt.Sprintf("%d %s %s %s", r.code, r.header.Get("Content-Type"), env.APIVersion, env.Kind)
 	if strings.HasSuffix(env.Kind, "List") {
-		n := 0
-		lm, err := kubeproto.DecodeList(env.Raw, func(int, []byte) error { n++; return nil })
-		require.NoError(t, err)
-		s += fmt.Sprintf(" items=%d continue=%t remaining=%s", n, lm.Continue != "", remaining(lm.RemainingItemCount))
+		list := testutil.ProtoJSON(t, r.raw)
+		items, _ := list["items"].([]any)
+		md, _ := list["metadata"].(map[string]any)
+		cont, _ := md["continue"].(string)
+		s += fmt.Sprintf(" items=%d continue=%t remaining=%s", len(items), cont != "", remaining(md["remainingItemCount"]))
 	}
 	return s
 }
 
-func remaining(p *int64) string {
-	if p == nil {
+// remaining renders a list's remainingItemCount, a JSON number or absent.
+func remaining(v any) string {
+	if v == nil {
 		return "<none>"
 	}
-	return fmt.Sprint(*p)
+	return fmt.Sprint(v)
 }
 
 // pbEvent reads one protobuf watch event as a JSON client would see it.

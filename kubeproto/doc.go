@@ -19,7 +19,8 @@
 //     runtime.Unknown (Envelope: apiVersion, kind, raw = the object's own
 //     message). DecodeEnvelope, AppendEnvelope.
 //   - A list's raw: field 1 ListMeta, field 2 each item's message (items
-//     carry no apiVersion/kind). DecodeList, AppendListMeta, AppendListItem.
+//     carry no apiVersion/kind). AppendListMeta, AppendListItem; a
+//     reader walks it with AppendJSON or protodec, item by item.
 //   - A watch (`;stream=watch`): frames of a 4-byte big-endian length and a
 //     bare metav1.WatchEvent {1 type, 2 RawExtension{1 raw}}, raw holding the
 //     object with its own Magic and Envelope. FrameReader, AppendFrame,

@@ -1,8 +1,9 @@
 package kubeproto
 
-import "fmt"
-
-// ListMeta is a metav1.ListMeta, the field 1 of every built-in list.
+// ListMeta is a metav1.ListMeta, the field 1 of every built-in list, as
+// AppendListMeta writes it (tests build protobuf lists with it). Lists are
+// read by protodec into the caller's meta.ListMeta, item by item from the
+// stream (apiclient), or transcoded by AppendJSON; not into this type.
 //
 //	message ListMeta { string selfLink = 1; string resourceVersion = 2;
 //	                   string continue = 3; int64 remainingItemCount = 4;
@@ -15,78 +16,6 @@ type ListMeta struct {
 	RemainingItemCount *int64
 	ShardSelector      string // shardInfo.selector; HasShardInfo tells an empty one from none
 	HasShardInfo       bool
-}
-
-// DecodeList walks a list message (an Envelope's Raw for a kind such as
-// PodList: field 1 ListMeta, field 2 the items) and calls item for each
-// item's message, in order, with its index. item's bytes alias raw. An
-// error from item stops the walk and is returned as is.
-func DecodeList(raw []byte, item func(i int, msg []byte) error) (ListMeta, error) {
-	var lm ListMeta
-	n := 0
-	for off := 0; off < len(raw); {
-		num, typ, val, _, l, err := next(raw[off:])
-		if err != nil {
-			return lm, errAt("list", off, err, "")
-		}
-		if num <= 2 && typ != wireBytes {
-			return lm, errAt("list", off, ErrMalformed, fmt.Sprintf("field %d is not length-delimited", num))
-		}
-		switch num {
-		case 1:
-			if derr := decodeListMeta(val, &lm); derr != nil {
-				return lm, derr.prefix("metadata", off+l-len(val))
-			}
-		case 2:
-			if err := item(n, val); err != nil {
-				return lm, err
-			}
-			n++
-		}
-		off += l
-	}
-	return lm, nil
-}
-
-func decodeListMeta(b []byte, lm *ListMeta) *DecodeError {
-	for off := 0; off < len(b); {
-		num, typ, val, x, n, err := next(b[off:])
-		if err != nil {
-			return errAt("list", off, err, "")
-		}
-		want := wireBytes
-		if num == 4 {
-			want = wireVarint
-		}
-		if num <= 5 && typ != want {
-			return errAt("list", off, ErrMalformed, fmt.Sprintf("field %d has wire type %d", num, typ))
-		}
-		switch num {
-		case 1:
-			lm.SelfLink = string(val)
-		case 2:
-			lm.ResourceVersion = string(val)
-		case 3:
-			lm.Continue = string(val)
-		case 4:
-			v := int64(x)
-			lm.RemainingItemCount = &v
-		case 5:
-			lm.HasShardInfo = true
-			for o := 0; o < len(val); {
-				sn, st, sv, _, k, err := next(val[o:])
-				if err != nil {
-					return errAt("list", off+n-len(val)+o, err, "shardInfo")
-				}
-				if sn == 1 && st == wireBytes {
-					lm.ShardSelector = string(sv)
-				}
-				o += k
-			}
-		}
-		off += n
-	}
-	return nil
 }
 
 // AppendListMeta appends lm as a list's field 1 (tag, length and message),

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
+
+	"github.com/zerokube/zerokube/internal/pbwire"
 )
 
 // AppendJSON appends the JSON form of msg, a protobuf message of type m
@@ -147,8 +149,8 @@ func appendFieldJSON(dst []byte, f *field, b []byte, run []occ, depth int, first
 	if f.flags&fInline != 0 {
 		var val []byte
 		if len(run) > 0 {
-			last := run[len(run)-1]
-			val = b[last.start:last.end]
+			mb, last := merged(b, run)
+			val = mb[last.start:last.end]
 		}
 		var err *DecodeError
 		dst, first, err = appendFieldsJSON(dst, int32(f.typ), val, depth+1, first)
@@ -193,12 +195,37 @@ func appendFieldJSON(dst []byte, f *field, b []byte, run []occ, depth int, first
 		}
 		return appendZeroJSON(f.name(dst, first), f), false, nil
 	}
-	o := run[len(run)-1] // the last occurrence wins, as in protobuf
+	o := run[len(run)-1] // the last occurrence of a scalar wins, as in protobuf
+	if f.kind == kMessage && len(run) > 1 {
+		b, o = merged(b, run) // and a message's occurrences merge
+	}
 	if omit && f.flags&fNullable == 0 && isZeroScalar(f, b, o) {
 		return dst, first, nil
 	}
 	dst, err := appendValueJSON(f.name(dst, first), f, b, o, depth)
 	return dst, false, err
+}
+
+// merged returns the value of a message field's occurrences (run, in b)
+// merged: protobuf merges the occurrences of a message field, which is
+// what reading their concatenation does (the last of a scalar wins,
+// repeated fields and maps gather every occurrence's). One occurrence, or
+// one of another wire type (which fails as it is), is returned as is. An
+// error inside a merged value gives its offset in the concatenation, which
+// is no offset of the input: kube-apiserver never writes a message field
+// twice, so this costs nothing on its answers.
+func merged(b []byte, run []occ) ([]byte, occ) {
+	if len(run) == 1 {
+		return b, run[0]
+	}
+	var cat []byte
+	for _, o := range run {
+		if o.typ != wireBytes {
+			return b, o
+		}
+		cat = append(cat, b[o.start:o.end]...)
+	}
+	return cat, occ{pos: run[0].pos, typ: wireBytes, end: int32(len(cat))}
 }
 
 // isZeroScalar reports whether omitempty (for scalars) or omitzero (for
@@ -271,9 +298,9 @@ func appendPackedJSON(dst []byte, f *field, b []byte, n int) ([]byte, int, *Deco
 			o = occ{typ: wireFixed64, start: int32(off), end: int32(off + 8)}
 			off += 8
 		} else {
-			x, k := uvarint(b[off:])
-			if k == 0 {
-				return dst, n, errAt("", off, ErrTruncated, "")
+			x, k := pbwire.ConsumeVarint(b[off:])
+			if k < 0 {
+				return dst, n, errAt("", off, pbwire.Err(k), "")
 			}
 			o = occ{typ: wireVarint, x: x}
 			off += k

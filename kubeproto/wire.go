@@ -4,9 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/zerokube/zerokube/internal/pbwire"
 )
 
-// Protobuf wire types used by Kubernetes' messages.
+// Protobuf wire types used by Kubernetes' messages: pbwire's, untyped, as
+// the table and the transcoder keep them in ints and uint8s.
 const (
 	wireVarint  = 0
 	wireFixed64 = 1
@@ -14,13 +17,19 @@ const (
 	wireFixed32 = 5
 )
 
+// The values above are pbwire's: an index other than 0 fails to compile.
+var _ = [1]struct{}{}[wireVarint-int(pbwire.Varint)]
+var _ = [1]struct{}{}[wireFixed64-int(pbwire.Fixed64)]
+var _ = [1]struct{}{}[wireBytes-int(pbwire.Bytes)]
+var _ = [1]struct{}{}[wireFixed32-int(pbwire.Fixed32)]
+
 // maxDepth bounds message nesting, so hostile input cannot exhaust the stack.
 const maxDepth = 100
 
 // Errors a DecodeError wraps; test with errors.Is.
 var (
-	ErrTruncated   = errors.New("truncated")
-	ErrMalformed   = errors.New("malformed")
+	ErrTruncated   = pbwire.ErrTruncated // the input ends inside a value, or a length overruns its message
+	ErrMalformed   = pbwire.ErrMalformed // no more bytes could make the input whole
 	ErrNoMagic     = errors.New(`missing the "k8s\x00" prefix`)
 	ErrUnknownKind = errors.New("kind not in the protobuf table")
 	ErrTooLarge    = errors.New("frame larger than the limit")
@@ -72,78 +81,22 @@ func errAt(what string, off int, err error, detail string) *DecodeError {
 	return &DecodeError{What: what, Offset: off, Err: err, Detail: detail}
 }
 
-// uvarint reads a varint at b[0:]; n is 0 when b is truncated or the varint
-// longer than 10 bytes.
-func uvarint(b []byte) (v uint64, n int) {
-	if len(b) > 0 && b[0] < 0x80 {
-		return uint64(b[0]), 1
-	}
-	for i := 0; i < len(b) && i < 10; i++ {
-		c := b[i]
-		v |= uint64(c&0x7f) << (7 * i)
-		if c < 0x80 {
-			if i == 9 && c > 1 {
-				return 0, 0
-			}
-			return v, i + 1
-		}
-	}
-	return 0, 0
-}
-
-// next reads one field of a message at b[0:]: its number, wire type, value
-// (for wireBytes the payload, otherwise the raw bytes), the scalar for
-// wireVarint, and the total length consumed. On failure it returns n == 0
-// and the cause.
+// next reads one field of a message at b[0:] with the project's one field
+// reader (pbwire): its number, wire type, value (for wireBytes the
+// payload, otherwise the raw bytes), the scalar for wireVarint and the
+// fixed types, and the total length consumed. On failure it returns n == 0
+// and the cause (ErrTruncated or ErrMalformed).
 func next(b []byte) (num int, typ int, val []byte, x uint64, n int, err error) {
-	tag, tn := uvarint(b)
-	if tn == 0 {
-		return 0, 0, nil, 0, 0, ErrTruncated
+	f, n := pbwire.Next(b)
+	if n < 0 {
+		return 0, 0, nil, 0, 0, pbwire.Err(n)
 	}
-	num, typ = int(tag>>3), int(tag&7)
-	if num <= 0 || tag>>3 > 1<<29-1 {
-		return 0, 0, nil, 0, 0, fmt.Errorf("%w: field number %d", ErrMalformed, tag>>3)
-	}
-	rest := b[tn:]
-	switch typ {
-	case wireVarint:
-		v, vn := uvarint(rest)
-		if vn == 0 {
-			return 0, 0, nil, 0, 0, ErrTruncated
-		}
-		return num, typ, rest[:vn], v, tn + vn, nil
-	case wireBytes:
-		l, ln := uvarint(rest)
-		if ln == 0 {
-			return 0, 0, nil, 0, 0, ErrTruncated
-		}
-		if l > uint64(len(rest)-ln) {
-			return 0, 0, nil, 0, 0, fmt.Errorf("%w: length %d with %d bytes left", ErrTruncated, l, len(rest)-ln)
-		}
-		return num, typ, rest[ln : ln+int(l)], l, tn + ln + int(l), nil
-	case wireFixed64:
-		if len(rest) < 8 {
-			return 0, 0, nil, 0, 0, ErrTruncated
-		}
-		return num, typ, rest[:8], 0, tn + 8, nil
-	case wireFixed32:
-		if len(rest) < 4 {
-			return 0, 0, nil, 0, 0, ErrTruncated
-		}
-		return num, typ, rest[:4], 0, tn + 4, nil
-	}
-	return 0, 0, nil, 0, 0, fmt.Errorf("%w: wire type %d", ErrMalformed, typ)
+	return f.Num, int(f.Type), f.Val, f.X, n, nil
 }
 
-func appendVarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
-}
+func appendVarint(b []byte, v uint64) []byte { return pbwire.AppendVarint(b, v) }
 
-func appendTag(b []byte, num, typ int) []byte { return appendVarint(b, uint64(num)<<3|uint64(typ)) }
+func appendTag(b []byte, num, typ int) []byte { return pbwire.AppendTag(b, num, pbwire.Type(typ)) }
 
 func appendBytesField(b []byte, num int, v []byte) []byte {
 	b = appendTag(b, num, wireBytes)
@@ -157,14 +110,7 @@ func appendStringField(b []byte, num int, v string) []byte {
 	return append(b, v...)
 }
 
-func varintLen(v uint64) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
-}
+func varintLen(v uint64) int { return pbwire.SizeVarint(v) }
 
 // beginLen starts a length-delimited field whose length is not known yet:
 // it reserves one byte and returns the offset of the payload.

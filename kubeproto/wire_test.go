@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -35,43 +36,56 @@ func TestEnvelopeErrorsSayWhereTheyFailed(t *testing.T) {
 	assert.Equal(t, 4+2+len("v1")+2+len("Pod")+2, de.Offset, "the offset of raw's tag, counted from the magic")
 }
 
+// listJSON reads a PodList message as its JSON, the way a reader of a
+// list (AppendJSON, protodec) walks it.
+func listJSON(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	m, ok := MessageFor("v1", "PodList")
+	require.True(t, ok)
+	j, err := AppendJSON(nil, m, b)
+	require.NoError(t, err)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal(j, &v))
+	return v
+}
+
 func TestLengthsAboveOneByteAreWrittenInPlace(t *testing.T) {
-	for _, n := range []int{0, 1, 127, 128, 300, 20000, 3 << 20} {
+	sizes := []int{0, 1, 300, 20000, 3 << 20}
+	for n := 118; n <= 130; n++ { // the ListMeta's length 127, 128, 129 among them
+		sizes = append(sizes, n, n+16384-128)
+	}
+	for _, n := range sizes {
 		var lm ListMeta
 		lm.Continue = strings.Repeat("c", n)
-		b := AppendListMeta(nil, lm)
-		got, err := DecodeList(b, func(int, []byte) error { return nil })
-		require.NoError(t, err, n)
-		assert.Equal(t, lm, got, n)
+		b := AppendListItem(AppendListMeta(nil, lm), nil)
+		l := listJSON(t, b)
+		md, _ := l["metadata"].(map[string]any)
+		got, _ := md["continue"].(string)
+		assert.Len(t, got, n)
+		assert.Len(t, l["items"], 1, "the item after the metadata starts where the metadata ends, %d", n)
 	}
 }
 
 func TestListRoundTripsMetaAndItems(t *testing.T) {
 	rem := int64(42)
-	lm := ListMeta{ResourceVersion: "123", Continue: "tok", RemainingItemCount: &rem, HasShardInfo: true, ShardSelector: "shardRange(...)"}
+	lm := ListMeta{SelfLink: "/s", ResourceVersion: "123", Continue: "tok", RemainingItemCount: &rem, HasShardInfo: true, ShardSelector: "shardRange(...)"}
 	b := AppendListMeta(nil, lm)
-	items := [][]byte{{0x0a, 0x00}, {}, bytes.Repeat([]byte{0x12, 0x01, 'x'}, 100)}
-	for _, it := range items {
-		b = AppendListItem(b, it)
+	pod, _ := MessageFor("v1", "Pod")
+	for _, name := range []string{"a", "", strings.Repeat("x", 300)} {
+		item, err := AppendProto(nil, pod, []byte(`{"metadata":{"name":"`+name+`"}}`))
+		require.NoError(t, err)
+		b = AppendListItem(b, item)
 	}
-	var got [][]byte
-	gotMeta, err := DecodeList(b, func(i int, msg []byte) error {
-		assert.Equal(t, len(got), i)
-		got = append(got, msg)
-		return nil
-	})
-	require.NoError(t, err)
-	assert.Equal(t, lm, gotMeta)
-	assert.Equal(t, items, got)
-}
-
-func TestListStopsOnTheItemCallbacksError(t *testing.T) {
-	b := AppendListItem(AppendListItem(nil, []byte{}), []byte{})
-	stop := errors.New("stop")
-	calls := 0
-	_, err := DecodeList(b, func(int, []byte) error { calls++; return stop })
-	assert.Same(t, stop, err)
-	assert.Equal(t, 1, calls)
+	l := listJSON(t, b)
+	assert.Equal(t, map[string]any{"selfLink": "/s", "resourceVersion": "123", "continue": "tok",
+		"remainingItemCount": 42.0, "shardInfo": map[string]any{"selector": "shardRange(...)"}}, l["metadata"])
+	items, _ := l["items"].([]any)
+	require.Len(t, items, 3)
+	for i, name := range []string{"a", "", strings.Repeat("x", 300)} {
+		md, _ := items[i].(map[string]any)["metadata"].(map[string]any)
+		got, _ := md["name"].(string)
+		assert.Equal(t, name, got, i)
+	}
 }
 
 func TestWatchEventRoundTripsThroughFrames(t *testing.T) {

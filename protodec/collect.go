@@ -10,50 +10,52 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/internal/pbwire"
 	"github.com/zerokube/zerokube/kubeproto"
 )
 
 // occurrence is one occurrence of a collected field: its wire type and its
 // raw value as it follows the tag.
 type occurrence struct {
-	wt  wireType
+	wt  pbwire.Type
 	val []byte
 }
 
 // gather finds every occurrence of field num in b, which starts at the
-// first one. It returns them in s.occ, and the bytes that determine them
-// (the span from the first to the last when nothing else lies between, as
-// with every encoder kube-apiserver uses; else a copy of them in order).
+// first one. It returns them in s.occ, and the bytes that determine them:
+// the occurrences, tags included, in order. That is the span from the
+// first to the last when nothing else lies between, as with every encoder
+// kube-apiserver uses; else a copy of them, so that a map split by other
+// fields has the key the same map has whole (and is shared with it).
 func (s *state) gather(num int, b []byte) ([]occurrence, []byte, error) {
 	occ := s.occs[:0]
 	end, contiguous := 0, true
 	for i := 0; i < len(b); {
-		n2, wt, n := consumeTag(b[i:])
+		n2, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
 			return nil, nil, errWire
 		}
-		m := consumeValue(wt, b[i+n:])
+		m := pbwire.ConsumeValue(wt, b[i+n:])
 		if m < 0 {
 			return nil, nil, errWire
 		}
 		if n2 == num {
-			occ = append(occ, occurrence{wt, b[i+n : i+n+m]})
-			if contiguous && end == i {
+			if contiguous && end != i {
+				contiguous = false
+				s.key = append(s.key[:0], b[:end]...)
+			}
+			if contiguous {
 				end = i + n + m
 			} else {
-				contiguous = false
+				s.key = append(s.key, b[i:i+n+m]...)
 			}
+			occ = append(occ, occurrence{wt, b[i+n : i+n+m]})
 		}
 		i += n + m
 	}
 	s.occs = occ
 	if contiguous {
 		return occ, b[:end], nil
-	}
-	s.key = s.key[:0]
-	for _, o := range occ {
-		s.key = appendVarint(s.key, uint64(len(o.val)))
-		s.key = append(s.key, o.val...)
 	}
 	return occ, s.key, nil
 }
@@ -67,8 +69,8 @@ func (s *state) collected(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) 
 	}
 	if fp.field.Map() {
 		for _, o := range occ { // each entry is a message
-			if o.wt != wBytes {
-				return errWireType(o.wt, wBytes)
+			if o.wt != pbwire.Bytes {
+				return errWireType(o.wt, pbwire.Bytes)
 			}
 		}
 	}
@@ -95,7 +97,7 @@ func (s *state) collected(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) 
 // entry splits a map entry {1 key, 2 value} into its key and its value's
 // raw occurrence; a missing value is its zero (ok reports it present).
 func entry(b []byte) (key []byte, val occurrence, ok bool, err error) {
-	e, n := consumeBytes(b)
+	e, n := pbwire.ConsumeBytes(b)
 	if n < 0 {
 		return nil, val, false, errWire
 	}
@@ -103,8 +105,8 @@ func entry(b []byte) (key []byte, val occurrence, ok bool, err error) {
 	if err != nil {
 		return nil, val, false, err
 	}
-	if f[0].ok && f[0].wt != wBytes {
-		return nil, val, false, errWireType(f[0].wt, wBytes)
+	if f[0].ok && f[0].wt != pbwire.Bytes {
+		return nil, val, false, errWireType(f[0].wt, pbwire.Bytes)
 	}
 	return f[0].b, occurrence{f[1].wt, f[1].raw}, f[1].ok, nil
 }
@@ -133,7 +135,7 @@ func (s *state) mapOf(fp *fieldPlan, loc unsafe.Pointer, occ []occurrence) error
 
 // jsonValue decodes one value by its JSON form into loc, which holds a
 // vp.typ.
-func (s *state) jsonValue(vp *value, loc unsafe.Pointer, wt wireType, val []byte) error {
+func (s *state) jsonValue(vp *value, loc unsafe.Pointer, wt pbwire.Type, val []byte) error {
 	j, err := s.appendValueJSON(s.json[:0], vp.kind, vp.msg, occurrence{wt, val})
 	s.json = j
 	if err != nil {
@@ -144,14 +146,15 @@ func (s *state) jsonValue(vp *value, loc unsafe.Pointer, wt wireType, val []byte
 
 func (s *state) appendArrayJSON(j []byte, k kind, m kubeproto.Message, occ []occurrence) ([]byte, error) {
 	j = append(j, '[')
-	for i, o := range occ {
-		if i > 0 {
-			j = append(j, ',')
-		}
+	open := len(j)
+	for _, o := range occ {
 		var err error
-		if o.wt == wBytes && wireWant(k) != wBytes {
-			j, err = appendPackedJSON(j, k, o.val)
+		if o.wt == pbwire.Bytes && wireWant(k) != pbwire.Bytes {
+			j, err = appendPackedJSON(j, open, k, o.val) // a run of any length, none included
 		} else {
+			if len(j) > open {
+				j = append(j, ',')
+			}
 			j, err = s.appendValueJSON(j, k, m, o)
 		}
 		if err != nil {
@@ -161,18 +164,20 @@ func (s *state) appendArrayJSON(j []byte, k kind, m kubeproto.Message, occ []occ
 	return append(j, ']'), nil
 }
 
-func appendPackedJSON(j []byte, k kind, val []byte) ([]byte, error) {
-	v, n := consumeBytes(val)
+// appendPackedJSON appends the values of a packed run to the array whose
+// elements start at j[open:].
+func appendPackedJSON(j []byte, open int, k kind, val []byte) ([]byte, error) {
+	v, n := pbwire.ConsumeBytes(val)
 	if n < 0 {
 		return j, errWire
 	}
 	wt := wireWant(k)
-	for first := true; len(v) > 0; first = false {
-		m := consumeValue(wt, v)
+	for len(v) > 0 {
+		m := pbwire.ConsumeValue(wt, v)
 		if m < 0 {
 			return j, errWire
 		}
-		if !first {
+		if len(j) > open {
 			j = append(j, ',')
 		}
 		var err error
@@ -210,7 +215,7 @@ func (s *state) appendMapJSON(j []byte, entryMsg kubeproto.Message, occ []occurr
 // zeroOccurrence is the raw encoding of kind k's zero value.
 func zeroOccurrence(k kind) occurrence {
 	switch wt := wireWant(k); wt {
-	case wFixed64:
+	case pbwire.Fixed64:
 		return occurrence{wt, make([]byte, 8)}
 	default:
 		return occurrence{wt, []byte{0}}
@@ -225,7 +230,7 @@ func (s *state) appendValueJSON(j []byte, k kind, m kubeproto.Message, o occurre
 	if k != kMessage {
 		return appendScalarJSON(j, k, o)
 	}
-	b, n := consumeBytes(o.val)
+	b, n := pbwire.ConsumeBytes(o.val)
 	if n < 0 {
 		return j, errWire
 	}
@@ -236,7 +241,7 @@ func (s *state) appendValueJSON(j []byte, k kind, m kubeproto.Message, o occurre
 func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 	switch k {
 	case kString, kBytes:
-		b, n := consumeBytes(o.val)
+		b, n := pbwire.ConsumeBytes(o.val)
 		if n < 0 {
 			return j, errWire
 		}
@@ -250,7 +255,7 @@ func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 		j, _ = jsontext.AppendQuote(j, b)
 		return j, nil
 	case kFloat64:
-		u, n := consumeFixed64(o.val)
+		u, n := pbwire.ConsumeFixed64(o.val)
 		if n < 0 {
 			return j, errWire
 		}
@@ -260,7 +265,7 @@ func appendScalarJSON(j []byte, k kind, o occurrence) ([]byte, error) {
 		}
 		return strconv.AppendFloat(j, f, 'g', -1, 64), nil
 	}
-	u, n := consumeVarint(o.val)
+	u, n := pbwire.ConsumeVarint(o.val)
 	if n < 0 {
 		return j, errWire
 	}

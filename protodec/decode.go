@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/zerokube/zerokube/internal/pbwire"
 	"github.com/zerokube/zerokube/kubeproto"
 )
 
@@ -63,15 +64,16 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 		return fmt.Errorf("protodec: %s: messages nested deeper than %d: %w", p.msg.Name(), maxDepth, errWire)
 	}
 	defer func() { s.depth-- }()
-	var done []int32 // collected fields already decoded
+	var done []int32 // collected fields, and message fields merged, already decoded
+	var seen uint64  // message fields 1 to 64 met
 	for i := 0; i < len(b); {
-		num, wt, n := consumeTag(b[i:])
+		num, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
 			return fmt.Errorf("protodec: %s: a bad tag at byte %d: %w", p.msg.Name(), i, errWire)
 		}
 		start := i
 		i += n
-		m := consumeValue(wt, b[i:])
+		m := pbwire.ConsumeValue(wt, b[i:])
 		if m < 0 {
 			return fmt.Errorf("protodec: %s: field %d at byte %d (wire type %d) is truncated or malformed: %w",
 				p.msg.Name(), num, i, wt, errWire)
@@ -85,16 +87,20 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 		if fp == nil {
 			continue // not declared: stepped over by its length
 		}
+		single := fp.kind == kMessage && !fp.repeated && fp.op != opInline
+		if (fp.collect || single) && contains(done, int32(num)) {
+			continue // decoded with its first occurrence, or merged with the earlier ones
+		}
 		var err error
 		switch {
 		case fp.collect:
-			if contains(done, int32(num)) {
-				continue
-			}
 			done = append(done, int32(num))
 			err = s.collected(fp, at(base, fp.off), num, b[start:])
 		case fp.op == opInline:
 			err = s.inline(fp, base, wt, val)
+		case single && wt == pbwire.Bytes && again(&seen, num, b[:start]):
+			done = append(done, int32(num))
+			err = s.merge(fp, at(base, fp.off), num, b)
 		default:
 			err = s.field(fp, at(base, fp.off), wt, val)
 		}
@@ -109,16 +115,62 @@ func (s *state) message(p *plan, base unsafe.Pointer, b []byte) error {
 	return nil
 }
 
+// again marks message field num met, reporting whether it was met
+// before: in seen for fields 1 to 64, else by looking in before, the
+// message up to this occurrence (no Kubernetes message has a message
+// field past 64 on a hot path).
+func again(seen *uint64, num int, before []byte) bool {
+	if num > 64 {
+		return occurrences(before, num) > 0
+	}
+	bit := uint64(1) << (num - 1)
+	met := *seen&bit != 0
+	*seen |= bit
+	return met
+}
+
+// merge decodes the occurrences of message field num in b as one, anew:
+// protobuf merges them, which is what decoding their concatenation does
+// (the last of a scalar wins, repeated fields and maps gather every
+// occurrence's). Decoding them one after another into the same struct
+// would not: a map, or a list decoded by its JSON form, would hold the
+// last occurrence's only. kube-apiserver never writes a message field
+// twice; other encoders may.
+func (s *state) merge(fp *fieldPlan, loc unsafe.Pointer, num int, b []byte) error {
+	var cat []byte
+	for i := 0; i < len(b); {
+		n2, wt, n := pbwire.ConsumeTag(b[i:])
+		if n < 0 {
+			return errWire
+		}
+		m := pbwire.ConsumeValue(wt, b[i+n:])
+		if m < 0 {
+			return errWire
+		}
+		if n2 == num {
+			if wt != pbwire.Bytes {
+				return errWireType(wt, pbwire.Bytes)
+			}
+			v, _ := pbwire.ConsumeBytes(b[i+n:])
+			cat = append(cat, v...)
+		}
+		i += n + m
+	}
+	reflect.NewAt(fp.goTyp, loc).Elem().SetZero()
+	val := pbwire.AppendVarint(make([]byte, 0, pbwire.MaxVarintLen+len(cat)), uint64(len(cat)))
+	return s.field(fp, loc, pbwire.Bytes, append(val, cat...))
+}
+
 // occurrences counts the occurrences of field num in b, well-formed fields
 // already stepped over once: the index of the one that follows them.
 func occurrences(b []byte, num int) int {
 	c := 0
 	for i := 0; i < len(b); {
-		n2, wt, n := consumeTag(b[i:])
+		n2, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
 			break
 		}
-		m := consumeValue(wt, b[i+n:])
+		m := pbwire.ConsumeValue(wt, b[i+n:])
 		if m < 0 {
 			break
 		}
@@ -131,11 +183,11 @@ func occurrences(b []byte, num int) int {
 }
 
 // inline decodes an inline message's fields into the struct at base.
-func (s *state) inline(fp *fieldPlan, base unsafe.Pointer, wt wireType, val []byte) error {
-	if wt != wBytes {
-		return errWireType(wt, wBytes)
+func (s *state) inline(fp *fieldPlan, base unsafe.Pointer, wt pbwire.Type, val []byte) error {
+	if wt != pbwire.Bytes {
+		return errWireType(wt, pbwire.Bytes)
 	}
-	v, _ := consumeBytes(val)
+	v, _ := pbwire.ConsumeBytes(val)
 	return s.message(fp.sub, base, v)
 }
 
@@ -212,13 +264,13 @@ func contains(s []int32, n int32) bool {
 	return false
 }
 
-func errWireType(got, want wireType) error {
+func errWireType(got, want pbwire.Type) error {
 	return fmt.Errorf("wire type %d, want %d: %w", got, want, errWire)
 }
 
 // field decodes one occurrence of a field, whose raw value (as it follows
 // the tag) is val, into loc.
-func (s *state) field(fp *fieldPlan, loc unsafe.Pointer, wt wireType, val []byte) error {
+func (s *state) field(fp *fieldPlan, loc unsafe.Pointer, wt pbwire.Type, val []byte) error {
 	if !fp.repeated {
 		if fp.omitEmpty && zeroScalar(fp.kind, wt, val) {
 			return nil // JSON leaves it out: a pointer stays nil
@@ -233,23 +285,23 @@ func (s *state) field(fp *fieldPlan, loc unsafe.Pointer, wt wireType, val []byte
 
 // isPacked reports an occurrence of repeated field fp that is a packed run
 // of scalars.
-func isPacked(fp *fieldPlan, wt wireType) bool {
-	return wt == wBytes && fp.kind != kString && fp.kind != kBytes && fp.kind != kMessage
+func isPacked(fp *fieldPlan, wt pbwire.Type) bool {
+	return wt == pbwire.Bytes && fp.kind != kString && fp.kind != kBytes && fp.kind != kMessage
 }
 
 // zeroScalar reports an empty string, a zero number or false.
-func zeroScalar(k kind, wt wireType, val []byte) bool {
+func zeroScalar(k kind, wt pbwire.Type, val []byte) bool {
 	switch k {
 	case kString, kBytes:
-		return wt == wBytes && len(val) == 1 && val[0] == 0
+		return wt == pbwire.Bytes && len(val) == 1 && val[0] == 0
 	case kMessage:
 		return false
 	}
 	switch wt {
-	case wVarint:
+	case pbwire.Varint:
 		return len(val) == 1 && val[0] == 0
-	case wFixed64:
-		u, n := consumeFixed64(val)
+	case pbwire.Fixed64:
+		u, n := pbwire.ConsumeFixed64(val)
 		return n == 8 && math.Float64frombits(u) == 0
 	}
 	return false
@@ -257,16 +309,16 @@ func zeroScalar(k kind, wt wireType, val []byte) bool {
 
 // packed decodes a packed run of scalars, each appended to the slice at loc.
 func (s *state) packed(fp *fieldPlan, loc unsafe.Pointer, val []byte) error {
-	v, n := consumeBytes(val)
+	v, n := pbwire.ConsumeBytes(val)
 	if n < 0 {
 		return errWire
 	}
-	wt := wVarint
+	wt := pbwire.Varint
 	if fp.kind == kFloat64 {
-		wt = wFixed64
+		wt = pbwire.Fixed64
 	}
 	for len(v) > 0 {
-		m := consumeValue(wt, v)
+		m := pbwire.ConsumeValue(wt, v)
 		if m < 0 {
 			return fmt.Errorf("packed values: %w", errWire)
 		}

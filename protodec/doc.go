@@ -61,14 +61,23 @@
 //  2. No input makes the decoder panic; every length is checked against
 //     the bytes at hand before use, so allocation follows the input's size,
 //     never a length it claims, and nesting is bounded (100 messages).
-//     [FuzzHostileBytesNeverPanic]
-//  3. A Decoder keeps no global state: its plans, and the recent strings
+//     A length is checked against its own message, never against bytes
+//     past it: one that overruns its message is malformed.
+//     [FuzzHostileBytesNeverPanic, TestALengthPastItsMessageFails]
+//  3. What any conforming protobuf encoder may write decodes as protobuf
+//     parsers read it, though kube-apiserver never writes it: packed
+//     repeated scalars; a field twice (the last scalar wins, messages
+//     merge, maps and lists gathered); a map's entries split by other
+//     fields; an entry without key or value. [protodec/wire_test.go]
+//  4. A Decoder keeps no global state: its plans, and the recent strings
 //     it shares between objects, are its own. It is safe for concurrent
 //     use.
-//  4. Through a meta.Sharer, objects share equal map[string]string values
-//     (labels, annotations) as on the JSON path.
-//     [TestASharerSharesEqualLabelMapsAcrossObjects]
-//  5. Errors name the field, its JSON path and its message; IsContentError
+//  5. Through a meta.Sharer, objects share equal map[string]string values
+//     (labels, annotations) as on the JSON path, whether a map's entries
+//     come together or split by other fields.
+//     [TestASharerSharesEqualLabelMapsAcrossObjects,
+//     TestAMapSplitByOtherFieldsIsOneMapAndSharedWithTheWholeOne]
+//  6. Errors name the field, its JSON path and its message; IsContentError
 //     tells a value that does not fit its Go type (the object may be
 //     skipped) from malformed protobuf. Path gives the JSON pointer the
 //     JSON decoder gives for the same value in the object's JSON form,

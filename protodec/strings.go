@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/zerokube/zerokube/internal/pbwire"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -108,10 +109,10 @@ func entryString(v occurrence, ok bool) ([]byte, error) {
 	if !ok {
 		return nil, nil
 	}
-	if v.wt != wBytes {
-		return nil, errWireType(v.wt, wBytes)
+	if v.wt != pbwire.Bytes {
+		return nil, errWireType(v.wt, pbwire.Bytes)
 	}
-	b, n := consumeBytes(v.val)
+	b, n := pbwire.ConsumeBytes(v.val)
 	if n < 0 {
 		return nil, errWire
 	}

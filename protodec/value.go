@@ -6,14 +6,16 @@ import (
 	"reflect"
 	"time"
 	"unsafe"
+
+	"github.com/zerokube/zerokube/internal/pbwire"
 )
 
 // wireWant is the wire type each schema kind travels as.
-func wireWant(k kind) wireType { return wireType(k.WireType()) }
+func wireWant(k kind) pbwire.Type { return pbwire.Type(k.WireType()) }
 
 // value decodes one wire value (val, as it follows its tag) into loc, which
 // holds a vp.typ (or a *vp.typ when vp.ptr).
-func (s *state) value(vp *value, loc unsafe.Pointer, wt wireType, val []byte) error {
+func (s *state) value(vp *value, loc unsafe.Pointer, wt pbwire.Type, val []byte) error {
 	if want := wireWant(vp.kind); wt != want {
 		return errWireType(wt, want)
 	}
@@ -21,12 +23,12 @@ func (s *state) value(vp *value, loc unsafe.Pointer, wt wireType, val []byte) er
 	var b []byte
 	var n int
 	switch wt {
-	case wVarint:
-		u, n = consumeVarint(val)
-	case wFixed64:
-		u, n = consumeFixed64(val)
+	case pbwire.Varint:
+		u, n = pbwire.ConsumeVarint(val)
+	case pbwire.Fixed64:
+		u, n = pbwire.ConsumeFixed64(val)
 	default:
-		b, n = consumeBytes(val)
+		b, n = pbwire.ConsumeBytes(val)
 	}
 	if n < 0 {
 		return fmt.Errorf("a truncated value: %w", errWire)
@@ -226,7 +228,7 @@ func (s *state) intOrString(vp *value, loc unsafe.Pointer, b []byte) error {
 
 // small is one field of a small message, as smallMessage read it.
 type small struct {
-	wt  wireType
+	wt  pbwire.Type
 	u   uint64 // a varint's value
 	b   []byte // a length-delimited value's content
 	raw []byte // the value as it follows its tag
@@ -238,22 +240,22 @@ type small struct {
 // fields are stepped over.
 func smallMessage(b []byte) (f [3]small, err error) {
 	for len(b) > 0 {
-		num, wt, n := consumeTag(b)
+		num, wt, n := pbwire.ConsumeTag(b)
 		if n < 0 {
 			return f, errWire
 		}
 		b = b[n:]
-		m := consumeValue(wt, b)
+		m := pbwire.ConsumeValue(wt, b)
 		if m < 0 {
 			return f, errWire
 		}
 		if num <= len(f) {
 			v := small{wt: wt, raw: b[:m], ok: true}
 			switch wt {
-			case wVarint:
-				v.u, _ = consumeVarint(b)
-			case wBytes:
-				v.b, _ = consumeBytes(b)
+			case pbwire.Varint:
+				v.u, _ = pbwire.ConsumeVarint(b)
+			case pbwire.Bytes:
+				v.b, _ = pbwire.ConsumeBytes(b)
 			}
 			f[num-1] = v
 		}

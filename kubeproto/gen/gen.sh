@@ -10,7 +10,8 @@
 # copied into a temporary module that requires k8s.io/api and client-go, run
 # there, and the directory deleted. Offline when the module cache already
 # holds those versions (conformance/kube/build.sh fills it); set
-# GOPROXY=off to forbid the network.
+# GOPROXY=off to forbid the network. Exit status 3: the modules (or their
+# checksums) could not be fetched.
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -29,7 +30,17 @@ cd "${dir}"
 	echo "go $(go env GOVERSION | sed 's/^go\([0-9]*\.[0-9]*\).*/\1/')"
 } >go.mod
 export GOFLAGS="-mod=mod -buildvcs=false"
+# Fetching is one step and generating another, so that a caller (the
+# freshness test) tells "cannot fetch" (exit 3: offline, a module or its
+# checksum missing) from "the generator failed" (any other status).
+cannot_fetch() {
+	echo "gen.sh: cannot fetch the generator's modules (k8s.io/api, apimachinery and client-go ${V} and their dependencies, with their checksums)" >&2
+	exit 3
+}
 go get "k8s.io/api@${V}" "k8s.io/apimachinery@${V}" "k8s.io/client-go@${V}" >/dev/null 2>&1 ||
-	go get "k8s.io/api@${V}" "k8s.io/apimachinery@${V}" "k8s.io/client-go@${V}"
+	go get "k8s.io/api@${V}" "k8s.io/apimachinery@${V}" "k8s.io/client-go@${V}" || cannot_fetch
+# Every module the build needs, downloaded and in go.sum: go run then
+# fetches nothing.
+go list -deps . >/dev/null || cannot_fetch
 nice go run . -o "${dir}/zz_schema.go" -version "${V}"
 cp "${dir}/zz_schema.go" "${out}"
