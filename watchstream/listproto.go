@@ -2,11 +2,11 @@ package watchstream
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/zerokube/zerokube/internal/pbwire"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
@@ -39,28 +39,22 @@ type pbReader struct {
 // large reads cost less than many small ones.
 const readBufferSize = 64 << 10
 
-func (p *pbReader) ReadByte() (byte, error) {
-	c, err := p.r.ReadByte()
-	if err == nil {
-		p.off++
-	}
-	return c, err
-}
-
-// varint reads one varint; io.EOF only when the stream ends before it.
+// varint reads one varint (pbwire.ReadVarint: io.EOF only when the
+// stream ends before it).
 func (p *pbReader) varint() (uint64, error) {
-	start := p.off
-	v, err := binary.ReadUvarint(p)
-	if err == io.EOF && p.off > start {
-		err = io.ErrUnexpectedEOF
-	}
+	v, n, err := pbwire.ReadVarint(p.r)
+	p.off += int64(n)
 	return v, err
 }
 
 // tag reads a field's tag: its number and wire type.
-func (p *pbReader) tag() (num uint64, wt byte, err error) {
+func (p *pbReader) tag() (num int, wt pbwire.Type, err error) {
 	v, err := p.varint()
-	return v >> 3, byte(v & 7), err
+	if err != nil {
+		return 0, 0, err
+	}
+	num, wt, n := pbwire.SplitTag(v)
+	return num, wt, pbwire.Err(n)
 }
 
 // bytes reads a length-delimited value of at most max bytes into p.buf.
@@ -81,25 +75,20 @@ func (p *pbReader) bytes(max int64) ([]byte, error) {
 	return p.buf, noEOF(err)
 }
 
-// skip reads past a value of wire type wt, bounded by limit bytes for a
-// length-delimited one.
-func (p *pbReader) skip(wt byte) error {
-	var n uint64
-	switch wt {
-	case 0:
+// skip reads past a value of wire type wt.
+func (p *pbReader) skip(wt pbwire.Type) error {
+	n := uint64(pbwire.FixedLen(wt))
+	switch {
+	case pbwire.FixedLen(wt) < 0:
+		return fmt.Errorf("wire type %d: %w", wt, pbwire.Err(pbwire.FixedLen(wt)))
+	case wt == pbwire.Varint:
 		_, err := p.varint()
 		return noEOF(err)
-	case 1:
-		n = 8
-	case 5:
-		n = 4
-	case 2:
+	case wt == pbwire.Bytes:
 		var err error
 		if n, err = p.varint(); err != nil {
 			return noEOF(err)
 		}
-	default:
-		return fmt.Errorf("wire type %d: %w", wt, kubeproto.ErrMalformed)
 	}
 	m, err := p.r.Discard(int(min(n, 1<<62)))
 	p.off += int64(m)
@@ -139,9 +128,9 @@ func decodeProtoList[T any, P meta.PtrObject[T]](l *listDecoder, r io.Reader, ea
 			return lm, l.fail(at, err)
 		}
 		switch {
-		case num == 1 && wt == 2:
+		case num == 1 && wt == pbwire.Bytes:
 			env, err = p.typeMeta()
-		case num == 2 && wt == 2:
+		case num == 2 && wt == pbwire.Bytes:
 			err = decodeProtoItems[T, P](l, p, env, &lm, each)
 		default:
 			err = p.skip(wt)
@@ -159,7 +148,7 @@ func (p *pbReader) typeMeta() (kubeproto.Envelope, error) {
 		return kubeproto.Envelope{}, err
 	}
 	hdr := append([]byte(kubeproto.Magic), 0x0a)
-	hdr = binary.AppendUvarint(hdr, uint64(len(b)))
+	hdr = pbwire.AppendVarint(hdr, uint64(len(b)))
 	return kubeproto.DecodeEnvelope(append(hdr, b...))
 }
 
@@ -190,12 +179,12 @@ func decodeProtoItems[T any, P meta.PtrObject[T]](l *listDecoder, p *pbReader, e
 			return noEOF(err)
 		}
 		switch {
-		case num == 1 && wt == 2:
+		case num == 1 && wt == pbwire.Bytes:
 			var b []byte
 			if b, err = p.bytes(p.max); err == nil {
 				err = l.opts.Protobuf.Unmarshal(listMetaMessage, b, lm)
 			}
-		case num == 2 && wt == 2:
+		case num == 2 && wt == pbwire.Bytes:
 			err = decodeProtoItem[T, P](l, p, items.Message(), i, at, tm, each)
 			i++
 		default:
