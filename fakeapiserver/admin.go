@@ -2,6 +2,8 @@ package fakeapiserver
 
 import (
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -9,17 +11,96 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// serveAdmin serves the fault-injection endpoints under /fake/. They need
-// no token. Every one but GET /fake/stats is a POST:
-//
-//	/fake/drop-watches  /fake/cut-watch  /fake/malformed-event  /fake/stall  /fake/restart
-//	/fake/fail?code=503&count=2&verb=list&path=/pods&retryAfter=2s
-//	/fake/fail?code=410&count=-1&verb=watch&asEvent=true&query=sendInitialEvents&reason=Gone
-//	/fake/latency?d=200ms            /fake/compact?rv=123
-//	/fake/bookmarks?enabled=false    /fake/clear-faults
-//	/fake/restore?rv=123             /fake/compact-between-pages?count=-1
-//	/fake/cut-streaming-list?count=1
-//	/fake/put-unchecked?version=v1&resource=configmaps  (the object is the body)
+// adminFault is one row of the fault table the /fake/ endpoints serve: a
+// fault is data (its endpoint, the query it reads, the call), so adding
+// one is a row here beside the method that injects it, not a case in a
+// switch and a parser of its own.
+type adminFault struct {
+	name  string // POST /fake/<name>
+	query string // the query it reads, for the package doc and the 404
+	// answerFirst: the fault drops every connection, this one included,
+	// so the answer is written before it runs (on the server's WaitGroup).
+	answerFirst bool
+	do          func(s *Server, r *http.Request, q url.Values) (affected int, err error)
+}
+
+// count reads the count parameter of an armed fault.
+func count(name string, q url.Values) (int, error) {
+	c, err := strconv.Atoi(q.Get("count"))
+	if err != nil {
+		return 0, errBadRequest("%s: count: %v", name, err)
+	}
+	return c, nil
+}
+
+var adminFaults = []adminFault{
+	{name: "drop-watches", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.DropWatches(), nil }},
+	{name: "cut-watch", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.CutWatches(), nil }},
+	{name: "malformed-event", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.InjectMalformedEvent(), nil }},
+	{name: "stall", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.StallWatches(), nil }},
+	{name: "restart", answerFirst: true, do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { s.Restart(); return 0, nil }},
+	{name: "restore", query: "rv=123", answerFirst: true, do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)
+		s.Restore(rv)
+		return 0, nil
+	}},
+	{name: "fail", query: "code=503&count=2&verb=list&path=/pods&query=sendInitialEvents&retryAfter=2s&asEvent=true&reason=Gone",
+		do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+			f, err := parseFailure(q)
+			if err == nil {
+				s.FailNext(f)
+			}
+			return 0, err
+		}},
+	{name: "latency", query: "d=200ms", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+		d, err := time.ParseDuration(q.Get("d"))
+		if err != nil {
+			return 0, errBadRequest("latency: %v", err)
+		}
+		s.SetLatency(d)
+		return 0, nil
+	}},
+	{name: "compact", query: "rv=123", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)
+		s.Compact(rv)
+		return 0, nil
+	}},
+	{name: "bookmarks", query: "enabled=false", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+		s.SetBookmarks(isTrue(q.Get("enabled")))
+		return 0, nil
+	}},
+	{name: "clear-faults", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { s.ClearFaults(); return 0, nil }},
+	{name: "compact-between-pages", query: "count=-1", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+		c, err := count("compact-between-pages", q)
+		if err == nil {
+			s.CompactBetweenPages(c)
+		}
+		return 0, err
+	}},
+	{name: "cut-streaming-list", query: "count=1", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
+		c, err := count("cut-streaming-list", q)
+		if err == nil {
+			s.CutStreamingLists(c)
+		}
+		return 0, err
+	}},
+	{name: "put-unchecked", query: "version=v1&resource=configmaps (the object is the body)",
+		do: func(s *Server, r *http.Request, q url.Values) (int, error) {
+			body, err := readBody(r)
+			if err == nil {
+				gvr := meta.GVR{Group: q.Get("group"), Version: q.Get("version"), Resource: q.Get("resource")}
+				_, err = s.PutUnchecked(gvr, body)
+			}
+			if err != nil {
+				return 0, errBadRequest("put-unchecked: %v", err)
+			}
+			return 0, nil
+		}},
+}
+
+// serveAdmin serves the fault-injection endpoints under /fake/ from
+// adminFaults: POST /fake/<name>?<query>, and GET /fake/stats. They need
+// no token.
 func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, "/fake/")
 	if name == "stats" && r.Method == http.MethodGet {
@@ -30,65 +111,21 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.writeError(w, r, errMethodNotAllowed(r.Method))
 		return
 	}
-	q := r.URL.Query()
-	n := 0
-	switch name {
-	case "drop-watches":
-		n = s.DropWatches()
-	case "cut-watch":
-		n = s.CutWatches()
-	case "malformed-event":
-		n = s.InjectMalformedEvent()
-	case "stall":
-		n = s.StallWatches()
-	case "restart":
-		// Answer first: the restart drops this connection too.
+	i := slices.IndexFunc(adminFaults, func(f adminFault) bool { return f.name == name })
+	if i < 0 {
+		s.writeError(w, r, errNoResource())
+		return
+	}
+	f := adminFaults[i]
+	if f.answerFirst {
 		writeValue(w, http.StatusOK, map[string]int{"affected": 0})
 		s.wg.Add(1)
-		go func() { defer s.wg.Done(); s.Restart() }()
+		go func() { defer s.wg.Done(); _, _ = f.do(s, r, r.URL.Query()) }()
 		return
-	case "fail":
-		f, err := parseFailure(q)
-		if err != nil {
-			s.writeError(w, r, err)
-			return
-		}
-		s.FailNext(f)
-	case "latency":
-		d, err := time.ParseDuration(q.Get("d"))
-		if err != nil {
-			s.writeError(w, r, errBadRequest("latency: %v", err))
-			return
-		}
-		s.SetLatency(d)
-	case "compact":
-		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)
-		s.Compact(rv)
-	case "bookmarks":
-		s.SetBookmarks(isTrue(q.Get("enabled")))
-	case "clear-faults":
-		s.ClearFaults()
-	case "restore":
-		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)
-		s.wg.Add(1) // as restart: the restore drops this connection too
-		go func() { defer s.wg.Done(); s.Restore(rv) }()
-	case "compact-between-pages", "cut-streaming-list":
-		c, err := strconv.Atoi(q.Get("count"))
-		if err != nil {
-			s.writeError(w, r, errBadRequest("%s: count: %v", name, err))
-			return
-		}
-		if name == "cut-streaming-list" {
-			s.CutStreamingLists(c)
-		} else {
-			s.CompactBetweenPages(c)
-		}
-	case "put-unchecked":
-		if !s.adminPutUnchecked(w, r) {
-			return
-		}
-	default:
-		s.writeError(w, r, errNoResource())
+	}
+	n, err := f.do(s, r, r.URL.Query())
+	if err != nil {
+		s.writeError(w, r, err)
 		return
 	}
 	writeValue(w, http.StatusOK, map[string]int{"affected": n})
@@ -118,20 +155,4 @@ func parseFailure(q map[string][]string) (Failure, error) {
 		}
 	}
 	return f, nil
-}
-
-// adminPutUnchecked serves /fake/put-unchecked; false when it answered an
-// error.
-func (s *Server) adminPutUnchecked(w http.ResponseWriter, r *http.Request) bool {
-	q := r.URL.Query()
-	body, err := readBody(r)
-	if err == nil {
-		gvr := meta.GVR{Group: q.Get("group"), Version: q.Get("version"), Resource: q.Get("resource")}
-		_, err = s.PutUnchecked(gvr, body)
-	}
-	if err != nil {
-		s.writeError(w, r, errBadRequest("put-unchecked: %v", err))
-		return false
-	}
-	return true
 }

@@ -29,12 +29,25 @@
 // Tests assert on what happened with Stats (requests, watches, events,
 // slow watchers, faults by kind) and wait with AwaitWatchers rather than
 // sleeping. The same faults are reachable over HTTP for other processes,
-// without a token:
+// without a token, one endpoint per row of admin.go's fault table
+// (adminFaults: a fault is a row there beside the method that injects it):
 //
 //	POST /fake/fail?code=503&count=2&verb=watch&path=/pods&retryAfter=2s
 //	POST /fake/drop-watches | /fake/cut-watch | /fake/malformed-event | /fake/stall | /fake/restart
 //	POST /fake/latency?d=200ms | /fake/compact?rv=123 | /fake/bookmarks?enabled=false
+//	POST /fake/restore?rv=123 | /fake/compact-between-pages?count=-1 | /fake/cut-streaming-list?count=1
+//	POST /fake/put-unchecked?version=v1&resource=configmaps (the object is the body) | /fake/clear-faults
 //	GET  /fake/stats
+//
+// Tests that need a race in a given order use the hooks of Options, each
+// documented by what it does when non-nil (the zero Options behaves as
+// kube-apiserver): Intercept sees or answers every API request, Stored
+// runs after a write is stored and before it is answered.
+//
+// A client that asks for objects' metadata only (Accept
+// ...;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1, PartialObjectMetadata
+// for gets and watches) gets them as kube-apiserver makes them
+// (partial.go), in JSON or protobuf.
 //
 // Objects of every resource are stored as generic JSON (the built-in core/v1
 // and apps/v1 kinds, plus any registered with Server.Register). The Go API

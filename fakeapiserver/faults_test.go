@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
@@ -191,4 +192,42 @@ func TestInterceptAnswersForTheServer(t *testing.T) {
 	code, _ = get(t, srv.URL()+"/api/v1/configmaps")
 	require.Equal(t, 200, code)
 	require.Equal(t, []string{"create", "list"}, seen)
+}
+
+// TestStoredRunsBetweenTheWriteAndItsAnswer: the Stored hook sees every
+// write that took effect (not a dry run) before its answer; a client
+// cancelled there gets no answer, yet the write is stored, the race a
+// cancelled renewal makes for leader election's release.
+func TestStoredRunsBetweenTheWriteAndItsAnswer(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen []string // verb and name: checked on the test's goroutine, not the handler's
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), Stored: func(r *http.Request, verb string, obj []byte) {
+		var o struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		_ = json.Unmarshal(obj, &o)
+		seen = append(seen, verb+" "+o.Metadata.Name)
+		if verb == "update" {
+			cancel()
+			<-r.Context().Done() // the client has gone: no answer will reach it
+		}
+	}})
+	u := srv.URL() + "/api/v1/namespaces/default/configmaps"
+	code, _ := call(t, "POST", u, "application/json", `{"metadata":{"name":"c"},"data":{"k":"1"}}`)
+	require.Equal(t, 201, code)
+	code, _ = call(t, "POST", u+"?dryRun=All", "application/json", `{"metadata":{"name":"d"}}`)
+	require.Equal(t, 201, code)
+	req, err := http.NewRequestWithContext(ctx, "PUT", u+"/c", strings.NewReader(`{"metadata":{"name":"c"},"data":{"k":"2"}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+cfgToken(srv))
+	_, err = http.DefaultClient.Do(req)
+	require.ErrorIs(t, err, context.Canceled, "the client never got its answer")
+	o, err := srv.Get(meta.GVR{Version: "v1", Resource: "configmaps"}, "default", "c")
+	require.NoError(t, err)
+	require.Contains(t, string(o.Bytes()), `"k":"2"`, "yet the update was stored")
+	require.Equal(t, []string{"create c", "update c"}, seen, "a dry run is not stored")
 }

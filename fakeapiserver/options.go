@@ -46,11 +46,22 @@ type Options struct {
 	// off by default, as on a real server, the parameter is ignored. See
 	// shard.go.
 	ShardedListAndWatch bool
-	// Intercept, when set, sees every API request (not discovery or admin)
-	// after authentication; an error it returns is the answer (a
-	// *meta.StatusError keeps its code, anything else is a 500). Nil means
-	// no interception.
+	// Hooks, each documented by what happens when it is non-nil; nil (the
+	// zero Options) means the server behaves as kube-apiserver does. They
+	// run on the request's goroutine and may block it: a test holds a
+	// request there to make a race happen in the order it wants.
+
+	// Intercept, if non-nil, sees every API request (not discovery or
+	// admin) after authentication; an error it returns is the answer (a
+	// *meta.StatusError keeps its code, anything else is a 500).
 	Intercept func(r *http.Request, verb string) error
+	// Stored, if non-nil, is called after a create, update, patch or
+	// delete (not a dry run) is stored and before its answer is written,
+	// with the object as stored (for a delete, its last state). A test
+	// that cancels the client's request here makes a write that took
+	// effect but was never answered: what a client cancelled mid-request
+	// (leader election's release after a cancelled renewal) must expect.
+	Stored func(r *http.Request, verb string, object []byte)
 	// SimulateStatus runs a status loop once the server is started
 	// (statusloop.go): pods become Running with every container ready,
 	// Deployments and ReplicaSets get the status their controllers write

@@ -73,6 +73,7 @@ func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req reques
 		writeValue(w, http.StatusCreated, dryCreated(o))
 		return
 	}
+	s.stored(r, req.verb, o)
 	writeJSON(w, http.StatusCreated, o.Full())
 }
 
@@ -85,10 +86,14 @@ func (s *Server) handleUpdate(w http.ResponseWriter, r *http.Request, req reques
 		s.writeError(w, r, err)
 		return
 	}
-	o, err := s.update(req.res, req.ns, req.name, writeMetaOf(r, req), func(object) (object, error) { return m, nil })
+	wm := writeMetaOf(r, req)
+	o, err := s.update(req.res, req.ns, req.name, wm, func(object) (object, error) { return m, nil })
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !wm.dryRun {
+		s.stored(r, req.verb, o)
 	}
 	writeJSON(w, http.StatusOK, o.Full())
 }
@@ -143,6 +148,9 @@ func (s *Server) handlePatch(w http.ResponseWriter, r *http.Request, req request
 		writeValue(w, code, dryCreated(o))
 		return
 	}
+	if !wm.dryRun {
+		s.stored(r, req.verb, o)
+	}
 	writeJSON(w, code, o.Full())
 }
 
@@ -177,13 +185,17 @@ func (s *Server) handleDelete(w http.ResponseWriter, r *http.Request, req reques
 			return
 		}
 	}
-	if r.URL.Query().Has("dryRun") || len(opts.DryRun) > 0 {
+	dry := r.URL.Query().Has("dryRun") || len(opts.DryRun) > 0
+	if dry {
 		del = s.deleteDry
 	}
 	o, gone, err := del(req.res, req.ns, req.name, pre)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if !dry {
+		s.stored(r, req.verb, o)
 	}
 	if !gone || req.res.GracefulDelete {
 		// Pods answer with the object; so does any object a finalizer keeps.
@@ -236,4 +248,12 @@ func (s *Server) handleDeleteCollection(w http.ResponseWriter, r *http.Request, 
 		deleted = append(deleted, d)
 	}
 	s.writeList(w, req.res, &storage.Page{RV: s.store.RV(), Items: deleted})
+}
+
+// stored calls Options.Stored, if non-nil, with a write that was stored
+// and is about to be answered.
+func (s *Server) stored(r *http.Request, verb string, o *storage.Object) {
+	if s.opts.Stored != nil {
+		s.opts.Stored(r, verb, o.Full())
+	}
 }
