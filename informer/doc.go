@@ -234,8 +234,8 @@
 //     resourceVersion first asked for (client-go's pager); 410 on a list at
 //     a resourceVersion relists at "" (consistent), whatever the 410's
 //     reason; 504 ResourceVersionTooLarge, on a LIST, a WATCH or a
-//     streaming list, as a reply or as an ERROR event, waits, then lists at
-//     "". A continue token repeated within one list fails it
+//     streaming list, as a reply or as an ERROR event, lists at "" at once.
+//     A continue token repeated within one list fails it
 //     (apiclient.ErrContinueLoop) instead of paging forever.
 //     [TestListErrorTransitions, TestGoneMidPaginatedListListsOnceWhole,
 //     TestRepeatedContinueTokenFailsTheList, TestStreamingTooLargeRVListsConsistently]
@@ -243,9 +243,10 @@
 //     2·MinWatchTimeout). A clean end re-watches from the last
 //     resourceVersion without relisting or waiting; an idle watch is ended
 //     and reopened; a broken stream or a 429 re-watches after a backoff;
-//     410, any other ERROR event (500 included), an event that does not
-//     decode, and a watch closed within a second with no event relist after
-//     a backoff, as client-go does. [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
+//     410 and 504 ResourceVersionTooLarge relist at once (rule 5); any other
+//     ERROR event (500 included), an event that does not decode, and a watch
+//     closed within a second with no event relist after a backoff, as
+//     client-go does. [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
 //     TestWatchingAppliesEventsAndRewatchesAfterCleanEnd,
 //     TestWatchEndTransitions, TestWatchOpeningErrorTransitions,
 //     TestIdleWatchdogReopensTheWatch]
@@ -257,14 +258,16 @@
 //     0.8 s doubling to 30 s with jitter, reset after 2 minutes without
 //     failure, or for the server's Retry-After hint capped at that maximum.
 //     A successful list does not reset the backoff, so a server that
-//     answers every WATCH with 410 gets ever rarer LISTs. Only a list whose
-//     resourceVersion or continue token expired is retried at once, as
-//     client-go's list and pager do, and not after three 410s in a row. Each
+//     answers every WATCH with 410 gets ever rarer LISTs. Only a 410 (a
+//     list's resourceVersion or continue token expired, or a watch's) or a
+//     504 ResourceVersionTooLarge is followed by a relist at once, as
+//     client-go's list and pager do: the server answered; and not after
+//     three in a row without a watch that works. Each
 //     failure is recorded once, in the record: one WatchErrorHandler call,
 //     one step of SyncError.Attempts. A list that works does not end the
 //     count of consecutive failures; a watch that works does.
 //     [TestBackoffDoublesToMaxAndResetsAfterHealth,
-//     TestBackingOffHonoursRetryAfter, TestEveryWatch410WaitsBeforeRelisting,
+//     TestBackingOffHonoursRetryAfter, TestRepeatedWatch410sWaitEverLonger,
 //     TestRepeatedGoneIsReportedAndBacksOff, TestEachFailureIsRecordedOnce,
 //     TestFailuresCountAcrossRelists]
 //  6. A streaming list is complete only at its initial-events-end bookmark.

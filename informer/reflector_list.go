@@ -40,7 +40,7 @@ func (r *reflector[P]) relistRV() string {
 // stepListing fetches one page. Transitions: more pages → listing (next
 // page); last page → Replace, watchOpening at the list's rv; 410 on a
 // continue token → listing from the start; 410 at an rv → listing at ""
-// (consistent); 504 too-large-rv → backingOff, listing at ""; other errors →
+// (consistent); 504 too-large-rv → listing at ""; other errors →
 // backingOff, the same list again.
 func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
@@ -105,7 +105,7 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 	case isGone(err):
 		return r.fail(ctx, err, r.listFrom("", CauseListGone), true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), false)
+		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), true)
 	}
 	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
 }
@@ -174,7 +174,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 
 // stepStreamListing opens a streaming list. Transitions: opened →
 // streamInitial; rejected by the server (400/422/405) → listing, and LIST
-// for good; 410 → streamListing at ""; 504 too-large-rv → backingOff,
+// for good; 410 → streamListing at ""; 504 too-large-rv →
 // streamListing at "" (the server's history went back: retrying the same
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
@@ -194,7 +194,7 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 		case isGone(err):
 			return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 		case meta.IsTooLargeResourceVersion(err):
-			return r.fail(ctx, err, streamListing{cause: CauseTooLargeRV}, false)
+			return r.fail(ctx, err, streamListing{cause: CauseTooLargeRV}, true)
 		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
 			return r.fallBackToList(ctx, err)
 		}
@@ -226,7 +226,7 @@ const (
 // stream; no such bookmark before the stream ends or the timeout → listing for this
 // cycle only (an apiserver restarted mid-stream says nothing against
 // streaming: client-go falls back the same way, once); 410 → streamListing
-// at ""; 504 too-large-rv → backingOff, streamListing at ""; other errors
+// at ""; 504 too-large-rv → streamListing at ""; other errors
 // → backingOff, streamListing.
 func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]) state {
 	var race atomic.Int32
@@ -292,7 +292,7 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	case isGone(err):
 		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, false)
+		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, true)
 	case isUndecodable(err) && r.cfg.skipUndecodable:
 		// A stream cannot step over an object that does not fit, and it
 		// will be in every streaming list until it is fixed: LIST, which
