@@ -242,7 +242,8 @@
 //  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
 //     2·MinWatchTimeout). A clean end re-watches from the last
 //     resourceVersion without relisting or waiting; an idle watch is ended
-//     and reopened; a broken stream or a 429 re-watches after a backoff;
+//     and reopened (after a backoff, as FailureStalled, on a server that
+//     sends bookmarks); a broken stream or a 429 re-watches after a backoff;
 //     410 and 504 ResourceVersionTooLarge relist at once (rule 5); any other
 //     ERROR event (500 included), an event that does not decode, and a watch
 //     closed within a second with no event relist after a backoff, as
@@ -250,6 +251,11 @@
 //     TestWatchingAppliesEventsAndRewatchesAfterCleanEnd,
 //     TestWatchEndTransitions, TestWatchOpeningErrorTransitions,
 //     TestIdleWatchdogReopensTheWatch]
+//     A LIST page that delivers no object for StallTimeout, like a
+//     streaming list silent for InitialEventsTimeout, is abandoned as
+//     FailureStalled and retried after a backoff: a reply that trickles
+//     bytes making no object cannot hold the informer.
+//     [TestAStalledReplyIsAbandonedAndRetried]
 //  4. The stored resourceVersion is that of the last list, event or bookmark
 //     queued, except that it does not move during the synthetic ADDED events
 //     at the start of a watch from "" or "0". [TestBookmarkAloneAdvancesTheRV,

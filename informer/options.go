@@ -88,6 +88,15 @@ type Options[P meta.Object] struct {
 	// bookmark) for this long and reopens it from the last resourceVersion;
 	// default 3 minutes (servers bookmark about once a minute). Negative: off.
 	WatchIdleTimeout time.Duration
+	// StallTimeout abandons a LIST page that delivers no object for this
+	// long, from its request to the first object and between two: a server
+	// or proxy that sends the headers and then stalls, or trickles bytes
+	// that make no object. It is reported as FailureStalled and retried
+	// after a backoff. Default 30 s (a healthy server sends a page's
+	// objects back to back); negative: off. A streaming list's
+	// InitialEventsTimeout and a watch's WatchIdleTimeout (on a server
+	// that sends bookmarks) are the same bound for those.
+	StallTimeout time.Duration
 	// StaleAfter: a synced informer whose cache has not been in step with
 	// the server for longer (nothing heard from it: no list, watch opened,
 	// event or bookmark; or what it said not applied, a blocked handler)
@@ -199,6 +208,9 @@ func (o Options[P]) withDefaults() Options[P] {
 	if o.MinWatchTimeout <= 0 {
 		o.MinWatchTimeout = 5 * time.Minute
 	}
+	if o.StallTimeout == 0 {
+		o.StallTimeout = 30 * time.Second
+	}
 	if o.StaleAfter == 0 {
 		o.StaleAfter = 3 * time.Minute
 	}
@@ -228,7 +240,7 @@ func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 	return reflectorConfig[P]{
 		name: o.Name, pageSize: o.PageSize, streaming: o.StreamingList, consistentFirstList: o.ConsistentFirstList,
 		initialEventsTimeout: o.InitialEventsTimeout, minWatchTimeout: o.MinWatchTimeout,
-		idleTimeout: max(o.WatchIdleTimeout, 0), expectedKind: o.ExpectedKind,
+		idleTimeout: max(o.WatchIdleTimeout, 0), stallTimeout: max(o.StallTimeout, 0), expectedKind: o.ExpectedKind,
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
 		keepManagedFields: o.KeepManagedFields,
 		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, skipUndecodable: o.SkipUndecodable, clock: o.Clock,

@@ -103,6 +103,24 @@ func (r *record) contacted(now time.Time) {
 	}
 }
 
+// opened records a watch the server opened at now: contact, unless the
+// current failure is a stall. A server that answers each request and then
+// sends nothing has not been heard from until a reply delivers (an event,
+// a list): otherwise every reopened watch would end the failure and
+// refresh the progress, and a watch that stalls again and again would look
+// healthy forever.
+func (r *record) opened(now time.Time) {
+	if r.streakOpen.Load() {
+		r.mu.Lock()
+		stalled := r.failing && r.failure != nil && r.failure.Reason == FailureStalled
+		r.mu.Unlock()
+		if stalled {
+			return
+		}
+	}
+	r.contacted(now)
+}
+
 // listed records a complete list from the server at rv: contact, the
 // informer has reached the server, and skipped are the objects that list
 // left out. The 410 streak goes on: only a watch that works ends it.

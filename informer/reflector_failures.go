@@ -41,6 +41,12 @@ const (
 	// rejected. Fix the request (Options.Selectors): retrying sends it
 	// again unchanged.
 	FailureBadRequest
+	// FailureStalled: the server answered, then its reply stopped
+	// delivering: no object of a LIST page within Options.StallTimeout,
+	// no event of a streaming list within InitialEventsTimeout, or a watch
+	// silent for WatchIdleTimeout on a server that sends bookmarks. The
+	// reply was abandoned and is retried after a backoff.
+	FailureStalled
 )
 
 var failureNames = [...]string{
@@ -49,6 +55,7 @@ var failureNames = [...]string{
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
 	FailureUndecodable:   "object does not fit the type",
 	FailureMisconfigured: "client misconfigured", FailureBadRequest: "bad request",
+	FailureStalled: "reply stalled",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -108,6 +115,9 @@ const goneLimit = 3
 // classify maps a list or watch error to a FailureReason. goneStreak counts
 // the 410s in a row including this one.
 func classify(err error, goneStreak int) FailureReason {
+	if r, ok := answerReason(err); ok { // reflector_stall.go
+		return r
+	}
 	var se *meta.StatusError
 	switch {
 	case errors.Is(err, apiclient.ErrHTTPToHTTPS):

@@ -55,7 +55,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		opts.SkipUndecodable = func(u UndecodableObject) { r.skipUndecodable(&s, u) }
 	}
 	n := len(s.items)
-	lm, err := r.lw.List(ctx, opts, func(obj P) error {
+	lm, err := r.listPage(ctx, opts, func(obj P) error {
 		if obj, ok := r.accept(obj); ok {
 			s.items = append(s.items, obj)
 		}
@@ -259,6 +259,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		case meta.Deleted:
 			items = remove(items, index, meta.Key(ev.Object))
 		case meta.Bookmark:
+			r.bookmarks = true
 			bm := TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion}
 			if ev.InitialEventsEnd {
 				bm.Op = OpInitialEventsEnd // this bookmark ends the streaming list
@@ -287,6 +288,11 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	case r.planned(err) != nil:
 		return r.planned(err)
 	case timedOut || errors.Is(err, io.EOF):
+		if timedOut {
+			// The timeout is an idle one: no event for that long is a
+			// reply that stalled (FailureStalled), not one cut short.
+			err = fmt.Errorf("%w: no event for %v (%w)", ErrStalled, r.cfg.initialEventsTimeout, err)
+		}
 		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
 		return r.fail(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
 	case isGone(err):

@@ -39,7 +39,7 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 		return r.watchOpenFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s)
 	}
 	now := r.cfg.clock.Now()
-	r.rec.contacted(now)
+	r.rec.opened(now)
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv})
 	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
@@ -131,6 +131,11 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return stopped{}
 	case res.stopErr != nil:
 		return stopped{err: res.stopErr}
+	case idled.Load() && r.bookmarks:
+		// kube-apiserver bookmarks about once a minute: a watch silent
+		// for the idle timeout (three minutes by default) has stalled.
+		return r.fail(ctx, fmt.Errorf("informer: watching from rv %q: %w: no event or bookmark for %v",
+			s.rv, ErrStalled, r.cfg.idleTimeout), r.reopen(s), false)
 	case idled.Load():
 		r.cfg.log.Info("informer: watch idle, reopening", "informer", r.cfg.name, "rv", s.rv)
 		return r.reopen(s)
@@ -225,6 +230,7 @@ func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	case meta.Deleted:
 		op, name = r.q.Delete, OpDelete
 	case meta.Bookmark:
+		r.bookmarks = true
 		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
 		if b, ok := r.q.(bookmarker); ok {
 			b.Bookmark(ev.ResourceVersion)
