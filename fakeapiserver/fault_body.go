@@ -6,8 +6,11 @@ import (
 	"time"
 )
 
-// FaultSlowBody: a reply's body stalled or trickled (SlowBodies).
-const FaultSlowBody Fault = "slow-body"
+// The faults of this file.
+const (
+	FaultSlowBody    Fault = "slow-body"    // a reply's body stalled or trickled (SlowBodies)
+	FaultCorruptBody Fault = "corrupt-body" // a reply's body corrupted (CorruptBodies)
+)
 
 // SlowBody describes replies whose body the server sends slowly, as an
 // overloaded API server or a proxy holding a connection does: the status
@@ -25,6 +28,25 @@ type SlowBody struct {
 	QueryContains string
 	After         int
 	Every         time.Duration
+	corrupt       bool // CorruptBodies
+}
+
+// CorruptBody describes replies whose body the server corrupts (for
+// CorruptBodies): After bytes go out as they are, every byte after them
+// inverted (XOR 0xff), at full speed. With After 4 on a protobuf watch
+// (Options.DisableWatchListCompression for a streaming list, which is
+// gzipped otherwise), the first frame keeps its length and loses its
+// envelope: a frame no client can decode.
+type CorruptBody struct {
+	Count         int // Forever: every matching reply until ClearFaults
+	Verb          string
+	QueryContains string
+	After         int
+}
+
+// CorruptBodies corrupts the body of the next b.Count matching replies.
+func (s *Server) CorruptBodies(b CorruptBody) {
+	s.SlowBodies(SlowBody{Count: b.Count, Verb: b.Verb, QueryContains: b.QueryContains, After: b.After, corrupt: true})
 }
 
 // SlowBodies slows the body of the next b.Count matching replies.
@@ -55,17 +77,23 @@ func (s *Server) slowBody(w http.ResponseWriter, r *http.Request, verb string) h
 	if hit == nil {
 		return w
 	}
-	s.record(FaultSlowBody, "verb", verb, "path", r.URL.Path, "after", hit.After, "every", hit.Every)
-	return &slowWriter{ResponseWriter: w, r: r, left: hit.After, every: hit.Every}
+	if hit.corrupt {
+		s.record(FaultCorruptBody, "verb", verb, "path", r.URL.Path, "after", hit.After)
+	} else {
+		s.record(FaultSlowBody, "verb", verb, "path", r.URL.Path, "after", hit.After, "every", hit.Every)
+	}
+	return &slowWriter{ResponseWriter: w, r: r, left: hit.After, every: hit.Every, corrupt: hit.corrupt}
 }
 
 // slowWriter writes left bytes, then one byte per every (none when every
-// is 0), until the request's context ends.
+// is 0), until the request's context ends; or, corrupt, every byte after
+// the first left inverted.
 type slowWriter struct {
 	http.ResponseWriter
-	r     *http.Request
-	left  int
-	every time.Duration
+	r       *http.Request
+	left    int
+	every   time.Duration
+	corrupt bool
 }
 
 func (w *slowWriter) Write(b []byte) (int, error) {
@@ -81,6 +109,14 @@ func (w *slowWriter) Write(b []byte) (int, error) {
 	}
 	if len(b) == 0 {
 		return n, nil
+	}
+	if w.corrupt {
+		bad := make([]byte, len(b))
+		for i, c := range b {
+			bad[i] = c ^ 0xff
+		}
+		m, err := w.ResponseWriter.Write(bad)
+		return n + m, err
 	}
 	w.Flush() // what went out so far reaches the client
 	done := w.r.Context().Done()

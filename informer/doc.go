@@ -281,9 +281,13 @@
 //     then on, and so it does, without a failure, when the list meets an
 //     object that does not fit the type under SkipUndecodable; if it ends
 //     earlier or stays silent for InitialEventsTimeout (an idle timeout:
-//     a list still delivering is never cut), LIST for that one cycle only.
+//     a list still delivering is never cut), or fails in any other way but
+//     410, 504 too-large-rv or an object that does not fit (a frame that
+//     does not decode), LIST for that one cycle only, at once, the relist
+//     event saying why.
 //     [TestStreaming*, TestInitialEventsTimeoutIsAnIdleTimeout,
-//     TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure]
+//     TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure,
+//     TestAStreamingListThatDoesNotDecodeFallsBackToList]
 //  7. A list replaces the queue's content: objects deleted while nobody
 //     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
 //     object a relist finds unchanged (same resourceVersion) is a resync, not

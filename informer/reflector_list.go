@@ -46,7 +46,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
 	if s.page == 0 && s.cont == "" {
 		r.cfg.metrics.Relist(s.cause)
-		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion})
+		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why})
 	}
 	if s.cont != "" {
 		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
@@ -209,7 +209,8 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
 	r.streaming = false
 	r.cfg.log.Warn("informer: streaming list unsupported, using LIST from now on", "informer", r.cfg.name, "err", err)
-	return r.fail(ctx, fmt.Errorf("%w: %w", errStreamingRejected, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
+	err = fmt.Errorf("%w: %w", errStreamingRejected, err)
+	return r.fail(ctx, err, r.fallbackList(err), true)
 }
 
 // Values of streamInitial's race between its timeout and its end bookmark.
@@ -226,8 +227,9 @@ const (
 // stream; no such bookmark before the stream ends or the timeout → listing for this
 // cycle only (an apiserver restarted mid-stream says nothing against
 // streaming: client-go falls back the same way, once); 410 → streamListing
-// at ""; 504 too-large-rv → streamListing at ""; other errors
-// → backingOff, streamListing.
+// at ""; 504 too-large-rv → streamListing at ""; an object that does not
+// fit the type → backingOff, listing (which names it); any other error (a
+// frame that does not decode, a broken stream) → listing for this cycle.
 func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]) state {
 	var race atomic.Int32
 	t := r.cfg.clock.AfterFunc(r.cfg.initialEventsTimeout, func() {
@@ -294,7 +296,8 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 			err = fmt.Errorf("%w: no event for %v (%w)", ErrStalled, r.cfg.initialEventsTimeout, err)
 		}
 		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
-		return r.fail(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
+		err = fmt.Errorf("%w: %w", errNoStreamingEnd, err)
+		return r.fail(ctx, err, r.fallbackList(err), true)
 	case isGone(err):
 		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 	case meta.IsTooLargeResourceVersion(err):
@@ -307,13 +310,29 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 		r.streaming = false
 		r.cfg.log.Warn("informer: an object does not fit the type; using LIST, which skips it, from now on",
 			"informer", r.cfg.name, "err", err)
-		return r.listFrom(r.relistRV(), CauseStreamingFallback)
+		return r.fallbackList(err)
 	case isUndecodable(err):
 		// A stream cannot step over an object that does not fit; a LIST
 		// names it in the SyncError.
-		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), r.listFrom(r.relistRV(), CauseStreamingFallback), false)
+		err = fmt.Errorf("informer: streaming list: %w", err)
+		return r.fail(ctx, err, r.fallbackList(err), false)
 	}
-	return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{rv: r.lastSyncResourceVersion(), cause: CauseListError}, false)
+	// Anything else (a frame that does not decode, a stream broken
+	// mid-way, an ERROR event): LIST this once, at once, as client-go's
+	// ListAndWatch does after any watch-list error ("making progress is
+	// better than deadlocking"); retrying the stream could meet the same
+	// failure for ever. The next relist streams again.
+	err = fmt.Errorf("informer: streaming list: %w", err)
+	r.cfg.log.Warn("informer: streaming list failed, using LIST this once", "informer", r.cfg.name, "err", err)
+	return r.fail(ctx, err, r.fallbackList(err), true)
+}
+
+// fallbackList is the LIST that replaces a streaming list that failed
+// with why, which its relist trace event reports.
+func (r *reflector[P]) fallbackList(why error) listing[P] {
+	l := r.listFrom(r.relistRV(), CauseStreamingFallback)
+	l.why = why
+	return l
 }
 
 // upsert and remove keep a list and a key→position index in step.

@@ -374,6 +374,27 @@ func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
 	require.Equal(t, "stream-listing", r.relist("5", CauseWatchGone).stateName())
 }
 
+// TestAStreamingListFailingOtherwiseFallsBackAtOnce (issue 31 item 9): a
+// frame that does not decode, or an ERROR event other than 410/504, makes
+// a LIST for this cycle, at once, carrying why; as client-go's
+// ListAndWatch does after any watch-list error.
+func TestAStreamingListFailingOtherwiseFallsBackAtOnce(t *testing.T) {
+	for _, end := range []error{
+		&watchstream.DecodeError{Event: 1, Err: errors.New("kubeproto: malformed")},
+		statusErr(500, meta.ReasonInternalError),
+	} {
+		w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, end)
+		r, q, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+		s := r.step(t.Context(), streamInitial[*pod]{w: w})
+		l := stateAs[listing[*pod]](t, s)
+		require.Equal(t, CauseStreamingFallback, l.cause)
+		require.ErrorIs(t, l.why, end)
+		require.Empty(t, q.got())
+		require.True(t, r.streaming, "for this cycle only")
+		require.ErrorIs(t, r.rec.lastFailure(), end, "a failure all the same")
+	}
+}
+
 func TestStreamingTimeoutFallsBack(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
 	w.block = true
