@@ -263,6 +263,37 @@ func TestWatchEndTransitions(t *testing.T) {
 	}
 }
 
+// TestAnEmptyWatchIsShortOnlyUnderASecond: a watch that ends cleanly
+// without any event is a failure (errShortWatch, a relist) only when it
+// lasted under a second from its opening, as client-go's "very short
+// watch"; one that lasted a second or more is re-watched. The time is the
+// fake clock's, moved between the opening and the end, so the threshold
+// is compared against the watch's real duration (issue 31's mutant, "the
+// short-watch threshold compared against nothing", made every empty watch
+// relist and passed every other test).
+func TestAnEmptyWatchIsShortOnlyUnderASecond(t *testing.T) {
+	for _, tc := range []struct {
+		lasted time.Duration
+		short  bool
+	}{{0, true}, {999 * time.Millisecond, true}, {time.Second, false}, {time.Minute, false}} {
+		t.Run(tc.lasted.String(), func(t *testing.T) {
+			lw := &scriptLW{watches: []*fakeWatch{newFakeWatch(nil, nil)}}
+			r, _, clk := testReflector(t, lw, nil)
+			r.setRV("10")
+			s := r.step(t.Context(), watchOpening{rv: "10"})
+			clk.Advance(tc.lasted)
+			s = r.step(t.Context(), stateAs[watching[*pod]](t, s))
+			if !tc.short {
+				require.Equal(t, watchOpening{rv: "10"}, s, "re-watched, no failure")
+				require.Nil(t, r.rec.lastFailure())
+				return
+			}
+			require.Equal(t, listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, stateAs[backingOff](t, s).next)
+			require.ErrorIs(t, r.rec.lastFailure(), errShortWatch)
+		})
+	}
+}
+
 func TestWatchFromZeroHoldsRVDuringSyntheticAdds(t *testing.T) {
 	w := newFakeWatch([]Event[*pod]{
 		ev(meta.Added, "a", "30"), ev(meta.Added, "b", "20"),
