@@ -158,7 +158,8 @@ type Options[P meta.Object] struct {
 	SkipUndecodable bool
 	// FailFast stops Run, and makes WaitForSync return, at the first
 	// failure that retrying alone cannot fix (401, 403, 404, 400 Bad
-	// Request, http:// to an HTTPS server) before the server first
+	// Request, http:// to an HTTPS server or the reverse, a TLS handshake
+	// refused) before the server first
 	// answered a list (or the watch that resumes a snapshot: a snapshot's
 	// cache does not count, so a 403 after a restart stops too), instead
 	// of retrying forever while reporting it.

@@ -19,14 +19,14 @@ import (
 type FailureReason uint8
 
 // The failure reasons. Unauthorized, Forbidden, ResourceNotFound,
-// Misconfigured and BadRequest do not go away by retrying alone;
+// Misconfigured, BadRequest and TLS do not go away by retrying alone;
 // Options.FailFast stops the informer on them.
 const (
 	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
 	FailureForbidden                                 // 403: RBAC denies list or watch
 	FailureResourceNotFound                          // 404: the resource type is not served (CRD missing?)
 	FailureRepeatedGone                              // 410 again and again: history compacts faster than we list
-	FailureUnreachable                               // no HTTP answer: DNS, refused, TLS, reset
+	FailureUnreachable                               // no answer: DNS, refused, reset, timeout
 	FailureServer                                    // 429 or 5xx, or anything else the server said
 	FailureOther                                     // a client-side problem (bad JSON, missing resourceVersion)
 	// FailureUndecodable: an object the server holds is valid JSON that
@@ -34,7 +34,7 @@ const (
 	// server sends a string, say); the error names it. The LIST fails on
 	// it until it is fixed or deleted, unless Options.SkipUndecodable.
 	FailureUndecodable
-	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port
+	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port, or https:// to an HTTP one
 	// FailureBadRequest: the server rejected the informer's own request as
 	// invalid (400 Bad Request), e.g. a field selector on a field the
 	// resource does not support; the Status message names what it
@@ -47,6 +47,10 @@ const (
 	// silent for WatchIdleTimeout on a server that sends bookmarks. The
 	// reply was abandoned and is retried after a backoff.
 	FailureStalled
+	// FailureTLS: the TLS handshake failed although the server answered:
+	// the client refused its certificate (unknown authority, another host
+	// name, expired) or it refused the client's (apiclient.ErrTLS).
+	FailureTLS
 )
 
 var failureNames = [...]string{
@@ -55,7 +59,7 @@ var failureNames = [...]string{
 	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
 	FailureUndecodable:   "object does not fit the type",
 	FailureMisconfigured: "client misconfigured", FailureBadRequest: "bad request",
-	FailureStalled: "reply stalled",
+	FailureStalled: "reply stalled", FailureTLS: "TLS handshake failed",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -69,7 +73,7 @@ func (r FailureReason) String() string {
 // permanent reports whether retrying alone is unlikely to fix the failure.
 func (r FailureReason) permanent() bool {
 	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound ||
-		r == FailureMisconfigured || r == FailureBadRequest
+		r == FailureMisconfigured || r == FailureBadRequest || r == FailureTLS
 }
 
 // SyncError says why an informer is failing: why its initial sync has not
@@ -115,7 +119,7 @@ const goneLimit = 3
 // classify maps a list or watch error to a FailureReason. goneStreak counts
 // the 410s in a row including this one.
 func classify(err error, goneStreak int) FailureReason {
-	if r, ok := answerReason(err); ok { // reflector_stall.go
+	if r, ok := answerReason(err); ok { // reflector_reasons.go
 		return r
 	}
 	var se *meta.StatusError

@@ -12,16 +12,6 @@ import (
 // stopped delivering (FailureStalled), as WatchErrorHandler sees it.
 var ErrStalled = errors.New("informer: the reply stalled")
 
-// answerReason classifies the failures of a server that answered but
-// whose answer could not be used for a reason of its own: a reply that
-// stalled. ok is false for every other error (classify decides).
-func answerReason(err error) (FailureReason, bool) {
-	if errors.Is(err, ErrStalled) {
-		return FailureStalled, true
-	}
-	return 0, false
-}
-
 // listPage is one LW.List abandoned when it stalls: no object (nor the
 // page's end) within StallTimeout of the request or of the last object.
 // The watchdog counts objects, not bytes: a reply that trickles a few
