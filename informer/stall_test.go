@@ -122,8 +122,13 @@ func TestAStalledReplyIsAbandonedAndRetried(t *testing.T) {
 			} else {
 				drive(t, clk, tc.step, unhealthy, "unhealthy")
 				h := inf.Health()
+				t.Logf("unhealthy after %v on the fake clock (failing=%t stale=%t)", clk.Now().Sub(start), h.Failing, h.Stale)
 				require.NotNil(t, h.Failure)
 				require.Equal(t, informer.FailureStalled, h.Failure.Reason, "%v", h.Failure)
+				if !tc.synced {
+					require.True(t, h.Failing)
+					require.Equal(t, 3, h.Failure.Attempts, "unhealthy at UnhealthyAfterFailures (3) stalled attempts")
+				}
 				require.LessOrEqual(t, clk.Now().Sub(start), 3*time.Minute+2*tc.step, // the steps: when the timers were armed
 					"unhealthy within the failure count or StaleAfter (3 min), whichever comes first")
 				require.GreaterOrEqual(t, log.stalls(), 1)
