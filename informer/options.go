@@ -79,14 +79,18 @@ type Options[P meta.Object] struct {
 	// (400, 422, 405), and for one list when a stream ends, or sends no
 	// initial-events-end bookmark within InitialEventsTimeout.
 	StreamingList bool
-	// InitialEventsTimeout bounds a streaming list's initial events; default 1 min.
+	// InitialEventsTimeout bounds a streaming list's initial events, as an
+	// idle timeout (each event restarts it): a stream silent for that long
+	// has stalled (FailureStalled), and a LIST replaces it; default 1 min.
 	InitialEventsTimeout time.Duration
 	// MinWatchTimeout: each WATCH asks for a random timeoutSeconds in
 	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes.
 	MinWatchTimeout time.Duration
 	// WatchIdleTimeout ends a watch that delivered nothing (not even a
 	// bookmark) for this long and reopens it from the last resourceVersion;
-	// default 3 minutes (servers bookmark about once a minute). Negative: off.
+	// default 3 minutes (servers bookmark about once a minute). Once the
+	// server has sent a bookmark, such a watch has stalled: a failure
+	// (FailureStalled), reopened after a backoff. Negative: off.
 	WatchIdleTimeout time.Duration
 	// StallTimeout abandons a LIST page that delivers no object for this
 	// long, from its request to the first object and between two: a server
