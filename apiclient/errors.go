@@ -2,6 +2,8 @@ package apiclient
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +27,42 @@ const excerptLen = 200
 // them) answer such a request with a bare 400 "Client sent an HTTP request
 // to an HTTPS server." Retrying cannot help; the URL must say https://.
 var ErrHTTPToHTTPS = errors.New("apiclient: the server speaks HTTPS but the URL says http://: use https:// (e.g. --master https://…, or fix the kubeconfig's server)")
+
+// ErrHTTPSToHTTP is in the error of a request sent over https:// to a
+// server that speaks plain HTTP: it answered the TLS handshake with an
+// HTTP reply (Go's http.ErrSchemeMismatch). The server was reached;
+// retrying cannot help: the URL must say http://, or name the TLS port.
+var ErrHTTPSToHTTP = errors.New("apiclient: the URL says https:// but the server speaks plain HTTP: use http://, or the server's HTTPS port")
+
+// ErrTLS is in the error of a request whose TLS handshake failed after the
+// server answered: the client refused the server's certificate (signed by
+// an authority the client does not trust, issued for another host name,
+// expired) or the server refused the client's (a TLS alert). Retrying
+// cannot help: check the CA data, the server name and the client
+// certificate (the kubeconfig's certificate-authority-data, tls-server-name,
+// client-certificate-data).
+var ErrTLS = errors.New("apiclient: TLS handshake failed")
+
+// transportError marks an error of the transport that is not a failure to
+// reach the server but a mismatch with it: ErrHTTPSToHTTP or ErrTLS, the
+// cause kept. Other errors are returned as they are.
+func transportError(err error) error {
+	var (
+		rh    tls.RecordHeaderError
+		cve   *tls.CertificateVerificationError
+		alert tls.AlertError
+		ua    x509.UnknownAuthorityError
+		he    x509.HostnameError
+		ci    x509.CertificateInvalidError
+	)
+	switch {
+	case errors.Is(err, http.ErrSchemeMismatch) || errors.As(err, &rh) && string(rh.RecordHeader[:]) == "HTTP/":
+		return fmt.Errorf("%w: %w", ErrHTTPSToHTTP, err)
+	case errors.As(err, &cve), errors.As(err, &alert), errors.As(err, &ua), errors.As(err, &he), errors.As(err, &ci):
+		return fmt.Errorf("%w: %w", ErrTLS, err)
+	}
+	return err
+}
 
 // replyError is the error of a non-2xx reply: its *meta.StatusError, also
 // wrapping ErrHTTPToHTTPS when the reply is the 400 a TLS server sends to

@@ -108,7 +108,7 @@ func (c *Client) sendOnce(ctx context.Context, r request) (*http.Response, strin
 	if err != nil {
 		// *url.Error carries the URL, which holds no secret: tokens go in
 		// headers only.
-		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
+		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, transportError(err))
 	}
 	if ownGzip {
 		inflate(resp) // see gzip.go

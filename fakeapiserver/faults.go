@@ -69,8 +69,9 @@ type faultState struct {
 	mu          sync.Mutex // guards the fields below
 	failures    []*Failure
 	latency     time.Duration
-	cutStreams  int // streaming lists still to cut (CutStreamingLists)
-	expirePages int // continue requests still to expire (CompactBetweenPages)
+	cutStreams  int         // streaming lists still to cut (CutStreamingLists)
+	expirePages int         // continue requests still to expire (CompactBetweenPages)
+	slow        []*SlowBody // replies to slow down (SlowBodies, fault_body.go)
 	count       map[Fault]int64
 	noBookmarks atomic.Bool
 }
@@ -184,6 +185,7 @@ func (s *Server) ClearFaults() {
 	s.faults.latency = 0
 	s.faults.cutStreams = 0
 	s.faults.expirePages = 0
+	s.faults.slow = nil
 	s.faults.mu.Unlock()
 	s.faults.noBookmarks.Store(false)
 }

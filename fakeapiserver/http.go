@@ -70,6 +70,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	w = s.slowBody(w, r, req.verb) // SlowBodies (fault_body.go): the bytes on the wire
 	if req.verb != "watch" && acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		gw := &gzipReply{ResponseWriter: w, pool: &s.gzips}
 		defer gw.close()

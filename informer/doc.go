@@ -234,21 +234,28 @@
 //     resourceVersion first asked for (client-go's pager); 410 on a list at
 //     a resourceVersion relists at "" (consistent), whatever the 410's
 //     reason; 504 ResourceVersionTooLarge, on a LIST, a WATCH or a
-//     streaming list, as a reply or as an ERROR event, waits, then lists at
-//     "". A continue token repeated within one list fails it
+//     streaming list, as a reply or as an ERROR event, lists at "" at once.
+//     A continue token repeated within one list fails it
 //     (apiclient.ErrContinueLoop) instead of paging forever.
 //     [TestListErrorTransitions, TestGoneMidPaginatedListListsOnceWhole,
 //     TestRepeatedContinueTokenFailsTheList, TestStreamingTooLargeRVListsConsistently]
 //  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
 //     2·MinWatchTimeout). A clean end re-watches from the last
 //     resourceVersion without relisting or waiting; an idle watch is ended
-//     and reopened; a broken stream or a 429 re-watches after a backoff;
-//     410, any other ERROR event (500 included), an event that does not
-//     decode, and a watch closed within a second with no event relist after
-//     a backoff, as client-go does. [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
+//     and reopened (after a backoff, as FailureStalled, on a server that
+//     sends bookmarks); a broken stream or a 429 re-watches after a backoff;
+//     410 and 504 ResourceVersionTooLarge relist at once (rule 5); any other
+//     ERROR event (500 included), an event that does not decode, and a watch
+//     closed within a second with no event relist after a backoff, as
+//     client-go does. [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
 //     TestWatchingAppliesEventsAndRewatchesAfterCleanEnd,
 //     TestWatchEndTransitions, TestWatchOpeningErrorTransitions,
 //     TestIdleWatchdogReopensTheWatch]
+//     A LIST page that delivers no object for StallTimeout, like a
+//     streaming list silent for InitialEventsTimeout, is abandoned as
+//     FailureStalled and retried after a backoff: a reply that trickles
+//     bytes making no object cannot hold the informer.
+//     [TestAStalledReplyIsAbandonedAndRetried]
 //  4. The stored resourceVersion is that of the last list, event or bookmark
 //     queued, except that it does not move during the synthetic ADDED events
 //     at the start of a watch from "" or "0". [TestBookmarkAloneAdvancesTheRV,
@@ -257,14 +264,16 @@
 //     0.8 s doubling to 30 s with jitter, reset after 2 minutes without
 //     failure, or for the server's Retry-After hint capped at that maximum.
 //     A successful list does not reset the backoff, so a server that
-//     answers every WATCH with 410 gets ever rarer LISTs. Only a list whose
-//     resourceVersion or continue token expired is retried at once, as
-//     client-go's list and pager do, and not after three 410s in a row. Each
+//     answers every WATCH with 410 gets ever rarer LISTs. Only a 410 (a
+//     list's resourceVersion or continue token expired, or a watch's) or a
+//     504 ResourceVersionTooLarge is followed by a relist at once, as
+//     client-go's list and pager do: the server answered; and not after
+//     three in a row without a watch that works. Each
 //     failure is recorded once, in the record: one WatchErrorHandler call,
 //     one step of SyncError.Attempts. A list that works does not end the
 //     count of consecutive failures; a watch that works does.
 //     [TestBackoffDoublesToMaxAndResetsAfterHealth,
-//     TestBackingOffHonoursRetryAfter, TestEveryWatch410WaitsBeforeRelisting,
+//     TestBackingOffHonoursRetryAfter, TestRepeatedWatch410sWaitEverLonger,
 //     TestRepeatedGoneIsReportedAndBacksOff, TestEachFailureIsRecordedOnce,
 //     TestFailuresCountAcrossRelists]
 //  6. A streaming list is complete only at its initial-events-end bookmark.
@@ -272,9 +281,13 @@
 //     then on, and so it does, without a failure, when the list meets an
 //     object that does not fit the type under SkipUndecodable; if it ends
 //     earlier or stays silent for InitialEventsTimeout (an idle timeout:
-//     a list still delivering is never cut), LIST for that one cycle only.
+//     a list still delivering is never cut), or fails in any other way but
+//     410, 504 too-large-rv or an object that does not fit (a frame that
+//     does not decode), LIST for that one cycle only, at once, the relist
+//     event saying why.
 //     [TestStreaming*, TestInitialEventsTimeoutIsAnIdleTimeout,
-//     TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure]
+//     TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure,
+//     TestAStreamingListThatDoesNotDecodeFallsBackToList]
 //  7. A list replaces the queue's content: objects deleted while nobody
 //     watched are delivered as OnDelete(obj, finalStateUnknown=true); an
 //     object a relist finds unchanged (same resourceVersion) is a resync, not

@@ -94,15 +94,28 @@ type Options[P meta.Object] struct {
 	// (400, 422, 405), and for one list when a stream ends, or sends no
 	// initial-events-end bookmark within InitialEventsTimeout.
 	StreamingList bool
-	// InitialEventsTimeout bounds a streaming list's initial events; default 1 min.
+	// InitialEventsTimeout bounds a streaming list's initial events, as an
+	// idle timeout (each event restarts it): a stream silent for that long
+	// has stalled (FailureStalled), and a LIST replaces it; default 1 min.
 	InitialEventsTimeout time.Duration
 	// MinWatchTimeout: each WATCH asks for a random timeoutSeconds in
 	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes.
 	MinWatchTimeout time.Duration
 	// WatchIdleTimeout ends a watch that delivered nothing (not even a
 	// bookmark) for this long and reopens it from the last resourceVersion;
-	// default 3 minutes (servers bookmark about once a minute). Negative: off.
+	// default 3 minutes (servers bookmark about once a minute). Once the
+	// server has sent a bookmark, such a watch has stalled: a failure
+	// (FailureStalled), reopened after a backoff. Negative: off.
 	WatchIdleTimeout time.Duration
+	// StallTimeout abandons a LIST page that delivers no object for this
+	// long, from its request to the first object and between two: a server
+	// or proxy that sends the headers and then stalls, or trickles bytes
+	// that make no object. It is reported as FailureStalled and retried
+	// after a backoff. Default 30 s (a healthy server sends a page's
+	// objects back to back); negative: off. A streaming list's
+	// InitialEventsTimeout and a watch's WatchIdleTimeout (on a server
+	// that sends bookmarks) are the same bound for those.
+	StallTimeout time.Duration
 	// StaleAfter: a synced informer whose cache has not been in step with
 	// the server for longer (nothing heard from it: no list, watch opened,
 	// event or bookmark; or what it said not applied, a blocked handler)
@@ -164,7 +177,8 @@ type Options[P meta.Object] struct {
 	SkipUndecodable bool
 	// FailFast stops Run, and makes WaitForSync return, at the first
 	// failure that retrying alone cannot fix (401, 403, 404, 400 Bad
-	// Request, http:// to an HTTPS server) before the server first
+	// Request, http:// to an HTTPS server or the reverse, a TLS handshake
+	// refused) before the server first
 	// answered a list (or the watch that resumes a snapshot: a snapshot's
 	// cache does not count, so a 403 after a restart stops too), instead
 	// of retrying forever while reporting it.
@@ -214,6 +228,9 @@ func (o Options[P]) withDefaults() Options[P] {
 	if o.MinWatchTimeout <= 0 {
 		o.MinWatchTimeout = 5 * time.Minute
 	}
+	if o.StallTimeout == 0 {
+		o.StallTimeout = 30 * time.Second
+	}
 	if o.StaleAfter == 0 {
 		o.StaleAfter = 3 * time.Minute
 	}
@@ -243,7 +260,7 @@ func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 	return reflectorConfig[P]{
 		name: o.Name, pageSize: o.PageSize, streaming: o.StreamingList, consistentFirstList: o.ConsistentFirstList,
 		initialEventsTimeout: o.InitialEventsTimeout, minWatchTimeout: o.MinWatchTimeout,
-		idleTimeout: max(o.WatchIdleTimeout, 0), expectedKind: o.ExpectedKind,
+		idleTimeout: max(o.WatchIdleTimeout, 0), stallTimeout: max(o.StallTimeout, 0), expectedKind: o.ExpectedKind,
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
 		keepManagedFields: o.KeepManagedFields,
 		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, skipUndecodable: o.SkipUndecodable, clock: o.Clock,

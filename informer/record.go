@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/zerokube/zerokube/meta"
 )
 
 // record is the informer's one account of how it stands with the server:
@@ -32,11 +34,15 @@ type record struct {
 	since    time.Time  // the streak's first failure
 	burst    int        // failures since the last resetAfter without one: the backoff's exponent
 	lastFail time.Time
-	gone     int  // consecutive 410s: ended by any other failure or a list that worked
-	reached  bool // the server answered a list or a resumed watch since Run began
-	synced   bool // the informer had synced (the dispatcher says so)
-	rv       string
-	skipped  []UndecodableObject // by the last complete list
+	// gone counts consecutive failures a relist cures (410 Gone, 504
+	// ResourceVersionTooLarge): ended by any other failure or a watch
+	// that worked, not by a list (a list that works before every watch
+	// gets 410 is the loop goneLimit stops).
+	gone    int
+	reached bool // the server answered a list or a resumed watch since Run began
+	synced  bool // the informer had synced (the dispatcher says so)
+	rv      string
+	skipped []UndecodableObject // by the last complete list
 }
 
 func newRecord(resetAfter time.Duration) *record {
@@ -45,6 +51,8 @@ func newRecord(resetAfter time.Duration) *record {
 
 // failed records a failure at now and returns it as the current
 // SyncError, classified (a third 410 in a row is FailureRepeatedGone).
+// 410 and 504 ResourceVersionTooLarge extend the streak of relists; any
+// other failure ends it.
 func (r *record) failed(now time.Time, err error) *SyncError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -58,7 +66,7 @@ func (r *record) failed(now time.Time, err error) *SyncError {
 	r.streak++
 	r.burst++
 	r.lastFail = now
-	if isGone(err) {
+	if isGone(err) || meta.IsTooLargeResourceVersion(err) {
 		r.gone++
 	} else {
 		r.gone = 0
@@ -95,12 +103,30 @@ func (r *record) contacted(now time.Time) {
 	}
 }
 
+// opened records a watch the server opened at now: contact, unless the
+// current failure is a stall. A server that answers each request and then
+// sends nothing has not been heard from until a reply delivers (an event,
+// a list): otherwise every reopened watch would end the failure and
+// refresh the progress, and a watch that stalls again and again would look
+// healthy forever.
+func (r *record) opened(now time.Time) {
+	if r.streakOpen.Load() {
+		r.mu.Lock()
+		stalled := r.failing && r.failure != nil && r.failure.Reason == FailureStalled
+		r.mu.Unlock()
+		if stalled {
+			return
+		}
+	}
+	r.contacted(now)
+}
+
 // listed records a complete list from the server at rv: contact, the
-// informer has reached the server, the 410 streak ends (the list itself
-// was not gone), and skipped are the objects that list left out.
+// informer has reached the server, and skipped are the objects that list
+// left out. The 410 streak goes on: only a watch that works ends it.
 func (r *record) listed(now time.Time, rv string, skipped []UndecodableObject) {
 	r.mu.Lock()
-	r.reached, r.gone, r.rv, r.skipped = true, 0, rv, skipped
+	r.reached, r.rv, r.skipped = true, rv, skipped
 	r.mu.Unlock()
 	r.contacted(now)
 }

@@ -32,6 +32,7 @@ type reflectorConfig[P meta.Object] struct {
 	initialEventsTimeout time.Duration
 	minWatchTimeout      time.Duration
 	idleTimeout          time.Duration // 0: off
+	stallTimeout         time.Duration // a LIST page's, 0: off
 	expectedKind         string
 	expectedAPIVersion   string
 	// metadata: the objects come as meta.k8s.io/v1 PartialObjectMetadata
@@ -68,6 +69,9 @@ type reflector[P meta.Object] struct {
 	back      backoff
 	streaming bool // false after a streaming list failed: LIST from then on
 	paginated bool // a list came back in pages: keep paging relists
+	// bookmarks: the server has sent a bookmark, so a watch silent for
+	// the idle timeout is one that stalled, not a quiet resource.
+	bookmarks bool
 }
 
 // newReflector returns the reflector that lists and watches lw into q,

@@ -15,14 +15,14 @@ import (
 type FailureReason uint8
 
 // The failure reasons. Unauthorized, Forbidden, ResourceNotFound,
-// Misconfigured and BadRequest do not go away by retrying alone;
+// Misconfigured, BadRequest and TLS do not go away by retrying alone;
 // Options.FailFast stops the informer on them.
 const (
 	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
 	FailureForbidden                                 // 403: RBAC denies list or watch
 	FailureResourceNotFound                          // 404: the resource type is not served (CRD missing?)
 	FailureRepeatedGone                              // 410 again and again: history compacts faster than we list
-	FailureUnreachable                               // no HTTP answer: DNS, refused, TLS, reset
+	FailureUnreachable                               // no answer: DNS, refused, reset, timeout
 	FailureServer                                    // 429 or 5xx, or anything else the server said
 	FailureOther                                     // the server's answers do not add up (no resourceVersion, a looping continue token, a watch closed at once)
 	// FailureUndecodable: an object the server holds is valid JSON that
@@ -30,7 +30,7 @@ const (
 	// server sends a string, say); the error names it. The LIST fails on
 	// it until it is fixed or deleted, unless Options.SkipUndecodable.
 	FailureUndecodable
-	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port
+	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port, or https:// to an HTTP one
 	// FailureBadRequest: the server rejected the informer's own request as
 	// invalid (400 Bad Request), e.g. a field selector on a field the
 	// resource does not support; the Status message names what it
@@ -47,6 +47,16 @@ const (
 	// or a frame: the server answered and the connection was cut (or a
 	// proxy gave up) before the body was whole.
 	FailureTruncated
+	// FailureStalled: the server answered, then its reply stopped
+	// delivering: no object of a LIST page within Options.StallTimeout,
+	// no event of a streaming list within InitialEventsTimeout, or a watch
+	// silent for WatchIdleTimeout on a server that sends bookmarks. The
+	// reply was abandoned and is retried after a backoff.
+	FailureStalled
+	// FailureTLS: the TLS handshake failed although the server answered:
+	// the client refused its certificate (unknown authority, another host
+	// name, expired) or it refused the client's (apiclient.ErrTLS).
+	FailureTLS
 )
 
 var failureNames = [...]string{
@@ -56,6 +66,7 @@ var failureNames = [...]string{
 	FailureUndecodable:   "object does not fit the type",
 	FailureMisconfigured: "client misconfigured", FailureBadRequest: "bad request",
 	FailureMalformed: "malformed reply", FailureTruncated: "reply cut short",
+	FailureStalled: "reply stalled", FailureTLS: "TLS handshake failed",
 }
 
 // String returns the reason in words, e.g. "forbidden".
@@ -69,7 +80,7 @@ func (r FailureReason) String() string {
 // permanent reports whether retrying alone is unlikely to fix the failure.
 func (r FailureReason) permanent() bool {
 	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound ||
-		r == FailureMisconfigured || r == FailureBadRequest
+		r == FailureMisconfigured || r == FailureBadRequest || r == FailureTLS
 }
 
 // SyncError says why an informer is failing: why its initial sync has not
@@ -119,7 +130,13 @@ const goneLimit = 3
 func classify(err error, goneStreak int) FailureReason {
 	var se *meta.StatusError
 	switch {
-	case errors.Is(err, apiclient.ErrHTTPToHTTPS):
+	// A server that answered, but whose answer could not be used, first:
+	// each would otherwise pass for no answer at all ("unreachable").
+	case errors.Is(err, ErrStalled):
+		return FailureStalled
+	case errors.Is(err, apiclient.ErrTLS):
+		return FailureTLS
+	case errors.Is(err, apiclient.ErrHTTPToHTTPS), errors.Is(err, apiclient.ErrHTTPSToHTTP):
 		return FailureMisconfigured
 	case meta.IsUnauthorized(err):
 		return FailureUnauthorized

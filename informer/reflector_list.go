@@ -40,13 +40,13 @@ func (r *reflector[P]) relistRV() string {
 // stepListing fetches one page. Transitions: more pages → listing (next
 // page); last page → Replace, watchOpening at the list's rv; 410 on a
 // continue token → listing from the start; 410 at an rv → listing at ""
-// (consistent); 504 too-large-rv → backingOff, listing at ""; other errors →
+// (consistent); 504 too-large-rv → listing at ""; other errors →
 // backingOff, the same list again.
 func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
 	if s.page == 0 && s.cont == "" {
 		r.cfg.metrics.Relist(s.cause)
-		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Metadata: r.cfg.metadata})
+		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
 	}
 	if s.cont != "" {
 		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
@@ -55,7 +55,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		opts.SkipUndecodable = func(u UndecodableObject) { r.skipUndecodable(&s, u) }
 	}
 	n := len(s.items)
-	lm, err := r.lw.List(ctx, opts, func(obj P) error {
+	lm, err := r.listPage(ctx, opts, func(obj P) error {
 		if obj, ok := r.accept(obj); ok {
 			s.items = append(s.items, obj)
 		}
@@ -105,7 +105,7 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 	case isGone(err):
 		return r.fail(ctx, err, r.listFrom("", CauseListGone), true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), false)
+		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), true)
 	}
 	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
 }
@@ -175,7 +175,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 
 // stepStreamListing opens a streaming list. Transitions: opened →
 // streamInitial; rejected by the server (400/422/405) → listing, and LIST
-// for good; 410 → streamListing at ""; 504 too-large-rv → backingOff,
+// for good; 410 → streamListing at ""; 504 too-large-rv →
 // streamListing at "" (the server's history went back: retrying the same
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
@@ -195,7 +195,7 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 		case isGone(err):
 			return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 		case meta.IsTooLargeResourceVersion(err):
-			return r.fail(ctx, err, streamListing{cause: CauseTooLargeRV}, false)
+			return r.fail(ctx, err, streamListing{cause: CauseTooLargeRV}, true)
 		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
 			return r.fallBackToList(ctx, err)
 		}
@@ -210,7 +210,8 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
 	r.streaming = false
 	r.cfg.log.Warn("informer: streaming list unsupported, using LIST from now on", "informer", r.cfg.name, "err", err)
-	return r.fail(ctx, fmt.Errorf("%w: %w", errStreamingRejected, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
+	err = fmt.Errorf("%w: %w", errStreamingRejected, err)
+	return r.fail(ctx, err, r.fallbackList(err), true)
 }
 
 // Values of streamInitial's race between its timeout and its end bookmark.
@@ -227,8 +228,9 @@ const (
 // stream; no such bookmark before the stream ends or the timeout → listing for this
 // cycle only (an apiserver restarted mid-stream says nothing against
 // streaming: client-go falls back the same way, once); 410 → streamListing
-// at ""; 504 too-large-rv → backingOff, streamListing at ""; other errors
-// → backingOff, streamListing.
+// at ""; 504 too-large-rv → streamListing at ""; an object that does not
+// fit the type → backingOff, listing (which names it); any other error (a
+// frame that does not decode, a broken stream) → listing for this cycle.
 func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]) state {
 	var race atomic.Int32
 	t := r.cfg.clock.AfterFunc(r.cfg.initialEventsTimeout, func() {
@@ -260,6 +262,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		case meta.Deleted:
 			items = remove(items, index, meta.Key(ev.Object))
 		case meta.Bookmark:
+			r.bookmarks = true
 			bm := TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion}
 			if ev.InitialEventsEnd {
 				bm.Op = OpInitialEventsEnd // this bookmark ends the streaming list
@@ -288,12 +291,18 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	case r.planned(err) != nil:
 		return r.planned(err)
 	case timedOut || errors.Is(err, io.EOF):
+		if timedOut {
+			// The timeout is an idle one: no event for that long is a
+			// reply that stalled (FailureStalled), not one cut short.
+			err = fmt.Errorf("%w: no event for %v (%w)", ErrStalled, r.cfg.initialEventsTimeout, err)
+		}
 		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
-		return r.fail(ctx, fmt.Errorf("%w: %w", errNoStreamingEnd, err), r.listFrom(r.relistRV(), CauseStreamingFallback), true)
+		err = fmt.Errorf("%w: %w", errNoStreamingEnd, err)
+		return r.fail(ctx, err, r.fallbackList(err), true)
 	case isGone(err):
 		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, false)
+		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, true)
 	case isUndecodable(err) && r.cfg.skipUndecodable:
 		// A stream cannot step over an object that does not fit, and it
 		// will be in every streaming list until it is fixed: LIST, which
@@ -302,13 +311,29 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 		r.streaming = false
 		r.cfg.log.Warn("informer: an object does not fit the type; using LIST, which skips it, from now on",
 			"informer", r.cfg.name, "err", err)
-		return r.listFrom(r.relistRV(), CauseStreamingFallback)
+		return r.fallbackList(err)
 	case isUndecodable(err):
 		// A stream cannot step over an object that does not fit; a LIST
 		// names it in the SyncError.
-		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), r.listFrom(r.relistRV(), CauseStreamingFallback), false)
+		err = fmt.Errorf("informer: streaming list: %w", err)
+		return r.fail(ctx, err, r.fallbackList(err), false)
 	}
-	return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{rv: r.lastSyncResourceVersion(), cause: CauseListError}, false)
+	// Anything else (a frame that does not decode, a stream broken
+	// mid-way, an ERROR event): LIST this once, at once, as client-go's
+	// ListAndWatch does after any watch-list error ("making progress is
+	// better than deadlocking"); retrying the stream could meet the same
+	// failure for ever. The next relist streams again.
+	err = fmt.Errorf("informer: streaming list: %w", err)
+	r.cfg.log.Warn("informer: streaming list failed, using LIST this once", "informer", r.cfg.name, "err", err)
+	return r.fail(ctx, err, r.fallbackList(err), true)
+}
+
+// fallbackList is the LIST that replaces a streaming list that failed
+// with why, which its relist trace event reports.
+func (r *reflector[P]) fallbackList(why error) listing[P] {
+	l := r.listFrom(r.relistRV(), CauseStreamingFallback)
+	l.why = why
+	return l
 }
 
 // upsert and remove keep a list and a key→position index in step.

@@ -18,6 +18,9 @@ type listing[P any] struct {
 	seen  map[string]struct{} // continue tokens of this list: a repeat is a loop
 	// skipped are the objects that did not fit the type (SkipUndecodable).
 	skipped []UndecodableObject
+	// why: the failure of the streaming list this LIST replaces
+	// (CauseStreamingFallback), for the relist's trace event.
+	why error
 }
 
 // streamListing opens a streaming list (sendInitialEvents) from rv ("" for a

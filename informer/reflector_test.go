@@ -99,8 +99,8 @@ func TestListErrorTransitions(t *testing.T) {
 			statusErr(410, meta.ReasonGone), false, "", CauseListGone, 500},
 		{"410 with an unknown reason is gone too", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
 			statusErr(410, "SomethingNewer"), false, "", CauseListGone, 500},
-		{"504 too-large rv waits, then lists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "99"}},
-			tooLarge, true, "", CauseTooLargeRV, 500},
+		{"504 too-large rv lists consistently at once: its Retry-After is about the rv, not \"\"", listing[*pod]{opts: ListOptions{ResourceVersion: "99"}},
+			tooLarge, false, "", CauseTooLargeRV, 500},
 		{"500 waits, then retries the same list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
 			statusErr(500, meta.ReasonInternalError), true, "0", CauseListError, 500},
 		{"a connection error waits, then retries", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
@@ -157,8 +157,8 @@ func TestWatchOpeningErrorTransitions(t *testing.T) {
 		backoff bool
 		want    string // next state name
 	}{
-		{"410 relists after backoff", statusErr(410, meta.ReasonExpired), true, "listing"},
-		{"410 with a reason nobody knows is still gone", statusErr(410, "SomethingNewer"), true, "listing"},
+		{"410 relists at once", statusErr(410, meta.ReasonExpired), false, "listing"},
+		{"410 with a reason nobody knows is still gone", statusErr(410, "SomethingNewer"), false, "listing"},
 		{"unreachable rewatches after backoff", errors.New("connection refused"), true, "watch-opening"},
 		{"429 rewatches after backoff", statusErr(429, meta.ReasonTooManyRequests), true, "watch-opening"},
 		{"403 relists after backoff", statusErr(403, meta.ReasonForbidden), true, "listing"},
@@ -205,7 +205,8 @@ func TestBookmarkAloneAdvancesTheRV(t *testing.T) {
 
 // TestWatchEndTransitions: how a watch that was open ends decides between
 // re-watching and relisting, after client-go's reflector; every failure
-// waits its backoff first.
+// waits its backoff first, except a 410 or a 504 too-large-rv, whose relist
+// the server can answer now (want is then the state itself).
 func TestWatchEndTransitions(t *testing.T) {
 	tooLarge := statusErr(504, meta.ReasonTimeout)
 	tooLarge.Status.Details = &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}
@@ -247,14 +248,48 @@ func TestWatchEndTransitions(t *testing.T) {
 				opened = clk.Now()
 			}
 			s := r.step(t.Context(), watching[*pod]{w: newFakeWatch(tc.events, tc.end), rv: "10", opened: opened})
-			b := stateAs[backingOff](t, s)
-			require.Equal(t, tc.want, b.next)
+			if relistNow(tc.end) {
+				require.Equal(t, tc.want, s, "no wait")
+			} else {
+				require.Equal(t, tc.want, stateAs[backingOff](t, s).next)
+			}
 			require.Len(t, seen, 1)
 			if tc.wantIs == nil {
 				tc.wantIs = tc.end
 			}
 			require.ErrorIs(t, seen[0], tc.wantIs)
 			require.Len(t, q.got(), len(tc.events))
+		})
+	}
+}
+
+// TestAnEmptyWatchIsShortOnlyUnderASecond: a watch that ends cleanly
+// without any event is a failure (errShortWatch, a relist) only when it
+// lasted under a second from its opening, as client-go's "very short
+// watch"; one that lasted a second or more is re-watched. The time is the
+// fake clock's, moved between the opening and the end, so the threshold
+// is compared against the watch's real duration (issue 31's mutant, "the
+// short-watch threshold compared against nothing", made every empty watch
+// relist and passed every other test).
+func TestAnEmptyWatchIsShortOnlyUnderASecond(t *testing.T) {
+	for _, tc := range []struct {
+		lasted time.Duration
+		short  bool
+	}{{0, true}, {999 * time.Millisecond, true}, {time.Second, false}, {time.Minute, false}} {
+		t.Run(tc.lasted.String(), func(t *testing.T) {
+			lw := &scriptLW{watches: []*fakeWatch{newFakeWatch(nil, nil)}}
+			r, _, clk := testReflector(t, lw, nil)
+			r.setRV("10")
+			s := r.step(t.Context(), watchOpening{rv: "10"})
+			clk.Advance(tc.lasted)
+			s = r.step(t.Context(), stateAs[watching[*pod]](t, s))
+			if !tc.short {
+				require.Equal(t, watchOpening{rv: "10"}, s, "re-watched, no failure")
+				require.Nil(t, r.rec.lastFailure())
+				return
+			}
+			require.Equal(t, listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, stateAs[backingOff](t, s).next)
+			require.ErrorIs(t, r.rec.lastFailure(), errShortWatch)
 		})
 	}
 }
@@ -340,7 +375,7 @@ func TestStreamingTooLargeRVListsConsistently(t *testing.T) {
 		if asEvent {
 			s = r.step(t.Context(), stateAs[streamInitial[*pod]](t, s))
 		}
-		require.Equal(t, streamListing{rv: "", cause: CauseTooLargeRV}, stateAs[backingOff](t, s).next, "as an event: %t", asEvent)
+		require.Equal(t, streamListing{rv: "", cause: CauseTooLargeRV}, s, "at once; as an event: %t", asEvent)
 		require.True(t, r.streaming)
 	}
 }
@@ -368,6 +403,27 @@ func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
 	require.Empty(t, q.got())
 	require.True(t, r.streaming, "a stream cut short (an apiserver restart) falls back for this cycle only")
 	require.Equal(t, "stream-listing", r.relist("5", CauseWatchGone).stateName())
+}
+
+// TestAStreamingListFailingOtherwiseFallsBackAtOnce (issue 31 item 9): a
+// frame that does not decode, or an ERROR event other than 410/504, makes
+// a LIST for this cycle, at once, carrying why; as client-go's
+// ListAndWatch does after any watch-list error.
+func TestAStreamingListFailingOtherwiseFallsBackAtOnce(t *testing.T) {
+	for _, end := range []error{
+		&watchstream.DecodeError{Event: 1, Err: errors.New("kubeproto: malformed")},
+		statusErr(500, meta.ReasonInternalError),
+	} {
+		w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, end)
+		r, q, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+		s := r.step(t.Context(), streamInitial[*pod]{w: w})
+		l := stateAs[listing[*pod]](t, s)
+		require.Equal(t, CauseStreamingFallback, l.cause)
+		require.ErrorIs(t, l.why, end)
+		require.Empty(t, q.got())
+		require.True(t, r.streaming, "for this cycle only")
+		require.ErrorIs(t, r.rec.lastFailure(), end, "a failure all the same")
+	}
 }
 
 func TestStreamingTimeoutFallsBack(t *testing.T) {
@@ -484,11 +540,13 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 	require.Len(t, clk.Delays(), 3)
 }
 
-// TestEveryWatch410WaitsBeforeRelisting: lists succeed, every WATCH gets
-// 410 (a restarted apiserver behind a load balancer whose watch cache
-// starts after the list's rv). Each relist waits a backoff that keeps
-// growing: a successful list does not reset it, 2 minutes of health do.
-func TestEveryWatch410WaitsBeforeRelisting(t *testing.T) {
+// TestRepeatedWatch410sWaitEverLonger: lists succeed, every WATCH gets 410
+// (a restarted apiserver behind a load balancer whose watch cache starts
+// after the list's rv). The first two relist at once (a 410 is a server
+// that answers, issue 31 item 8); from the third in a row each relist
+// waits a backoff that keeps growing: a successful list ends neither the
+// 410 streak nor the backoff, a watch that works or 2 minutes of health do.
+func TestRepeatedWatch410sWaitEverLonger(t *testing.T) {
 	lw := &scriptLW{}
 	for i := range 6 {
 		lw.lists = append(lw.lists, listReply{items: pods("a"), lm: meta.ListMeta{ResourceVersion: fmt.Sprint(10 + i)}})
@@ -503,8 +561,8 @@ func TestEveryWatch410WaitsBeforeRelisting(t *testing.T) {
 		s = r.step(t.Context(), s)
 	}
 	ms := time.Millisecond
-	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms}, clk.Delays(),
-		"six watches answered 410: six waits, each twice the last")
+	require.Equal(t, []time.Duration{3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms}, clk.Delays(),
+		"six watches answered 410: two relists at once, then four waits, each twice the last")
 	require.Len(t, lw.listReq, 6)
 }
 
@@ -584,7 +642,7 @@ func TestStreamingInformerRelistsByStreaming(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	r.setRV("10")
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, stateAs[backingOff](t, s).next)
+	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, s)
 }
 
 func TestManagedFieldsAreDroppedUnlessKept(t *testing.T) {

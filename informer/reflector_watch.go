@@ -21,12 +21,16 @@ func (r *reflector[P]) watchTimeout() int64 {
 
 // stepWatchOpening opens a WATCH with bookmarks. Transitions: opened →
 // watching; unreachable, 429 or 5xx → backingOff, watchOpening again (no
-// relist: the rv is still good); 504 too-large-rv → backingOff, a relist at
-// ""; 410 or any other error → backingOff, a relist from the last rv.
-// Every relist waits its backoff first, as client-go's does between two
-// list-and-watch cycles: a server that answers every WATCH with 410 while
-// its LISTs succeed (a freshly restarted apiserver behind a load balancer)
-// must not get a LIST per round trip.
+// relist: the rv is still good); 504 too-large-rv → at once, a relist at
+// ""; 410 → at once, a relist from the last rv; any other error →
+// backingOff, a relist from the last rv. A 410 or a 504 too-large-rv is a
+// server that answers saying where to go next, not one failing: the
+// backoff grown while it was out of reach (a partition) must not delay
+// the relist that brings the cache back (relistNow). Only the third in a
+// row without a watch that works waits, its backoff growing each time: a
+// server that answers every WATCH with 410 while its LISTs succeed (a
+// freshly restarted apiserver behind a load balancer) must not get a LIST
+// per round trip (goneLimit).
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
 	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
@@ -36,7 +40,7 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 		return r.watchOpenFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s)
 	}
 	now := r.cfg.clock.Now()
-	r.rec.contacted(now)
+	r.rec.opened(now)
 	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
@@ -51,12 +55,22 @@ func (r *reflector[P]) watchOpenFailed(ctx context.Context, err error, again sta
 	}
 	var se *meta.StatusError
 	switch {
-	case isGone(err), meta.IsTooLargeResourceVersion(err):
+	case relistNow(err):
+		return r.fail(ctx, err, r.relistAfter(err), true)
 	case !errors.As(err, &se), meta.IsTooManyRequests(err), meta.Code(err) >= 500:
 		return r.fail(ctx, err, again, false)
 	}
 	return r.fail(ctx, err, r.relistAfter(err), false)
 }
+
+// relistNow reports a failure whose cure is a relist the server can answer
+// now: 410 (the rv is gone from its history) or 504 ResourceVersionTooLarge
+// (its history went back; the relist is at "", not at the rv its
+// Retry-After is about). client-go's list retries these at once at ""
+// (reflector.go, list: "Retry immediately if the resource version used to
+// list is unavailable"), as its watch-list does. fail still makes the
+// third in a row wait (goneLimit).
+func relistNow(err error) bool { return isGone(err) || meta.IsTooLargeResourceVersion(err) }
 
 // relistAfter is the relist that follows a watch failure: at "" after 504
 // ResourceVersionTooLarge (the server's history went back: an etcd restore
@@ -120,6 +134,11 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return stopped{}
 	case res.stopErr != nil:
 		return stopped{err: res.stopErr}
+	case idled.Load() && r.bookmarks:
+		// kube-apiserver bookmarks about once a minute: a watch silent
+		// for the idle timeout (three minutes by default) has stalled.
+		return r.fail(ctx, fmt.Errorf("informer: watching from rv %q: %w: no event or bookmark for %v",
+			s.rv, ErrStalled, r.cfg.idleTimeout), r.reopen(s), false)
 	case idled.Load():
 		r.cfg.log.Info("informer: watch idle, reopening", "informer", r.cfg.name, "rv", s.rv)
 		return r.reopen(s)
@@ -147,7 +166,7 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	case !errors.As(err, &se), meta.IsTooManyRequests(err):
 		return r.fail(ctx, err, r.reopen(s), false)
 	}
-	return r.fail(ctx, err, r.relistAfter(err), false)
+	return r.fail(ctx, err, r.relistAfter(err), relistNow(err))
 }
 
 // reopen is the state that opens the next watch after s ended without
@@ -214,6 +233,7 @@ func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	case meta.Deleted:
 		op, name = r.q.Delete, OpDelete
 	case meta.Bookmark:
+		r.bookmarks = true
 		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
 		if b, ok := r.q.(bookmarker); ok {
 			b.Bookmark(ev.ResourceVersion)

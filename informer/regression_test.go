@@ -170,7 +170,7 @@ func TestFailuresCountAcrossRelists(t *testing.T) {
 		if f := r.rec.current(); f != nil {
 			attempts = append(attempts, f.Attempts)
 		}
-		if _, ok := s.(backingOff); ok && len(attempts) == 4 {
+		if _, ok := s.(backingOff); ok && len(compact(attempts)) == 4 {
 			break
 		}
 	}

@@ -25,7 +25,7 @@ const (
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
 	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration
-	StageRelist                         // a relist starts: Cause
+	StageRelist                         // a relist starts: Cause; Err, for a streaming-fallback, the streaming list's failure
 	StageBackoff                        // the reflector waits Duration after Err
 	StageSynced                         // the initial list is in the cache: Items at ResourceVersion; Op OpSnapshot when a snapshot, not a list, filled it
 	StageSkipped                        // an object was dropped: Key, Err (wrong kind)

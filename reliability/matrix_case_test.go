@@ -144,7 +144,8 @@ func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
 	// bounds the wait for a watch's answer) would only fire under load.
 	o := informer.Options[*object]{Name: name, Logger: quiet(), Queue: m.c.queue, StreamingList: m.c.streaming,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 2 * time.Second,
-		Backoff: chaosBackoff, SkipUndecodable: m.c.skip,
+		StallTimeout: 2 * time.Second,
+		Backoff:      chaosBackoff, SkipUndecodable: m.c.skip,
 		Selectors: informer.Selectors{LabelSelector: matrixLabel + "=in"}}
 	if m.c.transform {
 		o.Transform = transform
@@ -248,6 +249,21 @@ func (m *mcase) script(t *testing.T) {
 		m.watchFault(func() { m.srv.CutStreamingLists(1); m.srv.Compact(0); m.srv.DropWatches() })
 		m.writes(t, 3)
 	}
+	// The relist's reply trickles (issue 31 item 1): abandoned after
+	// StallTimeout (InitialEventsTimeout for a streaming list), retried.
+	m.watchFault(func() { m.srv.SlowBodies(m.relistFault(20)); m.relistNext() })
+	m.landed(t, fakeapiserver.FaultSlowBody, m.watchErrs.Load())
+	m.writes(t, 3)
+	if m.streamsRelists() {
+		// A streaming list that cannot be decoded: LIST this once (item 9).
+		errs := m.watchErrs.Load()
+		m.watchFault(func() {
+			m.srv.CorruptBodies(fakeapiserver.CorruptBody{Count: 1, Verb: "watch", QueryContains: "sendInitialEvents=true", After: 4})
+			m.relistNext()
+		})
+		m.landed(t, fakeapiserver.FaultCorruptBody, errs)
+		m.writes(t, 3)
+	}
 	m.checkCache()
 	if m.c.shard == shardSet {
 		m.reshard(t)
@@ -255,6 +271,36 @@ func (m *mcase) script(t *testing.T) {
 	m.outage(t)
 	m.srv.ClearFaults()
 	m.final(t)
+}
+
+// streamsRelists: the informer relists by streaming lists. With
+// SkipUndecodable the undecodable object turns it to LIST for good.
+func (m *mcase) streamsRelists() bool { return m.c.streaming && !m.c.skip }
+
+// relistFault is the next relist's reply trickling after `after` bytes, 4
+// bytes a second: a LIST, or a streaming list.
+func (m *mcase) relistFault(after int) fakeapiserver.SlowBody {
+	f := fakeapiserver.SlowBody{Count: 1, Verb: "list", After: after, Every: 250 * time.Millisecond}
+	if m.streamsRelists() {
+		f.Verb, f.QueryContains = "watch", "sendInitialEvents=true"
+	}
+	return f
+}
+
+// relistNext makes the informer relist: its watch ends, and the next one
+// is answered 410.
+func (m *mcase) relistNext() {
+	m.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: "watch"})
+	m.srv.DropWatches()
+}
+
+// landed waits for the relist to meet a fault of kind, armed for it, and
+// for the informer to report it (errs: WatchErrorHandler calls before the
+// fault; the 410 is one, the fault another), so that what follows (an
+// outage, a reshard that must cause no failure) finds it over.
+func (m *mcase) landed(t *testing.T, kind fakeapiserver.Fault, errs int64) {
+	require.Eventually(t, func() bool { return m.srv.Stats().Faults[kind] > 0 && m.watchErrs.Load() >= errs+2 },
+		matrixWait, time.Millisecond, "the relist meets the %s fault", kind)
 }
 
 // newInformer builds the informer under test and its handler (not yet

@@ -1,0 +1,153 @@
+package fakeapiserver
+
+import (
+	"net/http"
+	"strings"
+	"time"
+)
+
+// The faults of this file.
+const (
+	FaultSlowBody    Fault = "slow-body"    // a reply's body stalled or trickled (SlowBodies)
+	FaultCorruptBody Fault = "corrupt-body" // a reply's body corrupted (CorruptBodies)
+)
+
+// SlowBody describes replies whose body the server sends slowly, as an
+// overloaded API server or a proxy holding a connection does: the status
+// and headers go out at once, then After bytes of the body, then one byte
+// every Every (a trickle that keeps a per-read watchdog content while
+// nothing useful arrives), or nothing more at all when Every is 0 (a
+// stall). The reply goes on so until it is complete or the client leaves.
+type SlowBody struct {
+	// Count replies (Forever: every one until ClearFaults) matching Verb
+	// and QueryContains (empty matches all) are slowed.
+	Count int
+	// Verb: list or watch (a streaming list is a watch; QueryContains
+	// "sendInitialEvents=true" singles it out).
+	Verb          string
+	QueryContains string
+	After         int
+	Every         time.Duration
+	corrupt       bool // CorruptBodies
+}
+
+// CorruptBody describes replies whose body the server corrupts (for
+// CorruptBodies): After bytes go out as they are, every byte after them
+// inverted (XOR 0xff), at full speed. With After 4 on a protobuf watch
+// (Options.DisableWatchListCompression for a streaming list, which is
+// gzipped otherwise), the first frame keeps its length and loses its
+// envelope: a frame no client can decode.
+type CorruptBody struct {
+	Count         int // Forever: every matching reply until ClearFaults
+	Verb          string
+	QueryContains string
+	After         int
+}
+
+// CorruptBodies corrupts the body of the next b.Count matching replies.
+func (s *Server) CorruptBodies(b CorruptBody) {
+	s.SlowBodies(SlowBody{Count: b.Count, Verb: b.Verb, QueryContains: b.QueryContains, After: b.After, corrupt: true})
+}
+
+// SlowBodies slows the body of the next b.Count matching replies.
+func (s *Server) SlowBodies(b SlowBody) {
+	s.faults.mu.Lock()
+	defer s.faults.mu.Unlock()
+	s.faults.slow = append(s.faults.slow, &b)
+}
+
+// slowBody returns w wrapped to send its body slowly when a SlowBody is
+// due for the request, else w.
+func (s *Server) slowBody(w http.ResponseWriter, r *http.Request, verb string) http.ResponseWriter {
+	s.faults.mu.Lock()
+	var hit *SlowBody
+	for i, b := range s.faults.slow {
+		if (b.Verb == "" || b.Verb == verb) && strings.Contains(r.URL.RawQuery, b.QueryContains) {
+			c := *b
+			hit = &c
+			if b.Count != Forever {
+				if b.Count--; b.Count <= 0 {
+					s.faults.slow = append(s.faults.slow[:i], s.faults.slow[i+1:]...)
+				}
+			}
+			break
+		}
+	}
+	s.faults.mu.Unlock()
+	if hit == nil {
+		return w
+	}
+	if hit.corrupt {
+		s.record(FaultCorruptBody, "verb", verb, "path", r.URL.Path, "after", hit.After)
+	} else {
+		s.record(FaultSlowBody, "verb", verb, "path", r.URL.Path, "after", hit.After, "every", hit.Every)
+	}
+	return &slowWriter{ResponseWriter: w, r: r, left: hit.After, every: hit.Every, corrupt: hit.corrupt}
+}
+
+// slowWriter writes left bytes, then one byte per every (none when every
+// is 0), until the request's context ends; or, corrupt, every byte after
+// the first left inverted.
+type slowWriter struct {
+	http.ResponseWriter
+	r       *http.Request
+	left    int
+	every   time.Duration
+	corrupt bool
+}
+
+func (w *slowWriter) Write(b []byte) (int, error) {
+	n := 0
+	if w.left > 0 {
+		k := min(len(b), w.left)
+		m, err := w.ResponseWriter.Write(b[:k])
+		n, w.left = n+m, w.left-m
+		if err != nil {
+			return n, err
+		}
+		b = b[k:]
+	}
+	if len(b) == 0 {
+		return n, nil
+	}
+	if w.corrupt {
+		bad := make([]byte, len(b))
+		for i, c := range b {
+			bad[i] = c ^ 0xff
+		}
+		m, err := w.ResponseWriter.Write(bad)
+		return n + m, err
+	}
+	w.Flush() // what went out so far reaches the client
+	done := w.r.Context().Done()
+	if w.every <= 0 {
+		<-done
+		return n, w.r.Context().Err()
+	}
+	t := time.NewTicker(w.every)
+	defer t.Stop()
+	for len(b) > 0 {
+		select {
+		case <-done:
+			return n, w.r.Context().Err()
+		case <-t.C:
+		}
+		m, err := w.ResponseWriter.Write(b[:1])
+		n += m
+		if err != nil {
+			return n, err
+		}
+		w.Flush()
+		b = b[1:]
+	}
+	return n, nil
+}
+
+func (w *slowWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap is for http.ResponseController.
+func (w *slowWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

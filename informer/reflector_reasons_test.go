@@ -1,0 +1,37 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+)
+
+// TestAnswersThatCannotBeUsedAreNotUnreachable: a reply that stalled, a
+// scheme mismatch and a refused TLS handshake each have their reason, even
+// where they wrap what would otherwise read as no answer (a deadline, a
+// transport error); FailFast stops on the mismatches, not on a stall.
+func TestAnswersThatCannotBeUsedAreNotUnreachable(t *testing.T) {
+	for _, tc := range []struct {
+		err       error
+		want      FailureReason
+		permanent bool
+	}{
+		{fmt.Errorf("informer: list: %w: no object for 30s (%w)", ErrStalled, context.Canceled), FailureStalled, false},
+		{fmt.Errorf("%w: %w", ErrStalled, context.DeadlineExceeded), FailureStalled, false},
+		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrHTTPSToHTTP, errors.New("http: server gave HTTP response to HTTPS client")),
+			FailureMisconfigured, true},
+		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrTLS, errors.New("x509: certificate signed by unknown authority")),
+			FailureTLS, true},
+	} {
+		got := classify(tc.err, 0)
+		require.Equal(t, tc.want, got, "%v", tc.err)
+		require.Equal(t, tc.permanent, got.permanent(), "%v", tc.err)
+	}
+	require.Equal(t, "reply stalled", FailureStalled.String())
+	require.Equal(t, "TLS handshake failed", FailureTLS.String())
+}
