@@ -210,8 +210,14 @@ func setElementOrders(orig, patch map[string]any, schema smpSchema) error {
 		}
 		delete(patch, key)
 		orderList, ok := order.([]any)
-		if !ok || field == "" {
+		switch {
+		case field == "":
 			return errSMPSetOrder
+		case !ok:
+			// Observed on kube-apiserver v1.37.2 (conformance
+			// patch/strategic-errors): a 500 with no reason, not the 400
+			// of a badly formed order list.
+			return errSMP("invalid type for %s%s: expected a list, got %T", smpSetOrderPrefix, field, order)
 		}
 		ov, foundOrig := orig[field]
 		pv, foundPatch := patch[field]
