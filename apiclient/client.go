@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
 
 // Default client-side limits, the ones client-go uses.
@@ -40,7 +40,7 @@ type Client struct {
 	idle      time.Duration // Options.HeaderTimeout in effect; 0: off
 	compress  bool          // ask for gzip replies (!Config.DisableCompression)
 	gate      *connGate     // nil with a custom transport; see conngate.go
-	clock     Clock
+	clock     clock.Clock
 }
 
 // Options tunes a Client beyond its Config. The zero value means defaults.
@@ -65,7 +65,7 @@ type Options struct {
 	// Clock times every wait and timeout of the client (see Clock); nil
 	// means the real clock. Timeouts that are context deadlines
 	// (Config.Timeout, the exec plugin's run) stay on the real clock.
-	Clock Clock
+	Clock clock.Clock
 }
 
 // DefaultHeaderTimeout is Options.HeaderTimeout's default: past

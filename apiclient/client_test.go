@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock/clocktest"
 )
 
 const secretToken = "s3cr3t-t0ken-value"

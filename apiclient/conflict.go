@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 )
 

@@ -17,7 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -85,7 +86,7 @@ func rewrite(t *testing.T, file, tok string) {
 	require.Equal(t, fi.Size(), after.Size(), "tokens of the same length")
 }
 
-func tokenFileClient(t *testing.T, rs *revokingServer, tok string, clk apiclient.Clock) (*apiclient.Client, string) {
+func tokenFileClient(t *testing.T, rs *revokingServer, tok string, clk clock.Clock) (*apiclient.Client, string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "token")
 	require.NoError(t, os.WriteFile(file, []byte(tok), 0o600))

@@ -51,7 +51,7 @@
 //     anything, so writes too); never more than once.
 //  8. A Client keeps no global state; it is safe for concurrent use.
 //  9. Every wait and timeout the client runs itself reads Options.Clock
-//     (the project's one clock, internal/clock): the waits between
+//     (the project's one clock, package clock): the waits between
 //     retried reads, the rate limiter, the watch open timeout, the list
 //     stall watchdog, an exec credential's renewal, and a watch stream's
 //     idle watchdog. Only context deadlines (Config.Timeout) and the

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/zerokube/zerokube/clock"
 )
 
 // ExecConfig runs a credential plugin, the kubeconfig's users[].user.exec:
@@ -72,13 +74,13 @@ type credential struct {
 // invalidated by a 401.
 type execPlugin struct {
 	cfg   ExecConfig
-	clock Clock // tells when the credential is due for renewal
+	clock clock.Clock // tells when the credential is due for renewal
 
 	mu   sync.Mutex // guards cred; held while the plugin runs, so one run serves all waiters
 	cred *credential
 }
 
-func newExecPlugin(cfg ExecConfig, clk Clock) (*execPlugin, error) {
+func newExecPlugin(cfg ExecConfig, clk clock.Clock) (*execPlugin, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("apiclient: exec credential plugin: no command")
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"

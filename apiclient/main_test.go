@@ -9,7 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 

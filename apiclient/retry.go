@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 )
 

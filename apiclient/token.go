@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/zerokube/zerokube/clock"
 )
 
 // tokenReread bounds how long a token read from a file is used without
@@ -27,7 +29,7 @@ type tokenSource struct {
 	static string
 	file   string
 	log    *slog.Logger
-	clock  Clock
+	clock  clock.Clock
 
 	mu      sync.Mutex // guards the fields below
 	token   string
@@ -40,7 +42,7 @@ type tokenSource struct {
 // newTokenSource returns nil when neither a token nor a file is set. A file
 // wins over a fixed token, as in client-go; it is read once now so that a
 // missing file fails early.
-func newTokenSource(token, file string, log *slog.Logger, clk Clock) (*tokenSource, error) {
+func newTokenSource(token, file string, log *slog.Logger, clk clock.Clock) (*tokenSource, error) {
 	if token == "" && file == "" {
 		return nil, nil
 	}

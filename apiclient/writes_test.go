@@ -13,9 +13,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -64,7 +65,7 @@ func (s *writeSpy) count() int {
 	return len(s.writes)
 }
 
-func fakeClient(t *testing.T, clk apiclient.Clock) (*fakeapiserver.Server, *apiclient.Client, *writeSpy) {
+func fakeClient(t *testing.T, clk clock.Clock) (*fakeapiserver.Server, *apiclient.Client, *writeSpy) {
 	t.Helper()
 	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler)})
 	spy := &writeSpy{}

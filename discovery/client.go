@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
 
 // Options tune a Client. The zero value means defaults.
@@ -24,13 +24,8 @@ type Options struct {
 	// too); nil discards.
 	Logger *slog.Logger
 	// Clock times MinRefreshInterval; nil means the real clock.
-	Clock Clock
+	Clock clock.Clock
 }
-
-// Clock is the project's one clock (internal/clock), the type of
-// informer.Options.Clock: one value drives discovery, the informer and the
-// client.
-type Clock = clock.Clock
 
 // DefaultMinRefreshInterval is Options.MinRefreshInterval's default.
 const DefaultMinRefreshInterval = time.Second
@@ -41,7 +36,7 @@ type Client struct {
 	c        *apiclient.Client
 	interval time.Duration
 	log      *slog.Logger
-	clock    Clock
+	clock    clock.Clock
 
 	refresh sync.Mutex // held while discovery is read, so one read serves all waiters
 

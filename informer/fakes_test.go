@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 )
 

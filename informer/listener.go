@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/internal/ring"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -65,7 +66,7 @@ type listener[P meta.Object] struct {
 	resync   time.Duration
 	metrics  Metrics
 	log      *slog.Logger
-	clock    Clock
+	clock    clock.Clock
 	trace    func(TraceEvent)
 	timed    bool // metrics or trace want each call's lag and duration
 

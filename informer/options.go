@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/cache"
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -208,7 +208,7 @@ type Options[P meta.Object] struct {
 	Shard     *Shard
 	Transport Transport
 	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
-	Clock Clock
+	Clock clock.Clock
 	Rand  func() float64
 }
 

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -43,7 +44,7 @@ type reflectorConfig[P meta.Object] struct {
 	watchErrorHandler func(ctx context.Context, err error)
 	failFast          bool
 	skipUndecodable   bool
-	clock             Clock
+	clock             clock.Clock
 	rand              func() float64
 	log               *slog.Logger
 	metrics           Metrics

@@ -8,8 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/informer"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 // With InlineProcessing nobody waits in Pop: the goroutine that queues the

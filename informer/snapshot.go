@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/fifo"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
@@ -80,7 +81,7 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	log     *slog.Logger
 	metrics Metrics
 	trace   func(TraceEvent)
-	clock   Clock
+	clock   clock.Clock
 	name    string // the informer's, for logs
 
 	mu      sync.Mutex // held across each queue write and by capture

@@ -12,9 +12,9 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
 )
 
 // trickle is issue 31's slow reply: a few bytes of the body at once, then

@@ -9,14 +9,8 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
-
-// Clock is the elector's source of time: every wait, every deadline and
-// every judgement of expiry reads it. It is the project's one clock
-// (internal/clock), the type of informer.Options.Clock; tests pass the
-// fake of internal/clock/clocktest.
-type Clock = clock.Clock
 
 // Defaults of Config, client-go's (its "core clients" values).
 const (
@@ -71,7 +65,7 @@ type Config struct {
 	// next attempt.
 	KeepOnCancel bool
 
-	Clock  Clock        // nil means the real clock
+	Clock  clock.Clock  // nil means the real clock
 	Logger *slog.Logger // nil means slog.Default()
 }
 

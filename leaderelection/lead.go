@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
 
 // lead runs OnStartedLeading and renews the Lease until leadership ends,

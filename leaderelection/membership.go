@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
 )
@@ -75,7 +75,7 @@ type Membership struct {
 	// Clock times the rounds, writes renewTime and tells whether a Lease is
 	// live; nil means the real clock (the informer's Options.Clock is the
 	// same type).
-	Clock Clock
+	Clock clock.Clock
 }
 
 // Shard is what Membership moves: *informer.Shard.

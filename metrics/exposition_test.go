@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/metrics"
 	"github.com/zerokube/zerokube/metrics/metricstest"
 	"github.com/zerokube/zerokube/workqueue"

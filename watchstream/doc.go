@@ -60,6 +60,6 @@
 //  5. Gzip members are inflated as they arrive: an event flushed in its own
 //     member is delivered before the next member is written.
 //  6. The idle watchdog runs on Options.Clock (the project's one clock,
-//     internal/clock), and only while Next waits on the connection: a slow
+//     package clock), and only while Next waits on the connection: a slow
 //     consumer is not a silent peer. [TestIdleTimeoutIgnoresASlowConsumer]
 package watchstream

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )

@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
 )
@@ -33,7 +33,7 @@ type Options struct {
 	IdleTimeout time.Duration
 	// Clock times IdleTimeout; nil means the real clock. (apiclient.Watch
 	// passes its client's clock when this is nil.)
-	Clock Clock
+	Clock clock.Clock
 	// ContentEncoding is the Content-Encoding of a chunked body: "" or
 	// "identity" for plain JSON, "gzip" for a (multi-member) gzip stream,
 	// decoded member after member as it arrives. Ignored for websockets.
@@ -62,7 +62,7 @@ type Options struct {
 	SkipUndecodable func(*DecodeError)
 }
 
-func (o Options) clock() Clock {
+func (o Options) clock() clock.Clock {
 	if o.Clock == nil {
 		return clock.Real{}
 	}

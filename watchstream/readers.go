@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
 
 // errEventTooLarge is what limitReader returns once an event's budget is

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock/clocktest"
 )
 
 // BenchmarkAddGetDone is one item's whole trip through the queue on one

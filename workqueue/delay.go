@@ -3,6 +3,8 @@ package workqueue
 import (
 	"container/heap"
 	"time"
+
+	"github.com/zerokube/zerokube/clock"
 )
 
 // delayed holds the items AddAfter is keeping until their time comes: a min-heap
@@ -11,9 +13,9 @@ import (
 type delayed[K comparable] struct {
 	heap  dueHeap[K]
 	index map[K]*due[K]
-	timer Timer     // armed for timerAt; nil when none is
-	at    time.Time // when timer fires
-	gen   uint64    // bumped per timer, so a stopped timer that fired anyway is ignored
+	timer clock.Timer // armed for timerAt; nil when none is
+	at    time.Time   // when timer fires
+	gen   uint64      // bumped per timer, so a stopped timer that fired anyway is ignored
 }
 
 type due[K comparable] struct {

@@ -7,7 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/time/rate"
 
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/clock/clocktest"
 )
 
 func TestAddAfterQueuesWhenDue(t *testing.T) {
@@ -172,10 +173,10 @@ type handTimer struct {
 }
 
 func (c *handClock) Now() time.Time { return c.now }
-func (c *handClock) NewTimer(time.Duration) Timer {
+func (c *handClock) NewTimer(time.Duration) clock.Timer {
 	panic("handClock: NewTimer is not used by AddAfter")
 }
-func (c *handClock) AfterFunc(d time.Duration, f func()) Timer {
+func (c *handClock) AfterFunc(d time.Duration, f func()) clock.Timer {
 	c.armed = append(c.armed, handTimer{at: c.now.Add(d), f: f})
 	return stoppedTimer{}
 }

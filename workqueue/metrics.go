@@ -1,6 +1,10 @@
 package workqueue
 
-import "time"
+import (
+	"time"
+
+	"github.com/zerokube/zerokube/clock"
+)
 
 // Metrics receives the queue's counters and gauges, for export to whatever
 // metrics system the caller uses; each method matches one of client-go's
@@ -50,12 +54,12 @@ func (NopMetrics) InFlight(func() (total, longest time.Duration)) {}
 // does nothing, so a queue without metrics pays one nil check per operation.
 type tracker[K comparable] struct {
 	m       Metrics
-	clock   Clock
+	clock   clock.Clock
 	queued  map[K]time.Time // when each queued item was added
 	started map[K]time.Time // when each processing item was handed out
 }
 
-func newTracker[K comparable](m Metrics, clock Clock) tracker[K] {
+func newTracker[K comparable](m Metrics, clock clock.Clock) tracker[K] {
 	if m == nil {
 		return tracker[K]{}
 	}

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/internal/ring"
 )
 
@@ -16,7 +17,7 @@ var ErrShutDown = errors.New("workqueue: shut down")
 // Options configure a Queue. The zero value means all defaults.
 type Options[K comparable] struct {
 	// Clock times AddAfter and the default rate limiter. Default: the real clock.
-	Clock Clock
+	Clock clock.Clock
 	// RateLimiter decides AddRateLimited's delays. Default:
 	// DefaultRateLimiter[K](Clock).
 	RateLimiter RateLimiter[K]
@@ -28,7 +29,7 @@ type Options[K comparable] struct {
 // with [New]; all methods are safe for concurrent use. See the package doc for
 // its invariants.
 type Queue[K comparable] struct {
-	clock   Clock
+	clock   clock.Clock
 	limiter RateLimiter[K]
 
 	// ready holds a token while items may be queued and a Get may be waiting.
@@ -266,4 +267,12 @@ func (q *Queue[K]) AddAfter(item K, d time.Duration) {
 	if q.waiting.add(item, q.clock.Now().Add(d)) {
 		q.scheduleLocked()
 	}
+}
+
+// orReal is c, or the real clock when c is nil.
+func orReal(c clock.Clock) clock.Clock {
+	if c == nil {
+		return clock.Real{}
+	}
+	return c
 }

@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
 
 // RateLimiter decides how long a failed item waits before it is retried.
@@ -33,7 +33,7 @@ const (
 // (DefaultQPS, DefaultBurst): one hot failing item backs off on its own, and a
 // mass failure cannot retry faster than the bucket allows. clock nil means the
 // real clock.
-func DefaultRateLimiter[K comparable](clock Clock) RateLimiter[K] {
+func DefaultRateLimiter[K comparable](clock clock.Clock) RateLimiter[K] {
 	return MaxOf(
 		NewItemBackoff[K](DefaultBaseDelay, DefaultMaxDelay),
 		NewBucket[K](rate.NewLimiter(DefaultQPS, DefaultBurst), clock),
@@ -83,11 +83,11 @@ func (b *ItemBackoff[K]) NumRequeues(item K) int {
 // rate once its burst is spent. It keeps no per-item state.
 type Bucket[K comparable] struct {
 	lim   *rate.Limiter
-	clock Clock
+	clock clock.Clock
 }
 
 // NewBucket wraps lim; its times are read from clock (nil: the real clock).
-func NewBucket[K comparable](lim *rate.Limiter, clock Clock) *Bucket[K] {
+func NewBucket[K comparable](lim *rate.Limiter, clock clock.Clock) *Bucket[K] {
 	return &Bucket[K]{lim: lim, clock: orReal(clock)}
 }
 

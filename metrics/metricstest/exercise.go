@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/informer"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/metrics"
 	"github.com/zerokube/zerokube/workqueue"

@@ -7,8 +7,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/internal/clock"
-	"github.com/zerokube/zerokube/internal/clock/clocktest"
+	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/clock/clocktest"
 )
 
 func TestRealTimersFireAndStop(t *testing.T) {

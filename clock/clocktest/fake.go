@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zerokube/zerokube/internal/clock"
+	"github.com/zerokube/zerokube/clock"
 )
 
 // Start is where every Fake's time begins: a fixed instant, so that tests

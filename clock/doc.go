@@ -13,12 +13,12 @@
 //   - the watch stream (watchstream.Options.Clock, the client's unless
 //     set): the idle watchdog.
 //
-// Those packages name the type with an alias (informer.Clock,
-// apiclient.Clock, …), because code outside the module cannot import an
-// internal package; all are this Clock, so one value drives them all. Their
-// tests use the one fake, package clocktest, and advance it instead of
-// sleeping. Only context deadlines, connection deadlines and net/http's own
-// timeouts stay on the real clock.
+// Each of those options is typed clock.Clock itself: one public package,
+// so one value drives them all and no package keeps an alias of its own
+// (there were six, informer.Clock, apiclient.Clock, …). Tests, the
+// project's and its users', use the one fake, package clocktest, and
+// advance it instead of sleeping. Only context deadlines, connection
+// deadlines and net/http's own timeouts stay on the real clock.
 //
 // It sits beside the data path, not in it: every package that waits may
 // import it, and it imports nothing of the project.
