@@ -48,6 +48,11 @@ func TestASchemeOrTLSMismatchSaysSo(t *testing.T) {
 			require.NotErrorIs(t, err, tc.not)
 			require.ErrorContains(t, err, tc.says)
 			require.Zero(t, meta.Code(err), "no Status: the request never got through")
+			// A websocket watch dials on its own (gorilla's dialer): the
+			// same mismatch must say the same.
+			_, err = apiclient.Watch[meta.Raw](context.Background(), c, ref, apiclient.WatchOptions{Websocket: true})
+			require.ErrorIs(t, err, tc.want, "websocket")
+			require.NotErrorIs(t, err, tc.not, "websocket")
 		})
 	}
 	require.Zero(t, reached.Load())

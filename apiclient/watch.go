@@ -247,7 +247,7 @@ func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, 
 		// fire just before ctx's own timer: say it was the deadline.
 		return nil, fail(fmt.Errorf("%w: %w", context.DeadlineExceeded, err))
 	}
-	return nil, fail(err)
+	return nil, fail(transportError(err))
 }
 
 // handshakeGuard makes cancelling ctx abort a websocket handshake in

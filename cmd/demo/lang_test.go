@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/zerokube/zerokube/apiclient"
 )
 
 // TestEveryMessageHasBothLanguages reads every msg literal of the package
@@ -167,6 +169,11 @@ func TestSyncFailureIsSaidInTheReadersLanguage(t *testing.T) {
 	require.Equal(t, "cannot sync v1/pods in namespace default from https://127.0.0.1:1: server unreachable: "+refused.Error(), err.Error())
 	require.Equal(t, "无法从 https://127.0.0.1:1 同步命名空间 default 中的 v1/pods：连不上 API Server："+refused.Error(), errIn(err, langZH))
 	require.Equal(t, "plain", errIn(errors.New("plain"), langZH), "other errors stay as they are")
+	tlsErr := fmt.Errorf("%w: x509: certificate signed by unknown authority", apiclient.ErrTLS)
+	err = syncFailure(podsRef, "https://127.0.0.1:1", time.Second, context.Canceled, tlsErr)
+	require.Equal(t, "cannot sync v1/pods in namespace default from https://127.0.0.1:1: the server answered, but the connection is set up wrong: "+tlsErr.Error(), err.Error(),
+		"a certificate the client refuses is not 'server unreachable' (issue 31 item 10)")
+	require.Equal(t, "无法从 https://127.0.0.1:1 同步命名空间 default 中的 v1/pods：API Server 有应答，但连接的设置不对："+tlsErr.Error(), errIn(err, langZH))
 }
 
 // demo -h speaks Chinese with --lang zh (before or after -h) or a Chinese

@@ -159,8 +159,9 @@ func (d *demo) queueKind() informer.QueueKind {
 	return informer.QueueInOrder
 }
 
-// unreachable reports a failure with no answer from the server at all
-// (refused, DNS, TLS): before the first sync the demo stops at once.
+// unreachable reports a failure with no Status from the server (refused,
+// DNS, a TLS or scheme mismatch): before the first sync the demo stops at
+// once, and syncFailure says which.
 // Answers (5xx, 429) are retried by the informer until --sync-timeout.
 func unreachable(err error) bool {
 	var se *meta.StatusError
@@ -175,6 +176,11 @@ func syncFailure(ref apiclient.Ref, host string, timeout time.Duration, err, cau
 		return saidErr(se.Err, msg{en: "cannot sync %s from %s: %s: %v", zh: "无法从 %[2]s 同步%[1]s：%[3]s：%[4]v"}, refSaid(ref), host, se.Reason, se.Err)
 	case errors.Is(cause, errSyncTimeout):
 		return saidErr(err, msg{en: "cannot sync %s from %s: no sync within %v", zh: "无法从 %[2]s 同步%[1]s：%[3]v 内没有完成同步"}, refSaid(ref), host, timeout)
+	case errors.Is(cause, apiclient.ErrTLS), errors.Is(cause, apiclient.ErrHTTPSToHTTP), errors.Is(cause, apiclient.ErrHTTPToHTTPS):
+		// The server answered: sending the reader to check the network
+		// would be wrong; the URL's scheme or the certificates are.
+		return saidErr(cause, msg{en: "cannot sync %s from %s: the server answered, but the connection is set up wrong: %v",
+			zh: "无法从 %[2]s 同步%[1]s：API Server 有应答，但连接的设置不对：%[3]v"}, refSaid(ref), host, cause)
 	case cause != nil:
 		return saidErr(cause, msg{en: "cannot sync %s from %s: server unreachable: %v", zh: "无法从 %[2]s 同步%[1]s：连不上 API Server：%[3]v"}, refSaid(ref), host, cause)
 	}
