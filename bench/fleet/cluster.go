@@ -28,7 +28,9 @@ func (c Cluster) Pods() int { return c.Nodes * c.PodsPerNode }
 // NodeName is the name of node i.
 func NodeName(i int) string { return fmt.Sprintf("node-%04d", i) }
 
-func (c Cluster) workload() workload.Config { return workload.Config{PodSize: c.PodSize, Nodes: c.Nodes} }
+func (c Cluster) workload() workload.Config {
+	return workload.Config{PodSize: c.PodSize, Nodes: c.Nodes}
+}
 
 var (
 	// PodsRef is the resource every agent lists and watches.
