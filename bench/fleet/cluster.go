@@ -14,7 +14,8 @@ import (
 )
 
 // Cluster is the pods a run loads: PodsPerNode on each of Nodes nodes,
-// pod i on node i % Nodes, so every node holds the same number.
+// pod i on node i / PodsPerNode, so every node holds the same number and
+// a larger cluster is a smaller one with nodes added.
 type Cluster struct {
 	Nodes, PodsPerNode int
 	// PodSize is the workload's pod size (workload.Config.PodSize); 0:
@@ -29,7 +30,7 @@ func (c Cluster) Pods() int { return c.Nodes * c.PodsPerNode }
 func NodeName(i int) string { return fmt.Sprintf("node-%04d", i) }
 
 func (c Cluster) workload() workload.Config {
-	return workload.Config{PodSize: c.PodSize, Nodes: c.Nodes}
+	return workload.Config{PodSize: c.PodSize}
 }
 
 var (
@@ -43,8 +44,10 @@ var (
 type PodName struct{ Namespace, Name string }
 
 // Load creates the cluster's namespaces and pods on srv, a few at a time,
-// and returns the pods' names in order.
-func Load(ctx context.Context, srv *Server, c Cluster) ([]PodName, error) {
+// and returns the pods' names in order. The first from pods are taken to
+// exist already (a smaller cluster Load created before); their names are
+// not returned.
+func Load(ctx context.Context, srv *Server, c Cluster, from int) ([]PodName, error) {
 	w := c.workload()
 	for _, ns := range w.NamespaceNames() {
 		obj, err := meta.NewRaw(fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
@@ -66,14 +69,14 @@ func Load(ctx context.Context, srv *Server, c Cluster) ([]PodName, error) {
 			return nil, fmt.Errorf("fleet: priority class: %w", err)
 		}
 	}
-	names := make([]PodName, c.Pods())
+	names := make([]PodName, max(c.Pods()-from, 0))
 	errs := make(chan error, 1)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range 4 * runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
-				p, err := createPod(ctx, srv, w, c, i)
+				p, err := createPod(ctx, srv, w, c, from+i)
 				if err != nil {
 					select {
 					case errs <- err:
@@ -104,7 +107,7 @@ feed:
 	return names, nil
 }
 
-// createPod posts pod i of the workload on node i % Nodes, without the
+// createPod posts pod i of the workload on node i / PodsPerNode, without the
 // resourceVersion and uid the generator writes (kube-apiserver refuses the
 // first and replaces the second).
 func createPod(ctx context.Context, srv *Server, w workload.Config, c Cluster, i int) (PodName, error) {
@@ -119,7 +122,7 @@ func createPod(ctx context.Context, srv *Server, w workload.Config, c Cluster, i
 	if spec == nil {
 		return PodName{}, fmt.Errorf("fleet: workload pod %d has no spec", i)
 	}
-	spec["nodeName"] = NodeName(i % c.Nodes)
+	spec["nodeName"] = NodeName(i / c.PodsPerNode)
 	if srv.Real {
 		// Priority admission computes spec.priority from the class and
 		// refuses a pod that sets another.

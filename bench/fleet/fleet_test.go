@@ -37,7 +37,7 @@ func smallFleet(tb testing.TB, shape string, agents int) *fleet.Run {
 	}
 	tb.Cleanup(srv.Close)
 	c := fleet.Cluster{Nodes: 12, PodsPerNode: 5}
-	pods, err := fleet.Load(ctx, srv, c)
+	pods, err := fleet.Load(ctx, srv, c, 0)
 	if err != nil {
 		tb.Fatal(err)
 	}
