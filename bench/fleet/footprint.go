@@ -24,10 +24,11 @@ type Footprint struct {
 	SyncCPU    float64 `json:"sync_cpu_s"`   // CPU until then
 	RSSSynced  int64   `json:"rss_synced_b"` // VmRSS at the "synced" line
 	PeakSynced int64   `json:"peak_synced_b"`
-	RSSIdle    int64   `json:"rss_idle_b"` // VmRSS at the idle window's end
-	IdleCPU    float64 `json:"idle_cpu_s"` // CPU over the idle window
-	Idle       float64 `json:"idle_s"`     // the idle window
-	Pods       int     `json:"pods"`       // the count the agent printed
+	RSSIdle    int64   `json:"rss_idle_b"`  // VmRSS at the idle window's end
+	AnonIdle   int64   `json:"anon_idle_b"` // RssAnon then: RSSIdle less the binary's and other files' pages
+	IdleCPU    float64 `json:"idle_cpu_s"`  // CPU over the idle window
+	Idle       float64 `json:"idle_s"`      // the idle window
+	Pods       int     `json:"pods"`        // the count the agent printed
 }
 
 // MeasureFootprint runs the agent bin with args, waits for it to sync and
@@ -123,7 +124,7 @@ func MeasureFootprint(ctx context.Context, bin string, args []string, idle time.
 	if m, err = ProcMem(pid); err != nil {
 		return f, err
 	}
-	f.RSSIdle = m.RSS
+	f.RSSIdle, f.AnonIdle = m.RSS, m.Anon
 	f.Pods = int(last.Load())
 	return f, nil
 }

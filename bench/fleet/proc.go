@@ -50,6 +50,10 @@ func parseStat(b []byte) (time.Duration, error) {
 type Mem struct {
 	RSS  int64 // VmRSS, bytes
 	Peak int64 // VmHWM: the highest RSS since the process started or ResetPeak
+	// Anon is RssAnon, the anonymous part of RSS (heap, stacks): RSS less
+	// the pages of mapped files, the binary's among them. 0 when the
+	// kernel does not say (before Linux 4.5).
+	Anon int64
 }
 
 // ProcMem reads pid's resident memory now.
@@ -71,6 +75,9 @@ func parseStatus(b []byte) (Mem, error) {
 			dst = &m.RSS
 		case bytes.HasPrefix(line, []byte("VmHWM:")):
 			dst = &m.Peak
+		case bytes.HasPrefix(line, []byte("RssAnon:")):
+			dst = &m.Anon
+			found-- // optional
 		default:
 			continue
 		}

@@ -26,7 +26,7 @@ func TestParseStatus(t *testing.T) {
 	status := "Name:\tagent\nVmPeak:\t  900000 kB\nVmHWM:\t   20480 kB\nVmRSS:\t   10240 kB\nRssAnon:\t 4096 kB\n"
 	m, err := parseStatus([]byte(status))
 	require.NoError(t, err)
-	require.Equal(t, Mem{RSS: 10 << 20, Peak: 20 << 20}, m)
+	require.Equal(t, Mem{RSS: 10 << 20, Peak: 20 << 20, Anon: 4 << 20}, m)
 
 	_, err = parseStatus([]byte("Name:\tkthread\n"))
 	require.ErrorContains(t, err, "missing")

@@ -171,8 +171,8 @@ func writeFootprint(w io.Writer, fs []FootprintResult) {
 	}
 	fmt.Fprintln(w, "Minimal per-node agent (medians of the runs; binaries built with `-ldflags='-s -w'`):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| server | agent | runs | pods | binary (MB) | start → synced (ms) | CPU to synced (ms) | RSS synced (MiB) | RSS after idle (MiB) | idle CPU (ms/min) |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| server | agent | runs | pods | binary (MB) | start → synced (ms) | CPU to synced (ms) | RSS synced (MiB) | RSS after idle (MiB) | of which anonymous (MiB) | idle CPU (ms/min) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	cols := map[key][]float64{}
 	for _, k := range keys {
 		g := groups[k]
@@ -182,16 +182,17 @@ func writeFootprint(w io.Writer, fs []FootprintResult) {
 			med(g, func(f Footprint) float64 { return 1e3 * f.SyncCPU }),
 			med(g, func(f Footprint) float64 { return mib(f.RSSSynced) }),
 			med(g, func(f Footprint) float64 { return mib(f.RSSIdle) }),
+			med(g, func(f Footprint) float64 { return mib(f.AnonIdle) }),
 			med(g, func(f Footprint) float64 { return 1e3 * f.IdleCPU / f.Idle * 60 }),
 		}
 		cols[k] = v
-		fmt.Fprintf(w, "| %s | %s | %d | %d | %.1f | %.0f | %.0f | %.1f | %.1f | %.0f |\n", k.server, k.agent, len(g), g[0].Pods, v[0], v[1], v[2], v[3], v[4], v[5])
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.1f | %.0f | %.0f | %.1f | %.1f | %.1f | %.0f |\n", k.server, k.agent, len(g), g[0].Pods, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "zerokube over client-go:")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| server | binary | start → synced | CPU to synced | RSS synced | RSS after idle | idle CPU |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| server | binary | start → synced | CPU to synced | RSS synced | RSS after idle | anonymous | idle CPU |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
 		if k.agent != "zerokube" {
 			continue
@@ -203,6 +204,10 @@ func writeFootprint(w io.Writer, fs []FootprintResult) {
 		z := cols[k]
 		fmt.Fprintf(w, "| %s |", k.server)
 		for i := range z {
+			if c[i] == 0 {
+				fmt.Fprintf(w, " %.0f against 0 |", z[i])
+				continue
+			}
 			fmt.Fprintf(w, " %.2f× |", z[i]/c[i])
 		}
 		fmt.Fprintln(w)

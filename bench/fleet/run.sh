@@ -57,7 +57,8 @@ if [ -z "$report_only" ]; then
 		printf 'cpu=%q\n' "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 		printf 'load=%q\n' "$load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 		printf 'duration=%q\n' "$((secs / 60)) min $((secs % 60)) s"
-		printf 'command=%q\n' "bench/fleet/run.sh -servers \"$servers\" ${append:+-append }${footprint:--no-footprint }${args[*]}"
+		nofp=""; [ -z "$footprint" ] && nofp="-no-footprint "
+		printf 'command=%q\n' "bench/fleet/run.sh -servers \"$servers\" ${append:+-append }$nofp${args[*]}"
 	} >"$here/RESULTS.env"
 fi
 
