@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"syscall"
 	"time"
 )
 
@@ -51,6 +52,7 @@ func Self(role string, args ...string) (*exec.Cmd, error) {
 	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), RoleEnv+"="+role)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the driver
 	return cmd, nil
 }
 

@@ -42,24 +42,35 @@ if [ -z "$report_only" ]; then
 	(cd bench/clientgo && go build -o "$bin/cgfleet" ./cmd/cgfleet && go build -ldflags='-s -w' -o "$bin/client-go-agent" ./cmd/cgagent)
 	fp=()
 	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent")
+	prev=""
+	if [ -n "$append" ] && [ -f "$here/RESULTS.env" ]; then
+		prev=$(. "$here/RESULTS.env" && printf '%s (%s, load %s); ' "$command" "$duration" "$load")
+	fi
 	[ -n "$append" ] || : >"$out"
 	commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/fleet/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
 	start=$(date +%s)
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
+	nofp=""
+	[ -n "$footprint" ] || nofp="-no-footprint "
+	# write_env DURATION LOAD writes RESULTS.env; written first too, so that a run
+	# stopped half way still says what produced its lines.
+	write_env() {
+		{
+			printf 'date=%q\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
+			printf 'commit=%q\n' "$commit"
+			printf 'go=%q\n' "$(go version | cut -d' ' -f3-)"
+			printf 'cpu=%q\n' "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
+			printf 'load=%q\n' "$2"
+			printf 'duration=%q\n' "$1"
+			printf 'command=%q\n' "${prev}bench/fleet/run.sh -servers \"$servers\" ${append:+-append }$nofp${args[*]}"
+		} >"$here/RESULTS.env"
+	}
+	write_env "stopped before its end" "$load0 at the start"
 	for s in $servers; do
 		"$bin/fleet" -server "$s" -cgfleet "$bin/cgfleet" -out "$out" "${fp[@]}" "${args[@]}"
 	done
 	secs=$(($(date +%s) - start))
-	{
-		printf 'date=%q\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-		printf 'commit=%q\n' "$commit"
-		printf 'go=%q\n' "$(go version | cut -d' ' -f3-)"
-		printf 'cpu=%q\n' "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
-		printf 'load=%q\n' "$load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-		printf 'duration=%q\n' "$((secs / 60)) min $((secs % 60)) s"
-		nofp=""; [ -z "$footprint" ] && nofp="-no-footprint "
-		printf 'command=%q\n' "bench/fleet/run.sh -servers \"$servers\" ${append:+-append }$nofp${args[*]}"
-	} >"$here/RESULTS.env"
+	write_env "$((secs / 60)) min $((secs % 60)) s" "$load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 fi
 
 # shellcheck disable=SC1091

@@ -19,6 +19,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/zerokube/zerokube/bench/fleet"
@@ -121,7 +122,9 @@ func modes(c config) ([]fleet.Mode, error) {
 		if c.cgfleet == "" {
 			return nil, errors.New("fleet: the cg modes need -cgfleet")
 		}
-		return exec.Command(c.cgfleet, cc.Args()...), nil
+		cmd := exec.Command(c.cgfleet, cc.Args()...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // never outlive the driver
+		return cmd, nil
 	}
 	all = append(all, fleet.Mode{Name: "cg", Opts: "", Command: cg}, fleet.Mode{Name: "cg-list", Opts: "list", Command: cg})
 	var out []fleet.Mode
