@@ -7,8 +7,9 @@
 // agent stops and starts again at once).
 //
 // The agents of one mode run as goroutines in a child process of their
-// own (zerokube's: cmd/zkfleet, or the benchmark's test binary;
-// client-go's: bench/clientgo/cmd/cgfleet, in the nested module), so the
+// own (zerokube's: the fleet command, or the benchmark's test binary, run
+// again with RoleEnv set; client-go's: bench/clientgo/cmd/cgfleet, in the
+// nested module), so the
 // driver reads three processes' CPU from /proc over the same window: the
 // API server's, etcd's, and the agents'. The child speaks a line protocol
 // on its stdin and stdout (child.go); the driver (driver.go) starts one
