@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/bench/fleet"
 )
 
 // server is the API server every child of a run talks to.
@@ -96,22 +97,5 @@ func newServer(kubeconfig string, real bool, stop func(), apiPID, etcdPID int) (
 
 // writeKubeconfig writes a kubeconfig for url with a CA and a bearer token.
 func writeKubeconfig(path, url, token string, ca []byte) error {
-	caFile := path + ".ca.crt"
-	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
-		return err
-	}
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: bench
-  cluster: {server: %q, certificate-authority: %q}
-users:
-- name: bench
-  user: {token: %q}
-contexts:
-- name: bench
-  context: {cluster: bench, user: bench}
-current-context: bench
-`, url, caFile, token)
-	return os.WriteFile(path, []byte(kc), 0o600)
+	return fleet.WriteKubeconfig(path, url, token, ca)
 }

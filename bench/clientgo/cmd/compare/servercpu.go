@@ -1,48 +1,17 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"math"
-	"os"
-	"strconv"
 	"time"
+
+	"github.com/zerokube/zerokube/bench/fleet"
 )
 
-// clockTick is the unit of utime and stime in /proc/PID/stat: USER_HZ,
-// which Linux fixes at 100 for user space (sysconf(_SC_CLK_TCK)) on every
-// architecture Go runs on.
-const clockTick = 10 * time.Millisecond
-
 // procCPU is the user plus system CPU time the process pid has used so
-// far, all its threads included: fields 14 and 15 of /proc/PID/stat. The
+// far, all its threads included (fleet.ProcCPU: /proc/PID/stat). The
 // server's counters are read from outside it, so the figure is the same
 // for every client and needs nothing from the server but its pid.
-func procCPU(pid int) (time.Duration, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("compare: server CPU: %w", err)
-	}
-	// The command name (field 2) is in parentheses and may hold spaces;
-	// the fields after its closing parenthesis start at field 3.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("compare: /proc/%d/stat: no command name in %q", pid, b)
-	}
-	f := bytes.Fields(b[i+1:])
-	if len(f) < 13 {
-		return 0, fmt.Errorf("compare: /proc/%d/stat: %d fields after the name, want 13 or more", pid, len(f))
-	}
-	var ticks int64
-	for _, s := range f[11:13] { // utime, stime: fields 14 and 15
-		n, err := strconv.ParseInt(string(s), 10, 64)
-		if err != nil {
-			return 0, fmt.Errorf("compare: /proc/%d/stat: %w", pid, err)
-		}
-		ticks += n
-	}
-	return time.Duration(ticks) * clockTick, nil
-}
+func procCPU(pid int) (time.Duration, error) { return fleet.ProcCPU(pid) }
 
 // serverSample is the server's processes' CPU at one instant.
 type serverSample struct {

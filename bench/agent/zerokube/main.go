@@ -1,0 +1,99 @@
+// Command zerokube is the minimal per-node agent of the footprint
+// comparison (bench/fleet, "footprint"): it lists and watches the pods of
+// one node, by field selector spec.nodeName as a DaemonSet's agent does,
+// and prints how many there are once synced and whenever the count
+// changes. bench/clientgo/cmd/cgagent is the same agent written with
+// client-go.
+//
+//	zerokube -node node-0001 [-kubeconfig FILE]
+//
+// Without -kubeconfig it finds a config as kubectl does (KUBECONFIG,
+// ~/.kube/config, in-cluster); -node defaults to $NODE_NAME, which a
+// DaemonSet sets from spec.nodeName with the downward API.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// pod is what the agent keeps of a pod: its name, namespace, uid,
+// resourceVersion and labels, its node and its phase.
+type pod struct {
+	meta.SlimMeta `json:"metadata"`
+	Spec          struct {
+		NodeName string `json:"nodeName"`
+	} `json:"spec"`
+	Status struct {
+		Phase string `json:"phase"`
+	} `json:"status"`
+}
+
+func main() {
+	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file (default: as kubectl finds one)")
+	node := flag.String("node", os.Getenv("NODE_NAME"), "the node whose pods to watch")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *kubeconfig, *node); err != nil {
+		fmt.Fprintln(os.Stderr, "agent:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, kubeconfig, node string) error {
+	if node == "" {
+		return errors.New("no node: set -node or NODE_NAME")
+	}
+	start := time.Now()
+	cfg, err := apiclient.Load(kubeconfig, "")
+	if err != nil {
+		return err
+	}
+	c, err := apiclient.New(cfg)
+	if err != nil {
+		return err
+	}
+	inf := informer.NewForResource[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}},
+		informer.Options[*pod]{
+			Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			Selectors: informer.Selectors{FieldSelector: "spec.nodeName=" + node},
+		})
+	// The count is printed once the sync is, then whenever it changes.
+	var count, printed atomic.Int64
+	var ready atomic.Bool
+	printed.Store(-1)
+	show := func() {
+		if n := count.Load(); ready.Load() && printed.Swap(n) != n {
+			fmt.Printf("%d pods on %s\n", n, node)
+		}
+	}
+	_, err = inf.AddHandler(informer.HandlerFuncs[*pod]{
+		AddFunc:    func(*pod, bool) { count.Add(1); show() },
+		DeleteFunc: func(*pod, bool) { count.Add(-1); show() },
+	}, informer.HandlerOptions{})
+	if err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	if err := inf.WaitForSync(ctx); err != nil {
+		return err
+	}
+	fmt.Printf("synced in %s\n", time.Since(start).Round(time.Millisecond))
+	ready.Store(true)
+	show()
+	return <-done
+}

@@ -1,0 +1,145 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// Cluster is the pods a run loads: PodsPerNode on each of Nodes nodes,
+// pod i on node i / PodsPerNode, so every node holds the same number and
+// a larger cluster is a smaller one with nodes added.
+type Cluster struct {
+	Nodes, PodsPerNode int
+	// PodSize is the workload's pod size (workload.Config.PodSize); 0:
+	// the article's pod, about 5.3 KB with managedFields, status and spec.
+	PodSize int
+}
+
+// Pods is how many pods the cluster holds.
+func (c Cluster) Pods() int { return c.Nodes * c.PodsPerNode }
+
+// NodeName is the name of node i.
+func NodeName(i int) string { return fmt.Sprintf("node-%04d", i) }
+
+func (c Cluster) workload() workload.Config {
+	return workload.Config{PodSize: c.PodSize}
+}
+
+var (
+	// PodsRef is the resource every agent lists and watches.
+	PodsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}
+	nsRef   = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "namespaces"}}
+	pcRef   = apiclient.Ref{GVR: meta.GVR{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}}
+)
+
+// PodName names a loaded pod.
+type PodName struct{ Namespace, Name string }
+
+// Load creates the cluster's namespaces and pods on srv, a few at a time,
+// and returns the pods' names in order. The first from pods are taken to
+// exist already (a smaller cluster Load created before); their names are
+// not returned.
+func Load(ctx context.Context, srv *Server, c Cluster, from int) ([]PodName, error) {
+	w := c.workload()
+	for _, ns := range w.NamespaceNames() {
+		obj, err := meta.NewRaw(fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := apiclient.Create(ctx, srv.Client, nsRef, obj); err != nil && !meta.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("fleet: namespace %s: %w", ns, err)
+		}
+	}
+	if srv.Real {
+		// The workload's pods name PriorityClass "default"; kube-apiserver's
+		// Priority admission refuses a pod whose class does not exist.
+		pc, err := meta.NewRaw([]byte(`{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"default"},"value":0}`))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := apiclient.Create(ctx, srv.Client, pcRef, pc); err != nil && !meta.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("fleet: priority class: %w", err)
+		}
+	}
+	names := make([]PodName, max(c.Pods()-from, 0))
+	errs := make(chan error, 1)
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range 4 * runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for i := range next {
+				p, err := createPod(ctx, srv, w, c, from+i)
+				if err != nil {
+					select {
+					case errs <- err:
+					default:
+					}
+					continue
+				}
+				names[i] = p
+			}
+		})
+	}
+feed:
+	for i := range names {
+		select {
+		case next <- i:
+		case err := <-errs:
+			errs <- err
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return nil, err
+	default:
+	}
+	return names, nil
+}
+
+// createPod posts pod i of the workload on node i / PodsPerNode, without the
+// resourceVersion and uid the generator writes (kube-apiserver refuses the
+// first and replaces the second).
+func createPod(ctx context.Context, srv *Server, w workload.Config, c Cluster, i int) (PodName, error) {
+	var pod map[string]any
+	if err := json.Unmarshal(w.PodJSON(i), &pod); err != nil {
+		return PodName{}, err
+	}
+	md, _ := pod["metadata"].(map[string]any)
+	delete(md, "resourceVersion")
+	delete(md, "uid")
+	spec, _ := pod["spec"].(map[string]any)
+	if spec == nil {
+		return PodName{}, fmt.Errorf("fleet: workload pod %d has no spec", i)
+	}
+	spec["nodeName"] = NodeName(i / c.PodsPerNode)
+	if srv.Real {
+		// Priority admission computes spec.priority from the class and
+		// refuses a pod that sets another.
+		delete(spec, "priority")
+	}
+	pod["apiVersion"], pod["kind"] = "v1", "Pod"
+	b, err := json.Marshal(pod, json.Deterministic(true))
+	if err != nil {
+		return PodName{}, err
+	}
+	obj, err := meta.NewRaw(b)
+	if err != nil {
+		return PodName{}, err
+	}
+	p := PodName{obj.Namespace, obj.Name}
+	if _, err := apiclient.Create(ctx, srv.Client, PodsRef.Namespaced(p.Namespace), obj); err != nil && !meta.IsAlreadyExists(err) {
+		return p, fmt.Errorf("fleet: pod %d (%s/%s): %w", i, p.Namespace, p.Name, err)
+	}
+	return p, nil
+}

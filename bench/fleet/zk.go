@@ -1,0 +1,173 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// ZK is a fleet of zerokube agents: each a SlimPod informer (name,
+// namespace, uid, labels, node, phase, IP) over an apiclient.Client of its
+// own (its own HTTP transport, so its own connection), with the
+// informer's defaults: protobuf, a LIST at resourceVersion 0 (one
+// response from the watch cache) unless the options say "stream", and
+// snapshots in SnapDir (one file per agent, saved every minute and at a
+// clean stop) with "snap".
+type ZK struct {
+	c       ChildConfig
+	cfg     *apiclient.Config
+	updates atomic.Int64
+
+	// the agents of the current start
+	cancel  context.CancelFunc
+	runs    sync.WaitGroup
+	clients []*apiclient.Client
+	runErr  atomic.Pointer[error]
+	// what the current start's reflectors did, from their traces
+	lists, pages, streams, resumed atomic.Int64
+}
+
+// NewZK returns the fleet c describes; nothing starts before Start.
+func NewZK(c ChildConfig) (*ZK, error) {
+	cfg, err := apiclient.LoadKubeconfig(c.Kubeconfig, "")
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS = -1 // as for client-go's agents: no client-side rate limit
+	if c.Has("snap") && c.SnapDir == "" {
+		return nil, errors.New("fleet: snapshots need -snapdir")
+	}
+	return &ZK{c: c, cfg: cfg}, nil
+}
+
+// Start implements Agents.
+func (z *ZK) Start(ctx context.Context) (int, error) {
+	if z.cancel != nil {
+		return 0, errors.New("fleet: zerokube agents already running")
+	}
+	z.lists.Store(0)
+	z.pages.Store(0)
+	z.streams.Store(0)
+	z.resumed.Store(0)
+	z.runErr.Store(nil)
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	z.cancel = cancel
+	z.clients = make([]*apiclient.Client, z.c.Agents)
+	infs := make([]*informer.Informer[workload.SlimPod, *workload.SlimPod], z.c.Agents)
+	errs := make([]error, z.c.Agents)
+	var wg sync.WaitGroup
+	for i := range z.c.Agents {
+		wg.Go(func() {
+			inf, cl, err := z.agent(i)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			z.clients[i], infs[i] = cl, inf
+			z.runs.Go(func() {
+				if err := inf.Run(runCtx); err != nil && runCtx.Err() == nil {
+					err = fmt.Errorf("fleet: agent %d: %w", i, err)
+					z.runErr.CompareAndSwap(nil, &err)
+				}
+			})
+			if err := inf.WaitForSync(ctx); err != nil {
+				errs[i] = fmt.Errorf("fleet: agent %d: %w", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, inf := range infs {
+		n += inf.Store().Len()
+	}
+	return n, nil
+}
+
+// agent builds agent i and its client.
+func (z *ZK) agent(i int) (*informer.Informer[workload.SlimPod, *workload.SlimPod], *apiclient.Client, error) {
+	cfg := *z.cfg
+	cl, err := apiclient.New(&cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := informer.Options[*workload.SlimPod]{
+		Name:          fmt.Sprintf("agent-%04d", i),
+		Logger:        slog.New(slog.DiscardHandler),
+		StreamingList: z.c.Has("stream"),
+		Selectors:     informer.Selectors{FieldSelector: z.c.FieldSelector(i)},
+		Trace:         z.trace,
+	}
+	sel, err := z.c.Shard(i)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !sel.IsEverything() {
+		if opts.Shard, err = informer.NewShard(sel); err != nil {
+			return nil, nil, err
+		}
+	}
+	if z.c.Has("snap") {
+		opts.Snapshot = informer.SnapshotOptions{Dir: z.c.SnapDir}
+	}
+	inf := informer.NewForResource[workload.SlimPod](cl, PodsRef, opts)
+	h := informer.HandlerFuncs[*workload.SlimPod]{UpdateFunc: func(_, _ *workload.SlimPod) { z.updates.Add(1) }}
+	if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
+		return nil, nil, err
+	}
+	return inf, cl, nil
+}
+
+func (z *ZK) trace(ev informer.TraceEvent) {
+	switch {
+	case ev.Stage == informer.StageListPage:
+		z.pages.Add(1)
+		if ev.Page == 1 {
+			z.lists.Add(1)
+		}
+	case ev.Stage == informer.StageWatchOpened && ev.Streaming:
+		z.streams.Add(1)
+	case ev.Stage == informer.StageSnapshotLoaded:
+		z.resumed.Add(1)
+	}
+}
+
+// Stop implements Agents.
+func (z *ZK) Stop() error {
+	if z.cancel == nil {
+		return nil
+	}
+	z.cancel()
+	z.runs.Wait()
+	for _, c := range z.clients {
+		if c != nil {
+			c.CloseIdleConnections()
+		}
+	}
+	z.cancel, z.clients = nil, nil
+	if p := z.runErr.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// Updates implements Agents.
+func (z *ZK) Updates() int64 { return z.updates.Load() }
+
+// Note implements Agents: what the last start's agents did.
+func (z *ZK) Note() string {
+	return fmt.Sprintf("%d LISTs in %d pages, %d streaming lists, %d resumed from snapshots; protobuf asked",
+		z.lists.Load(), z.pages.Load(), z.streams.Load(), z.resumed.Load())
+}
+
+var _ meta.Object = (*workload.SlimPod)(nil)
