@@ -9,7 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/bench/workload"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
 

@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/bench/workload"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
 
