@@ -60,27 +60,9 @@ func StartFake(ctx context.Context, cmd func(kubeconfig string) (*exec.Cmd, erro
 		return nil, fmt.Errorf("fleet: start fakeapiserver: %w", err)
 	}
 	stop := func() { stdin.Close(); _ = c.Wait(); os.RemoveAll(dir) }
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l, ok := <-line:
-		if !ok || !strings.HasPrefix(l, "http") {
-			stop()
-			return nil, fmt.Errorf("fleet: fakeapiserver printed %q, not its URL", l)
-		}
-	case <-time.After(time.Minute):
+	if err := AwaitURL(ctx, stdout, "fakeapiserver"); err != nil {
 		stop()
-		return nil, fmt.Errorf("fleet: fakeapiserver printed no URL within a minute")
-	case <-ctx.Done():
-		stop()
-		return nil, ctx.Err()
+		return nil, fmt.Errorf("fleet: %w", err)
 	}
 	return newServer("fakeapiserver", kc, false, stop, c.Process.Pid, 0)
 }
@@ -171,4 +153,31 @@ contexts:
 current-context: bench
 `, url, caFile, token)
 	return os.WriteFile(path, []byte(kc), 0o600)
+}
+
+// AwaitURL waits for a server process that prints its URL as its first
+// line of output (cmd/fakeapiserver, ServeFake) and then drains the rest:
+// an error when the line is not a URL, when none comes within a minute,
+// or when ctx ends first.
+func AwaitURL(ctx context.Context, stdout io.Reader, name string) error {
+	line := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			line <- sc.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case l, ok := <-line:
+		if !ok || !strings.HasPrefix(l, "http") {
+			return fmt.Errorf("%s printed %q, not its URL", name, l)
+		}
+		return nil
+	case <-time.After(time.Minute):
+		return fmt.Errorf("%s printed no URL within a minute", name)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }

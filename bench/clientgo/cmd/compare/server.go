@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/fleet"
@@ -58,24 +54,9 @@ func startFake(ctx context.Context, c config) (*server, error) {
 		return nil, fmt.Errorf("compare: fakeapiserver: %w", err)
 	}
 	stop := func() { cancel(); _ = cmd.Wait(); os.RemoveAll(dir) }
-	line := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		if sc.Scan() {
-			line <- sc.Text()
-		}
-		close(line)
-		_, _ = io.Copy(io.Discard, stdout)
-	}()
-	select {
-	case l, ok := <-line:
-		if !ok || !strings.HasPrefix(l, "http") {
-			stop()
-			return nil, fmt.Errorf("compare: fakeapiserver printed %q, not its URL", l)
-		}
-	case <-time.After(time.Minute):
+	if err := fleet.AwaitURL(ctx, stdout, "fakeapiserver"); err != nil {
 		stop()
-		return nil, fmt.Errorf("compare: fakeapiserver printed no URL within a minute")
+		return nil, fmt.Errorf("compare: %w", err)
 	}
 	return newServer(kc, false, stop, cmd.Process.Pid, 0)
 }
