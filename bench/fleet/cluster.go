@@ -49,25 +49,8 @@ type PodName struct{ Namespace, Name string }
 // not returned.
 func Load(ctx context.Context, srv *Server, c Cluster, from int) ([]PodName, error) {
 	w := c.workload()
-	for _, ns := range w.NamespaceNames() {
-		obj, err := meta.NewRaw(fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := apiclient.Create(ctx, srv.Client, nsRef, obj); err != nil && !meta.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("fleet: namespace %s: %w", ns, err)
-		}
-	}
-	if srv.Real {
-		// The workload's pods name PriorityClass "default"; kube-apiserver's
-		// Priority admission refuses a pod whose class does not exist.
-		pc, err := meta.NewRaw([]byte(`{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"default"},"value":0}`))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := apiclient.Create(ctx, srv.Client, pcRef, pc); err != nil && !meta.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("fleet: priority class: %w", err)
-		}
+	if err := Prepare(ctx, srv.Client, srv.Real, w.NamespaceNames()); err != nil {
+		return nil, err
 	}
 	names := make([]PodName, max(c.Pods()-from, 0))
 	errs := make(chan error, 1)
@@ -142,4 +125,31 @@ func createPod(ctx context.Context, srv *Server, w workload.Config, c Cluster, i
 		return p, fmt.Errorf("fleet: pod %d (%s/%s): %w", i, p.Namespace, p.Name, err)
 	}
 	return p, nil
+}
+
+// Prepare creates what the workload's pods need before they can be
+// created: their namespaces and, on kube-apiserver (real), the
+// PriorityClass "default" they name, which its Priority admission would
+// otherwise refuse. Both may exist already.
+func Prepare(ctx context.Context, c *apiclient.Client, real bool, namespaces []string) error {
+	for _, ns := range namespaces {
+		obj, err := meta.NewRaw(fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
+		if err != nil {
+			return err
+		}
+		if _, err := apiclient.Create(ctx, c, nsRef, obj); err != nil && !meta.IsAlreadyExists(err) {
+			return fmt.Errorf("fleet: namespace %s: %w", ns, err)
+		}
+	}
+	if !real {
+		return nil
+	}
+	pc, err := meta.NewRaw([]byte(`{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"default"},"value":0}`))
+	if err != nil {
+		return err
+	}
+	if _, err := apiclient.Create(ctx, c, pcRef, pc); err != nil && !meta.IsAlreadyExists(err) {
+		return fmt.Errorf("fleet: priority class: %w", err)
+	}
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/bench/fleet"
 	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -34,26 +35,8 @@ type loader struct {
 type podName struct{ namespace, name string }
 
 func newLoader(ctx context.Context, srv *server) (*loader, error) {
-	for _, ns := range workloadConfig.NamespaceNames() {
-		obj, err := meta.NewRaw(fmt.Appendf(nil, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns))
-		if err != nil {
-			return nil, err
-		}
-		if _, err := apiclient.Create(ctx, srv.client, nsRef, obj); err != nil && !meta.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("compare: namespace %s: %w", ns, err)
-		}
-	}
-	if srv.real {
-		// The workload's pods name PriorityClass "default"; kube-apiserver's
-		// Priority admission refuses a pod whose class does not exist.
-		pc, err := meta.NewRaw([]byte(`{"apiVersion":"scheduling.k8s.io/v1","kind":"PriorityClass","metadata":{"name":"default"},"value":0}`))
-		if err != nil {
-			return nil, err
-		}
-		ref := apiclient.Ref{GVR: meta.GVR{Group: "scheduling.k8s.io", Version: "v1", Resource: "priorityclasses"}}
-		if _, err := apiclient.Create(ctx, srv.client, ref, pc); err != nil && !meta.IsAlreadyExists(err) {
-			return nil, fmt.Errorf("compare: priority class: %w", err)
-		}
+	if err := fleet.Prepare(ctx, srv.client, srv.real, workloadConfig.NamespaceNames()); err != nil {
+		return nil, fmt.Errorf("compare: %w", err)
 	}
 	return &loader{srv: srv}, nil
 }
