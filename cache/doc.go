@@ -8,7 +8,7 @@
 //	                                                              ▲
 //	                                                   listers ───┘ (read-only Reader)
 //
-// The informer's dispatcher (its processing stage) is the only writer: it applies
+// The informer's dispatcher (its processing loop) is the only writer: it applies
 // each delta it pops from the fifo with Update or DeleteKey, and a whole relist with
 // one Replace, so readers see the list before it or after it, never a mix. Listers and
 // controllers read through the [Reader] interface. The package is generic over the

@@ -1,10 +1,10 @@
 // Package fifo holds the queues between the reflector and the cache: the
 // reflector writes watch events and relists into a queue, and the informer's
-// processing stage pops them, applies them to its store and hands them to
+// processing loop pops them, applies them to its store and hands them to
 // event handlers: a loop of its own waiting in Pop, or the producers
 // themselves, each calling TryPop after its writes.
 //
-//	apiclient ─▶ watchstream ─▶ reflector ─▶ fifo ─▶ informer loop ─▶ cache + handlers
+//	apiclient ─▶ watchstream ─▶ reflector ─▶ fifo ─▶ processing loop ─▶ cache + handlers
 //
 // The package is generic over the object type and a key function and knows
 // nothing of HTTP, JSON or Kubernetes types. Two queues implement [Queue]:

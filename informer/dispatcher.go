@@ -14,7 +14,7 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// dispatcher owns the processing stage, the whole step between the delta
+// dispatcher owns the processing loop, the whole step between the delta
 // queue and the handlers: it pops deltas, applies them to the cache, fans a
 // notification out to every handler's queue, runs resyncs, and records the
 // sync. Its mutex is held for each of those steps, so each is atomic for
@@ -73,7 +73,7 @@ func newQueue[P meta.Object](kind QueueKind, store *cache.Store[P]) fifo.Queue[P
 	return fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: store, WholeRelists: true})
 }
 
-// newDispatcher returns the processing stage between q, built by newQueue,
+// newDispatcher returns the processing loop between q, built by newQueue,
 // and store, recording into rec, calling afterPop (nil: nothing) after
 // each pop.
 func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo.Queue[P], rec *record, afterPop func()) *dispatcher[P] {

@@ -13,7 +13,7 @@
 // Replace, events become Add/Update/Delete) and owns every recovery rule: it
 // asks apiclient for one try per request (no client retries underneath),
 // so that it sees, counts and reports every failure. The
-// dispatcher owns the processing stage: it pops deltas, applies them to the
+// dispatcher owns the processing loop: it pops deltas, applies them to the
 // cache, hands a notification to each handler's queue, runs resyncs and
 // records the sync, all under its own lock. Listers read the cache.
 //
@@ -44,7 +44,7 @@
 //
 // # Processing
 //
-// The processing stage has a goroutine of its own waiting in Pop, as
+// The processing loop has a goroutine of its own waiting in Pop, as
 // client-go's controller does (controller.processLoop): the reflector
 // queues an event and reads the next while the stage applies the last.
 // With Options.InlineProcessing the goroutine that wrote the deltas
@@ -158,7 +158,7 @@
 //
 // The default delta queue is fifo.InOrder (QueueInOrder): it keeps every
 // delta in the order the server sent it, so handlers see changes to
-// different objects in server order, and it hands the processing stage
+// different objects in server order, and it hands the processing loop
 // batches of up to 100 deltas per Pop, which amortises the queue's lock and
 // wake-up. Its cost, a queue entry per event instead of per object, does not
 // grow in practice because the loop only writes the cache and appends to
@@ -215,7 +215,7 @@
 // a failure retrying cannot fix, and Health measures staleness from Run's
 // start.
 //
-// A snapshot is taken without stopping the processing stage for long: the
+// A snapshot is taken without stopping the processing loop for long: the
 // reflector's queue writes are paused, the stage applies what is queued,
 // the cache's list of pointers is copied under its read lock, and the
 // objects are encoded afterwards, outside every lock.

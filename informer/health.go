@@ -19,7 +19,7 @@ type Health struct {
 	// server had said: the last time the server answered (a list, a watch
 	// opened, an event, a bookmark) when everything it said is applied,
 	// else the last time the cache applied a batch (a handler that blocks
-	// the processing stage stops it). Zero before any.
+	// the processing loop stops it). Zero before any.
 	LastProgress time.Time
 	// SinceProgress is how long ago that was; before any progress, how
 	// long ago Run began (an informer resumed from a snapshot that never

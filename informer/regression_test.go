@@ -23,7 +23,7 @@ import (
 
 // TestABlockedSynchronousHandlerMakesTheInformerStale (item 5): progress
 // means applied to the cache. A synchronous handler that blocks holds the
-// processing stage; the reflector goes on hearing from the server, but the
+// processing loop; the reflector goes on hearing from the server, but the
 // cache falls behind, and Health must say so once StaleAfter has passed.
 func TestABlockedSynchronousHandlerMakesTheInformerStale(t *testing.T) {
 	clk := newFakeClock()

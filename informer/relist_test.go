@@ -16,7 +16,7 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// startDispatcher runs the processing stage over a fresh cache and a queue
+// startDispatcher runs the processing loop over a fresh cache and a queue
 // of kind, as New wires them.
 func startDispatcher(t *testing.T, kind QueueKind, opts Options[*pod]) (*dispatcher[*pod], *cache.Store[*pod], fifo.Queue[*pod]) {
 	t.Helper()

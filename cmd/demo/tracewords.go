@@ -71,7 +71,7 @@ func (t *tracer) describe(ev informer.TraceEvent) text {
 	return say(msg{en: "%+v", zh: "%+v"}, ev)
 }
 
-// storeUpdated explains what the processing stage did with one delta.
+// storeUpdated explains what the processing loop did with one delta.
 func (t *tracer) storeUpdated(ev informer.TraceEvent) text {
 	had := t.cachedBefore(ev)
 	switch ev.Op {
