@@ -90,41 +90,49 @@ feed:
 	return names, nil
 }
 
-// createPod posts pod i of the workload on node i / PodsPerNode, without the
-// resourceVersion and uid the generator writes (kube-apiserver refuses the
-// first and replaces the second).
+// createPod posts pod i of the workload on node i / PodsPerNode.
 func createPod(ctx context.Context, srv *Server, w workload.Config, c Cluster, i int) (PodName, error) {
-	var pod map[string]any
-	if err := json.Unmarshal(w.PodJSON(i), &pod); err != nil {
-		return PodName{}, err
-	}
-	md, _ := pod["metadata"].(map[string]any)
-	delete(md, "resourceVersion")
-	delete(md, "uid")
-	spec, _ := pod["spec"].(map[string]any)
-	if spec == nil {
-		return PodName{}, fmt.Errorf("fleet: workload pod %d has no spec", i)
-	}
-	spec["nodeName"] = NodeName(i / c.PodsPerNode)
-	if srv.Real {
-		// Priority admission computes spec.priority from the class and
-		// refuses a pod that sets another.
-		delete(spec, "priority")
-	}
-	pod["apiVersion"], pod["kind"] = "v1", "Pod"
-	b, err := json.Marshal(pod, json.Deterministic(true))
+	obj, err := CreatablePod(w.PodJSON(i), srv.Real, func(spec map[string]any) { spec["nodeName"] = NodeName(i / c.PodsPerNode) })
 	if err != nil {
-		return PodName{}, err
-	}
-	obj, err := meta.NewRaw(b)
-	if err != nil {
-		return PodName{}, err
+		return PodName{}, fmt.Errorf("fleet: workload pod %d: %w", i, err)
 	}
 	p := PodName{obj.Namespace, obj.Name}
 	if _, err := apiclient.Create(ctx, srv.Client, PodsRef.Namespaced(p.Namespace), obj); err != nil && !meta.IsAlreadyExists(err) {
 		return p, fmt.Errorf("fleet: pod %d (%s/%s): %w", i, p.Namespace, p.Name, err)
 	}
 	return p, nil
+}
+
+// CreatablePod is a generated pod (workload.Config.PodJSON) as a server
+// takes it in a create: without the resourceVersion and uid the generator
+// writes (kube-apiserver refuses the first and replaces the second), and
+// on kube-apiserver (real) without spec.priority, which its Priority
+// admission computes from the class and refuses when set otherwise. edit,
+// if non-nil, changes the spec first.
+func CreatablePod(podJSON []byte, real bool, edit func(spec map[string]any)) (*meta.Raw, error) {
+	var pod map[string]any
+	if err := json.Unmarshal(podJSON, &pod); err != nil {
+		return nil, err
+	}
+	md, _ := pod["metadata"].(map[string]any)
+	delete(md, "resourceVersion")
+	delete(md, "uid")
+	spec, _ := pod["spec"].(map[string]any)
+	if spec == nil {
+		return nil, fmt.Errorf("a pod without a spec")
+	}
+	if edit != nil {
+		edit(spec)
+	}
+	if real {
+		delete(spec, "priority")
+	}
+	pod["apiVersion"], pod["kind"] = "v1", "Pod"
+	b, err := json.Marshal(pod, json.Deterministic(true))
+	if err != nil {
+		return nil, err
+	}
+	return meta.NewRaw(b)
 }
 
 // Prepare creates what the workload's pods need before they can be

@@ -298,19 +298,32 @@ const churnLabel = "zk-fleet-churn"
 // loop (a slow reply does not delay the next write), each to a pod taken in
 // a stride over every pod, setting churnLabel to a value it never had.
 func (r *Run) churn(ctx context.Context) error {
-	jobs := make(chan int, r.ChurnEvents)
-	errs := make(chan error, 1)
 	seq := time.Now().UnixNano()
+	return OpenLoop(r.ChurnEvents, r.ChurnRate, func(k int) error {
+		p := r.Pods[(k*7919)%len(r.Pods)]
+		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"%d"}}}`, churnLabel, seq+int64(k))
+		ref := PodsRef.Namespaced(p.Namespace)
+		if _, err := apiclient.Patch[meta.Raw](ctx, r.Server.Client, ref, p.Name, meta.MergePatch, patch); err != nil {
+			return fmt.Errorf("fleet: patch %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		return nil
+	})
+}
+
+// OpenLoop calls do(k) for k in [0, n) at rate calls a second on 16
+// workers, open loop: a slow call does not delay the next one, as load
+// from many clients does not wait for one slow reply. It returns the first
+// error after every call is done.
+func OpenLoop(n int, rate float64, do func(k int) error) error {
+	jobs := make(chan int, n)
+	errs := make(chan error, 1)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {
 			for k := range jobs {
-				p := r.Pods[(k*7919)%len(r.Pods)]
-				patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"%d"}}}`, churnLabel, seq+int64(k))
-				ref := PodsRef.Namespaced(p.Namespace)
-				if _, err := apiclient.Patch[meta.Raw](ctx, r.Server.Client, ref, p.Name, meta.MergePatch, patch); err != nil {
+				if err := do(k); err != nil {
 					select {
-					case errs <- fmt.Errorf("fleet: patch %s/%s: %w", p.Namespace, p.Name, err):
+					case errs <- err:
 					default:
 					}
 				}
@@ -318,8 +331,8 @@ func (r *Run) churn(ctx context.Context) error {
 		})
 	}
 	start := time.Now()
-	interval := time.Duration(float64(time.Second) / r.ChurnRate)
-	for k := range r.ChurnEvents {
+	interval := time.Duration(float64(time.Second) / rate)
+	for k := range n {
 		if d := time.Until(start.Add(time.Duration(k) * interval)); d > 0 {
 			time.Sleep(d) // pacing the writer, not waiting for a condition
 		}

@@ -87,30 +87,11 @@ feed:
 	return nil
 }
 
-// create posts pod i of the workload, without the resourceVersion and uid
-// the generator writes (kube-apiserver refuses the first and replaces the
-// second).
+// create posts pod i of the workload (fleet.CreatablePod).
 func (l *loader) create(ctx context.Context, i int) (podName, error) {
-	var pod map[string]any
-	if err := json.Unmarshal(workloadConfig.PodJSON(i), &pod); err != nil {
-		return podName{}, err
-	}
-	md, _ := pod["metadata"].(map[string]any)
-	delete(md, "resourceVersion")
-	delete(md, "uid")
-	if spec, ok := pod["spec"].(map[string]any); ok && l.srv.real {
-		// Priority admission computes spec.priority from the class and
-		// refuses a pod that sets another.
-		delete(spec, "priority")
-	}
-	pod["apiVersion"], pod["kind"] = "v1", "Pod"
-	b, err := json.Marshal(pod, json.Deterministic(true))
+	obj, err := fleet.CreatablePod(workloadConfig.PodJSON(i), l.srv.real, nil)
 	if err != nil {
-		return podName{}, err
-	}
-	obj, err := meta.NewRaw(b)
-	if err != nil {
-		return podName{}, err
+		return podName{}, fmt.Errorf("compare: workload pod %d: %w", i, err)
 	}
 	p := podName{obj.Namespace, obj.Name}
 	if _, err := apiclient.Create(ctx, l.srv.client, podsRef.Namespaced(p.namespace), obj); err != nil && !meta.IsAlreadyExists(err) {
