@@ -119,6 +119,9 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	f := adminFaults[i]
 	if f.answerFirst {
 		writeValue(w, http.StatusOK, map[string]int{"affected": 0})
+		// Flushed before the fault runs: it closes this connection too,
+		// and an answer still buffered would be lost with it.
+		_ = http.NewResponseController(w).Flush()
 		s.wg.Add(1)
 		go func() { defer s.wg.Done(); _, _ = f.do(s, r, r.URL.Query()) }()
 		return

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -19,6 +20,8 @@ func TestEveryRowOfTheFaultTableAnswersAsDocumented(t *testing.T) {
 	t.Cleanup(func() { _ = s.Close() })
 	doc, err := os.ReadFile("doc.go")
 	require.NoError(t, err)
+	// restart and restore drop every connection: each request gets its own.
+	c := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	for _, f := range adminFaults {
 		q, body, _ := strings.Cut(f.query, " (")
 		if f.name == "put-unchecked" {
@@ -26,13 +29,19 @@ func TestEveryRowOfTheFaultTableAnswersAsDocumented(t *testing.T) {
 		} else {
 			body = ""
 		}
-		resp, err := http.Post(s.URL()+"/fake/"+f.name+"?"+q, "application/json", strings.NewReader(body))
+		before := s.Stats().Faults[Fault(f.name)]
+		resp, err := c.Post(s.URL()+"/fake/"+f.name+"?"+q, "application/json", strings.NewReader(body))
 		require.NoError(t, err, f.name)
 		resp.Body.Close()
 		require.Equal(t, http.StatusOK, resp.StatusCode, "%s?%s", f.name, q)
+		if f.answerFirst {
+			// It runs after its answer and drops every connection: the
+			// next request must not race it.
+			require.Eventually(t, func() bool { return s.Stats().Faults[Fault(f.name)] > before }, 10*time.Second, time.Millisecond, f.name)
+		}
 		require.Contains(t, string(doc), "/fake/"+f.name, "doc.go lists every endpoint of the fault table")
 	}
-	resp, err := http.Post(s.URL()+"/fake/no-such-fault", "", nil)
+	resp, err := c.Post(s.URL()+"/fake/no-such-fault", "", nil)
 	require.NoError(t, err)
 	resp.Body.Close()
 	require.Equal(t, http.StatusNotFound, resp.StatusCode)
