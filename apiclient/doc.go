@@ -1,7 +1,9 @@
 // Package apiclient is a hand-written Kubernetes REST client: configuration
-// (kubeconfig, in-cluster, kubectl's search order), LIST pages streamed item
-// by item, WATCH streams handed to watchstream, the simple verbs (GET,
-// CREATE, UPDATE, PATCH, DELETE), and Status errors.
+// (kubeconfig, in-cluster, kubectl's search order), LIST and WATCH requests
+// whose bodies it hands to watchstream (the one package that reads reply
+// bodies: LIST pages item by item, watch events, objects), the simple verbs
+// (GET, CREATE, UPDATE, PATCH, DELETE), and Status errors. It speaks HTTP
+// and decodes nothing itself but Status bodies.
 //
 // It sits at the top of the data path
 //
@@ -19,10 +21,12 @@
 //	lm, err := apiclient.List[Pod](ctx, c, ref, apiclient.ListOptions{Limit: 500}, func(p *Pod) error { … })
 //
 // Invariants:
-//  1. A list page is never held in memory: items are decoded one at a time
-//     from the response body and handed to the callback before the next is
-//     read. Items without kind/apiVersion get them from the list ("PodList"
-//     gives "Pod"); "items": null is an empty list.
+//  1. A list page is never held in memory: watchstream.DecodeList decodes
+//     items one at a time from the response body and hands each to the
+//     callback before the next is read. Items without kind/apiVersion get
+//     them from the list ("PodList" gives "Pod"); "items": null is an empty
+//     list. A body that cannot be read fails with a *watchstream.DecodeError
+//     (its Problem says what went wrong), whichever the wire.
 //  2. ListAll sends continue on pages 2 and later and drops resourceVersion
 //     and resourceVersionMatch there, as kube-apiserver requires.
 //  3. Every non-2xx reply becomes an error carrying a *meta.StatusError, so
