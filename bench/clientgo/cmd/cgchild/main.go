@@ -7,6 +7,10 @@
 //	cg-json        typed pods, JSON (asked for: client-go's default is protobuf)
 //	cg-proto       typed pods, protobuf (a real kube-apiserver only)
 //	cg-json-strip  typed pods, JSON, a transform that drops managedFields
+//	cg-meta        client-go's metadata informer (k8s.io/client-go/metadata
+//	               and metadatainformer): *metav1.PartialObjectMetadata,
+//	               asked for in protobuf (metadata.ConfigFor), with JSON as
+//	               the server's fallback
 //
 // Options (-opts) set how the informer syncs, through client-go's
 // WatchListClient feature gate (an environment variable,
@@ -30,8 +34,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
@@ -68,22 +75,42 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	case "cg-json-strip":
 		json()
 		opts = append(opts, informers.WithTransform(stripManagedFields))
+	case "cg-meta":
+		// metadata.NewForConfig sets the content types itself.
 	default:
 		return nil, fmt.Errorf("cgchild: unknown variant %q", f.Variant)
 	}
-	var streamed, proto atomic.Bool
-	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return sniff{rt, &streamed, &proto} })
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return nil, err
+	var streamed, proto, partial atomic.Bool
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper { return sniff{rt, &streamed, &proto, &partial} })
+	var (
+		inf     cache.SharedIndexInformer
+		factory interface{ Start(<-chan struct{}) }
+	)
+	if f.Variant == "cg-meta" {
+		mc, err := metadata.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		mf := metadatainformer.NewSharedInformerFactory(mc, 0)
+		inf = mf.ForResource(schema.GroupVersionResource{Version: "v1", Resource: "pods"}).Informer()
+		factory = mf
+	} else {
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			return nil, err
+		}
+		tf := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
+		inf = tf.Core().V1().Pods().Informer()
+		factory = tf
 	}
-	factory := informers.NewSharedInformerFactoryWithOptions(cs, 0, opts...)
-	inf := factory.Core().V1().Pods().Informer()
 	_, err = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(any) { adds.Add() },
 		UpdateFunc: func(_, obj any) {
-			if p, ok := obj.(*corev1.Pod); ok {
-				rec.Observe(p.Labels)
+			switch o := obj.(type) {
+			case *corev1.Pod:
+				rec.Observe(o.Labels)
+			case *metav1.PartialObjectMetadata:
+				rec.Observe(o.Labels)
 			}
 		},
 	})
@@ -102,6 +129,9 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	}
 	if proto.Load() {
 		notes[1] = "protobuf"
+	}
+	if partial.Load() {
+		notes = append(notes, "PartialObjectMetadata")
 	}
 	probe.SetNote(strings.Join(notes, ", "))
 	return factory, nil
@@ -133,19 +163,29 @@ func stripManagedFields(obj any) (any, error) {
 
 // sniff notes whether the informer synced with a streaming list
 // (sendInitialEvents), client-go's WatchListClient default since v0.35,
-// and whether any reply came as protobuf.
+// whether any reply came as protobuf, and whether it asked for
+// PartialObjectMetadata.
 type sniff struct {
-	rt              http.RoundTripper
-	streamed, proto *atomic.Bool
+	rt                       http.RoundTripper
+	streamed, proto, partial *atomic.Bool
 }
 
 func (s sniff) RoundTrip(r *http.Request) (*http.Response, error) {
 	if strings.Contains(r.URL.RawQuery, "sendInitialEvents=true") {
 		s.streamed.Store(true)
 	}
+	// The metadata client asks for
+	// "...;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1" (and
+	// "as=PartialObjectMetadata" for a watch) in its Accept header.
+	if strings.Contains(r.Header.Get("Accept"), "as=PartialObjectMetadata") {
+		s.partial.Store(true)
+	}
 	resp, err := s.rt.RoundTrip(r)
-	if err == nil && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/vnd.kubernetes.protobuf") {
-		s.proto.Store(true)
+	if err == nil {
+		ct := resp.Header.Get("Content-Type")
+		if strings.HasPrefix(ct, "application/vnd.kubernetes.protobuf") {
+			s.proto.Store(true)
+		}
 	}
 	return resp, err
 }

@@ -93,6 +93,7 @@ func writeCluster(w io.Writer, gs []*group) {
 	fmt.Fprintln(w)
 	writeClusterSummary(w, rows)
 	writeClusterTargets(w, rows)
+	writeMetaTargets(w, rows)
 }
 
 // writeClusterSummary is the short form of the table: medians per pod,
@@ -187,4 +188,44 @@ func judge(zv, cv []float64, goal float64) (ratio, lo, hi float64, verdict strin
 		verdict = "**missed**"
 	}
 	return ratio, lo, hi, verdict
+}
+
+// writeMetaTargets checks issue #32's targets for zerokube's metadata-only
+// informer (zk-meta): its client + apiserver CPU per pod at most 0.3× client-go's
+// typed protobuf informer's (cg-proto) and at most client-go's metadata
+// informer's (cg-meta), each in the same mode and at the same size.
+func writeMetaTargets(w io.Writer, rows []*group) {
+	base := func(n int, mode, variant string) *group {
+		for _, g := range rows {
+			if name, _, _ := strings.Cut(g.variant, ":"); g.n == n && g.mode() == mode && name == variant {
+				return g
+			}
+		}
+		return nil
+	}
+	var out strings.Builder
+	for _, zk := range rows {
+		if name, _, _ := strings.Cut(zk.variant, ":"); name != "zk-meta" {
+			continue
+		}
+		for _, t := range []struct {
+			cg   string
+			goal float64
+		}{{"cg-proto", 0.3}, {"cg-meta", 1}} {
+			cg := base(zk.n, zk.mode(), t.cg)
+			if cg == nil {
+				continue
+			}
+			zv, cv := zk.values(mTotalPod), cg.values(mTotalPod)
+			if len(zv) == 0 || len(cv) == 0 {
+				continue
+			}
+			ratio, lo, hi, verdict := judge(zv, cv, t.goal)
+			fmt.Fprintf(&out, "| %d | %s | %s / %s | %.3g | %.3g–%.3g | ≤ %g | %s |\n",
+				zk.n, zk.mode(), zk.variant, cg.variant, ratio, lo, hi, t.goal, verdict)
+		}
+	}
+	writeRatios(w, "Targets of issue #32, the metadata-only informer's client + apiserver CPU per pod in the same mode\n"+
+		"(ratio of the medians; the range: best and worst pairing of runs):",
+		"| pods | mode | zerokube / client-go | ratio | range | goal | |", out.String())
 }

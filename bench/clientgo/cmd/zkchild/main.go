@@ -1,8 +1,17 @@
 // Command zkchild runs one zerokube informer variant for the comparison
 // (see the driver, cmd/compare): zk-raw (meta.Raw), zk-full (the whole
-// meta.ObjectMeta and three fields) or zk-slim (meta.SlimMeta and three
-// fields), each with the informer's defaults unless -opts says otherwise:
+// meta.ObjectMeta and three fields), zk-slim (meta.SlimMeta and three
+// fields) or zk-meta (metaPod: kind, apiVersion and meta.SlimMeta, nothing
+// beyond metadata, so the informer asks for meta.k8s.io/v1
+// PartialObjectMetadata, as client-go's metadata informer does), each with
+// the informer's defaults unless -opts says otherwise:
 //
+//	full     ask for whole objects even for zk-meta
+//	         (informer.Transport.FullObjects)
+//	trace    note what the informer asked for from its trace (relist and
+//	         watch-opened say metadata=true for PartialObjectMetadata)
+//	         instead of from the rule; a trace function costs every delta
+//	         a call, so the measured rows leave it off
 //	stream   sync with a streaming list (sendInitialEvents); without it a
 //	         paged LIST, the informer's default
 //	json     ask for JSON (informer.Transport.JSON); without it pods, a
@@ -29,6 +38,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync/atomic"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
@@ -64,8 +74,17 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 		return run[workload.SlimPodFullMeta](ctx, c, f, adds, rec)
 	case "zk-slim":
 		return run[workload.SlimPod](ctx, c, f, adds, rec)
+	case "zk-meta":
+		return run[metaPod](ctx, c, f, adds, rec)
 	}
 	return nil, fmt.Errorf("zkchild: unknown variant %q", f.Variant)
+}
+
+// metaPod is what a user who needs only a pod's name, namespace and
+// labels declares: the informer feeds it from PartialObjectMetadata.
+type metaPod struct {
+	meta.TypeMeta
+	meta.SlimMeta `json:"metadata"`
 }
 
 func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
@@ -73,8 +92,12 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		Logger:            slog.New(slog.DiscardHandler),
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
-		Transport:         informer.Transport{Websocket: probe.Has(f.Opts, "ws"), JSON: probe.Has(f.Opts, "json")},
-		InlineProcessing:  probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync"),
+		Transport: informer.Transport{
+			Websocket:   probe.Has(f.Opts, "ws"),
+			JSON:        probe.Has(f.Opts, "json"),
+			FullObjects: probe.Has(f.Opts, "full"),
+		},
+		InlineProcessing: probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync"),
 	}
 	if probe.Has(f.Opts, "noshare") {
 		opts.Sharer = meta.NewSharer(0)
@@ -86,7 +109,22 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 	if opts.Transport.JSON {
 		enc = "json"
 	}
-	probe.SetNote(mode + ", " + enc)
+	note := mode + ", " + enc
+	var asked, full atomic.Bool
+	if probe.Has(f.Opts, "trace") {
+		opts.Trace = func(e informer.TraceEvent) {
+			if e.Stage == informer.StageRelist || e.Stage == informer.StageWatchOpened {
+				asked.Store(true)
+				if !e.Metadata {
+					full.Store(true)
+				}
+			}
+		}
+	} else if f.Variant == "zk-meta" && !opts.Transport.FullObjects {
+		// The informer's rule (informer/options.go, asksMetadata): a type
+		// with nothing beyond metadata, FullObjects unset.
+		note += ", PartialObjectMetadata"
+	}
 	inf := informer.NewForResource[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
 	h := informer.HandlerFuncs[P]{
 		AddFunc:    func(P, bool) { adds.Add() },
@@ -104,5 +142,9 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 	if err := probe.Await(ctx, func() bool { return adds.Load() >= f.N }); err != nil {
 		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
 	}
+	if asked.Load() && !full.Load() {
+		note += ", PartialObjectMetadata (traced)"
+	}
+	probe.SetNote(note)
 	return inf, nil
 }
