@@ -2,27 +2,52 @@ package meta
 
 import (
 	"fmt"
-	"runtime"
+	"hash/maphash"
+	"reflect"
 	"testing"
 
 	"github.com/go-json-experiment/json"
 )
 
-// TestSharerKeepsABoundedNumberOfMaps: however many distinct maps go
-// through a Sharer, it remembers at most sharedMaps of them.
-func TestSharerKeepsABoundedNumberOfMaps(t *testing.T) {
+// TestSharerRemembersTheLastMapOfEachSlot: what a Sharer keeps is bounded
+// by its table: an equal map decoded again is the one remembered, and a
+// later map whose hash falls in the same slot replaces it (the slot never
+// hands out a map of another hash).
+func TestSharerRemembersTheLastMapOfEachSlot(t *testing.T) {
 	s := NewSharer(ShareMaps)
-	for i := range 3 * sharedMaps {
+	decode := func(doc string) map[string]string {
+		t.Helper()
 		var m map[string]string
-		if err := json.Unmarshal(fmt.Appendf(nil, `{"i":"%d"}`, i), &m, json.WithUnmarshalers(s.Unmarshalers())); err != nil {
+		if err := json.Unmarshal([]byte(doc), &m, json.WithUnmarshalers(s.Unmarshalers())); err != nil {
 			t.Fatal(err)
 		}
-		s.mu.Lock()
-		n := len(s.maps)
-		s.mu.Unlock()
-		if n > sharedMaps {
-			t.Fatalf("after %d maps the Sharer holds %d, more than %d", i+1, n, sharedMaps)
+		return m
+	}
+	same := func(a, b map[string]string) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	first := `{"app":"web"}`
+	a := decode(first)
+	if !same(a, decode(first)) {
+		t.Fatal("an equal map decoded again is not the one remembered")
+	}
+	// Another map whose hash falls in the same slot.
+	h := maphash.Bytes(s.seed, []byte(first))
+	var other string
+	for i := 0; other == ""; i++ {
+		doc := fmt.Sprintf(`{"app":"db-%d"}`, i)
+		if hh := maphash.Bytes(s.seed, []byte(doc)); hh%sharedMaps == h%sharedMaps && hh != h {
+			other = doc
 		}
 	}
-	runtime.KeepAlive(s)
+	b := decode(other)
+	if s.recent(h) != nil {
+		t.Fatal("the slot still answers for the hash it no longer holds")
+	}
+	if !same(b, decode(other)) {
+		t.Fatal("the later map is not remembered in its slot")
+	}
+	if again := decode(first); same(again, a) || again["app"] != "web" {
+		t.Fatalf("the replaced map came back (%v), or the new one is wrong (%v)", same(again, a), again)
+	}
 }
