@@ -30,6 +30,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
+	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 	"github.com/zerokube/zerokube/bench/fleet"
 )
 
@@ -94,7 +95,7 @@ func (a *agents) Start(ctx context.Context) (int, error) {
 			}
 			infs[i] = inf
 			a.factories[i].Start(a.stop)
-			if err := await(ctx, inf.HasSynced); err != nil {
+			if err := probe.Await(ctx, inf.HasSynced); err != nil { // WaitForCacheSync polls every 100 ms: too coarse for a sync time
 				errs[i] = fmt.Errorf("cgfleet: agent %d: %w", i, err)
 			}
 		})
@@ -196,19 +197,4 @@ func (s sniff) RoundTrip(r *http.Request) (*http.Response, error) {
 		s.a.proto.Add(1)
 	}
 	return resp, err
-}
-
-// await polls cond every millisecond until it holds or ctx ends
-// (cache.WaitForCacheSync polls every 100 ms: too coarse for a sync time).
-func await(ctx context.Context, cond func() bool) error {
-	t := time.NewTicker(time.Millisecond)
-	defer t.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
 }
