@@ -10,6 +10,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -42,7 +43,7 @@ func TestABadSelectorStopsAFailFastInformer(t *testing.T) {
 				runErr := inf.Run(ctx)
 				var se *informer.SyncError
 				require.True(t, errors.As(runErr, &se), "Run must stop on the 400, got %v", runErr)
-				require.Equal(t, informer.FailureBadRequest, se.Reason, "%v", runErr)
+				require.Equal(t, observe.FailureBadRequest, se.Reason, "%v", runErr)
 				werr := inf.WaitForSync(ctx)
 				for _, part := range tc.says {
 					require.ErrorContains(t, werr, part)

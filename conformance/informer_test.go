@@ -14,6 +14,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -40,10 +41,10 @@ type run struct {
 	changed chan struct{} // gets a value after the cache changed
 	stop    func()        // ends Run and waits for it; idempotent
 	mu      sync.Mutex
-	stages  []informer.TraceEvent // guarded by mu
+	stages  []observe.Event // guarded by mu
 }
 
-func (r *run) trace(ev informer.TraceEvent) {
+func (r *run) trace(ev observe.Event) {
 	r.mu.Lock()
 	r.stages = append(r.stages, ev)
 	r.mu.Unlock()
@@ -55,7 +56,7 @@ func (r *run) relists() []string {
 	defer r.mu.Unlock()
 	var out []string
 	for _, ev := range r.stages {
-		if ev.Stage == informer.StageRelist {
+		if ev.Stage == observe.StageRelist {
 			out = append(out, ev.Cause.String())
 		}
 	}
@@ -66,8 +67,8 @@ func (r *run) relists() []string {
 func (r *run) streamed() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.ContainsFunc(r.stages, func(ev informer.TraceEvent) bool {
-		return ev.Stage == informer.StageWatchOpened && ev.Streaming
+	return slices.ContainsFunc(r.stages, func(ev observe.Event) bool {
+		return ev.Stage == observe.StageWatchOpened && ev.Streaming
 	})
 }
 

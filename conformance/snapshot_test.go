@@ -8,6 +8,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/snapshot"
 )
 
@@ -41,11 +42,11 @@ func TestInformerResumesFromItsSnapshot(t *testing.T) {
 		change("cm-001", "cm-002", "new-1")
 
 		second := startInformer(t, tg, ns, opts, nil)
-		require.True(t, second.saw(informer.StageSnapshotLoaded), "resumed from the snapshot")
+		require.True(t, second.saw(observe.StageSnapshotLoaded), "resumed from the snapshot")
 		require.Empty(t, second.relists(), "no list of any kind")
 		second.awaitCache(t, want)
 		second.stop()
-		require.True(t, second.saw(informer.StageSnapshotSaved))
+		require.True(t, second.saw(observe.StageSnapshotSaved))
 
 		// A long downtime, made short: the snapshot now says it is at
 		// resourceVersion 1. Only the fake can be made to forget that in
@@ -89,14 +90,14 @@ func ageSnapshot(t *testing.T, dir, name, rv string) {
 }
 
 // saw reports whether the informer traced stage.
-func (r *run) saw(stage informer.Stage) bool {
+func (r *run) saw(stage observe.Stage) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return slices.ContainsFunc(r.stages, func(ev informer.TraceEvent) bool { return ev.Stage == stage })
+	return slices.ContainsFunc(r.stages, func(ev observe.Event) bool { return ev.Stage == stage })
 }
 
 // last is the last trace event of stage (zero if none).
-func (r *run) last(stage informer.Stage) informer.TraceEvent {
+func (r *run) last(stage observe.Stage) observe.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for i := len(r.stages) - 1; i >= 0; i-- {
@@ -104,5 +105,5 @@ func (r *run) last(stage informer.Stage) informer.TraceEvent {
 			return r.stages[i]
 		}
 	}
-	return informer.TraceEvent{}
+	return observe.Event{}
 }

@@ -39,7 +39,7 @@ func TestConformance(t *testing.T) {
 		want := documented[sc.name]
 		t.Run(sc.name, func(t *testing.T) {
 			t.Run("fake", func(t *testing.T) {
-				got := observe(t, fakeTarget(t), sc)
+				got := observeScenario(t, fakeTarget(t), sc)
 				results.put(sc.name, "fake", got)
 				if why, ok := knownDifferences[sc.name]; ok {
 					require.NotEqual(t, want, got, "%s now matches kube-apiserver: remove it from knownDifferences", sc.name)
@@ -48,7 +48,7 @@ func TestConformance(t *testing.T) {
 				require.Equal(t, want, got, "the fake differs from kube-apiserver")
 			})
 			t.Run("kube-apiserver", func(t *testing.T) {
-				got := observe(t, realTarget(t, realServer(t)), sc)
+				got := observeScenario(t, realTarget(t, realServer(t)), sc)
 				results.put(sc.name, "kube-apiserver", got)
 				require.Equal(t, want, got, "kube-apiserver differs from the documented observation")
 			})
@@ -56,7 +56,7 @@ func TestConformance(t *testing.T) {
 	}
 }
 
-func observe(t *testing.T, tg *target, sc scenario) []string {
+func observeScenario(t *testing.T, tg *target, sc scenario) []string {
 	var o obs
 	sc.run(t, tg, &o)
 	lines := o.normalised()

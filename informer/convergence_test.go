@@ -14,6 +14,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // convergeWithin bounds the wait for convergence after the last write. It
@@ -49,8 +50,8 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 			opts.StreamingList = tc.streaming
 			opts.InlineProcessing = !tc.loop
 			opts.WatchIdleTimeout = 200 * time.Millisecond
-			opts.Trace = func(ev informer.TraceEvent) {
-				if ev.Stage == informer.StageBackoff || ev.Stage == informer.StageRelist || ev.Stage == informer.StageWatchEnded {
+			opts.Trace = func(ev observe.Event) {
+				if ev.Stage == observe.StageBackoff || ev.Stage == observe.StageRelist || ev.Stage == observe.StageWatchEnded {
 					t.Logf("%s +%s %s %v %s", ev.Stage, time.Since(start), ev.Duration, ev.Err, ev.Cause)
 				}
 				p.observe(ev)
@@ -120,9 +121,9 @@ type pacer struct {
 	changed   chan struct{} // closed and replaced on every trace event
 }
 
-func (p *pacer) observe(ev informer.TraceEvent) {
+func (p *pacer) observe(ev observe.Event) {
 	switch ev.Stage {
-	case informer.StageWatchEnded, informer.StageRelist, informer.StageBackoff, informer.StageWatchOpened:
+	case observe.StageWatchEnded, observe.StageRelist, observe.StageBackoff, observe.StageWatchOpened:
 		p.reactions.Add(1)
 	}
 	p.mu.Lock()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -58,7 +59,7 @@ type dispatcher[P meta.Object] struct {
 	stopped bool
 
 	// snapshotting: applySnapshot is applying, so a sync now is the
-	// snapshot's (the synced trace says OpSnapshot), not a list's.
+	// snapshot's (the synced trace says observe.OpSnapshot), not a list's.
 	snapshotting bool
 }
 
@@ -326,9 +327,9 @@ func (d *dispatcher[P]) markSynced() bool {
 	close(d.synced)
 	d.rec.markSynced()
 	if d.opts.Trace != nil {
-		ev := TraceEvent{Stage: StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()}
+		ev := observe.Event{Stage: observe.StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()}
 		if d.snapshotting {
-			ev.Op = OpSnapshot
+			ev.Op = observe.OpSnapshot
 		}
 		d.opts.Trace(ev)
 	}
@@ -448,7 +449,7 @@ func (d *dispatcher[P]) resyncWait(ctx context.Context) bool {
 	case <-tick:
 		if due := d.resyncDue(d.opts.Clock.Now()); len(due) > 0 {
 			if d.opts.Trace != nil {
-				d.opts.Trace(TraceEvent{Stage: StageResync, Handler: due, Items: d.read.Len()})
+				d.opts.Trace(observe.Event{Stage: observe.StageResync, Handler: due, Items: d.read.Len()})
 			}
 			if d.queue.Resync() != nil {
 				return false

@@ -170,11 +170,11 @@
 // # Observing
 //
 // Logs go to Options.Logger (log/slog). Counters and gauges go to a
-// [Metrics] (list/watch calls, relists by cause, events by type, queue
+// [observe.Metrics] (list/watch calls, relists by cause, events by type, queue
 // depths, handler lag and duration, resourceVersion); package metrics
 // (github.com/zerokube/zerokube/metrics) exports them in Prometheus's format,
 // and the prom module into a client_golang registry. Options.Trace receives
-// a typed [TraceEvent] at every stage of an object's way (list page, watch
+// a typed [observe.Event] at every stage of an object's way (list page, watch
 // opened, event, bookmark, delta queued, cache replaced by a relist, store
 // updated, resync, handler called, relist with its cause), which the demo
 // prints in its --trace mode.
@@ -242,7 +242,7 @@
 //  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
 //     2·MinWatchTimeout). A clean end re-watches from the last
 //     resourceVersion without relisting or waiting; an idle watch is ended
-//     and reopened (after a backoff, as FailureStalled, on a server that
+//     and reopened (after a backoff, as observe.FailureStalled, on a server that
 //     sends bookmarks); a broken stream or a 429 re-watches after a backoff;
 //     410 and 504 ResourceVersionTooLarge relist at once (rule 5); any other
 //     ERROR event (500 included), an event that does not decode, and a watch
@@ -253,7 +253,7 @@
 //     TestIdleWatchdogReopensTheWatch]
 //     A LIST page that delivers no object for StallTimeout, like a
 //     streaming list silent for InitialEventsTimeout, is abandoned as
-//     FailureStalled and retried after a backoff: a reply that trickles
+//     observe.FailureStalled and retried after a backoff: a reply that trickles
 //     bytes making no object cannot hold the informer.
 //     [TestAStalledReplyIsAbandonedAndRetried]
 //  4. The stored resourceVersion is that of the last list, event or bookmark
@@ -341,7 +341,7 @@
 //     exactly what changed meanwhile; after a 410 the relist delivers
 //     exactly the differences (deletes as tombstones). A corrupt, truncated,
 //     foreign or other-version snapshot, or one of another shard, transform
-//     or managed-fields choice, is logged, counted (Metrics.SnapshotLoaded)
+//     or managed-fields choice, is logged, counted (observe.Metrics.SnapshotLoaded)
 //     and traced with its reason, and ignored; a sharded informer resumes
 //     its own; one saved while objects were skipped relists; the
 //     snapshot's adds are exactly its objects.
@@ -358,7 +358,7 @@
 //  18. An object that does not fit the type (in JSON or in protobuf alike)
 //     never leaves the cache silently incomplete: by default the list
 //     fails, naming the object (namespace/name, page, JSON path, the same
-//     on both wires), and WaitForSync reports FailureUndecodable until it
+//     on both wires), and WaitForSync reports observe.FailureUndecodable until it
 //     is fixed or deleted; with Options.SkipUndecodable it is skipped,
 //     logged, counted and listed by Informer.Undecodable. A watch event
 //     that does not decode ends the watch (its error names the event, the

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/clock/clocktest"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -322,7 +323,7 @@ func startInformer[T any, P meta.PtrObject[T]](t testing.TB, inf *Informer[T, P]
 func quiet() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 type countMetrics struct {
-	NopMetrics
+	observe.NopMetrics
 	coalesced, panics atomic.Int64
 }
 

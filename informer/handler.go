@@ -93,7 +93,7 @@ type HandlerOptions struct {
 	// has one pending is merged into it (add+update → add of the new state,
 	// update+update → update from the first old to the last new, update+
 	// delete → delete, add+delete → nothing), so the final state of every
-	// object is always delivered; merges are counted (Metrics.Coalesced).
+	// object is always delivered; merges are counted (observe.Metrics.Coalesced).
 	// A notification that cannot merge is queued anyway, so the queue holds
 	// at most max(QueueCapacity, about one entry per object) entries.
 	QueueCapacity int

@@ -9,6 +9,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -47,11 +48,11 @@ func TestHealthShowsTheCurrentFailure(t *testing.T) {
 	clk.SetInstant(true)
 	s := r.step(t.Context(), r.initialState())
 	f := r.rec.current()
-	require.Equal(t, FailureForbidden, f.Reason)
+	require.Equal(t, observe.FailureForbidden, f.Reason)
 	require.Equal(t, 1, f.Attempts)
 	s = r.step(t.Context(), r.step(t.Context(), s))
 	f = r.rec.current()
-	require.Equal(t, FailureServer, f.Reason)
+	require.Equal(t, observe.FailureServer, f.Reason)
 	require.Equal(t, 2, f.Attempts)
 	r.step(t.Context(), r.step(t.Context(), s))
 	require.Nil(t, r.rec.current())
@@ -67,7 +68,7 @@ func (h fixedHealth) Health() Health { return Health(h) }
 func TestHealthHandlerAnswersWithTheWorstInformer(t *testing.T) {
 	good := fixedHealth{Name: "pods", Synced: true, ResourceVersion: "7"}
 	stale := fixedHealth{Name: "nodes", Synced: true, Stale: true, SinceProgress: 5 * time.Minute,
-		Failure: &SyncError{Reason: FailureUnreachable, Attempts: 4, Err: errStopped}}
+		Failure: &SyncError{Reason: observe.FailureUnreachable, Attempts: 4, Err: errStopped}}
 	for _, tc := range []struct {
 		infs []HealthReporter
 		code int

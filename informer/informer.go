@@ -8,6 +8,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/cache"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -133,10 +134,10 @@ func (i *Informer[T, P]) WaitForSync(ctx context.Context) error {
 }
 
 // fix says what to fix for a failure the informer's own request caused
-// (FailureBadRequest), ending in ": "; "" for any other.
+// (observe.FailureBadRequest), ending in ": "; "" for any other.
 func (i *Informer[T, P]) fix(err error) string {
 	var se *SyncError
-	if !errors.As(err, &se) || se.Reason != FailureBadRequest {
+	if !errors.As(err, &se) || se.Reason != observe.FailureBadRequest {
 		return ""
 	}
 	sel := i.opts.Selectors

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -206,7 +207,7 @@ func TestWaitForSyncReportsWhy(t *testing.T) {
 	err := inf.WaitForSync(ctx)
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, FailureForbidden, se.Reason)
+	require.Equal(t, observe.FailureForbidden, se.Reason)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
 
@@ -218,7 +219,7 @@ func TestFailFastEndsRunAndWait(t *testing.T) {
 	err := inf.WaitForSync(context.Background())
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, FailureUnauthorized, se.Reason)
+	require.Equal(t, observe.FailureUnauthorized, se.Reason)
 	require.ErrorAs(t, <-errc, &se)
 	require.ErrorIs(t, inf.Run(context.Background()), ErrAlreadyStarted)
 }
@@ -234,7 +235,7 @@ func TestWaitForCacheSyncJoinsInformers(t *testing.T) {
 	err := WaitForCacheSync(ctx, a, b)
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, FailureUnreachable, se.Reason)
+	require.Equal(t, observe.FailureUnreachable, se.Reason)
 	require.NoError(t, WaitForCacheSync(t.Context(), a))
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -278,15 +279,15 @@ func TestStreamingListFallsBackWhenRejected(t *testing.T) {
 	opts := fastOpts()
 	opts.StreamingList = true
 	var relists sync.Map
-	opts.Trace = func(ev informer.TraceEvent) {
-		if ev.Stage == informer.StageRelist {
+	opts.Trace = func(ev observe.Event) {
+		if ev.Stage == observe.StageRelist {
 			relists.Store(ev.Cause, true)
 		}
 	}
 	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
-	_, ok := relists.Load(informer.CauseStreamingFallback)
+	_, ok := relists.Load(observe.CauseStreamingFallback)
 	require.True(t, ok)
 	converges(t, e, inf)
 }
@@ -311,11 +312,11 @@ func TestTypedSyncFailures(t *testing.T) {
 		name  string
 		token string
 		ref   apiclient.Ref
-		want  informer.FailureReason
+		want  observe.FailureReason
 	}{
-		{"401", "wrong", cmRef, informer.FailureUnauthorized},
-		{"403", "secrets-only", cmRef, informer.FailureForbidden},
-		{"missing resource", "admin", apiclient.Ref{GVR: meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}}, informer.FailureResourceNotFound},
+		{"401", "wrong", cmRef, observe.FailureUnauthorized},
+		{"403", "secrets-only", cmRef, observe.FailureForbidden},
+		{"missing resource", "admin", apiclient.Ref{GVR: meta.GVR{Group: "example.com", Version: "v1", Resource: "widgets"}}, observe.FailureResourceNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), Tokens: []fakeapiserver.Token{
@@ -454,7 +455,7 @@ func TestPlainHTTPToAnHTTPSServerFailsFast(t *testing.T) {
 	err = inf.Run(ctx)
 	var se *informer.SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, informer.FailureMisconfigured, se.Reason)
+	require.Equal(t, observe.FailureMisconfigured, se.Reason)
 	require.ErrorIs(t, err, apiclient.ErrHTTPToHTTPS)
 	require.NoError(t, ctx.Err(), "it stopped at the first attempt, not at the deadline")
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/ring"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -64,10 +65,10 @@ type listener[P meta.Object] struct {
 	turn     chan struct{} // inline: cap 1, held by the goroutine calling the handler
 	capacity int           // 0: unbounded
 	resync   time.Duration
-	metrics  Metrics
+	metrics  observe.Metrics
 	log      *slog.Logger
 	clock    clock.Clock
-	trace    func(TraceEvent)
+	trace    func(observe.Event)
 	timed    bool // metrics or trace want each call's lag and duration
 
 	synced  chan struct{} // closed by run when it reaches the sync marker
@@ -95,7 +96,7 @@ func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P])
 		clock: opts.Clock, trace: opts.Trace, synced: make(chan struct{}),
 		removed: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
-	l.timed = l.trace != nil || !isNop(l.metrics)
+	l.timed = l.trace != nil || !observe.IsNop(l.metrics)
 	if l.inline {
 		l.turn = make(chan struct{}, 1)
 	}
@@ -356,7 +357,7 @@ func (l *listener[P]) call(n *notification[P]) {
 		took := l.clock.Now().Sub(start)
 		l.metrics.HandlerCall(l.name, start.Sub(n.queued), took)
 		if l.trace != nil {
-			l.trace(TraceEvent{Stage: StageHandlerCalled, Handler: l.name, Op: n.op(), Key: n.key, Duration: took})
+			l.trace(observe.Event{Stage: observe.StageHandlerCalled, Handler: l.name, Op: n.op(), Key: n.key, Duration: took})
 		}
 	}()
 	switch n.kind {
@@ -374,20 +375,20 @@ func (l *listener[P]) call(n *notification[P]) {
 	}
 }
 
-func (n *notification[P]) op() Op {
+func (n *notification[P]) op() observe.Op {
 	switch n.kind {
 	case notifAdd:
-		return OpAdd
+		return observe.OpAdd
 	case notifUpdate:
 		if n.flag {
-			return OpSync
+			return observe.OpSync
 		}
-		return OpUpdate
+		return observe.OpUpdate
 	case notifDelete:
 		if n.flag {
-			return OpTombstone // finalStateUnknown: the relist found it gone
+			return observe.OpTombstone // finalStateUnknown: the relist found it gone
 		}
-		return OpDelete
+		return observe.OpDelete
 	case notifSynced:
 	}
 	return 0

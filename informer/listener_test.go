@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
@@ -34,7 +36,7 @@ func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newView()
 			// Capacity 1 with a filler entry: every push finds the queue full.
-			l := &listener[*pod]{name: "h", h: h, capacity: 1, metrics: NopMetrics{}, log: quiet(),
+			l := &listener[*pod]{name: "h", h: h, capacity: 1, metrics: observe.NopMetrics{}, log: quiet(),
 				clock: newFakeClock(), wake: make(chan struct{}, 1)}
 			l.push(&notification[*pod]{kind: notifAdd, key: "ns/filler", obj: mkPod("filler", "1")})
 			for _, n := range tc.in {
@@ -51,7 +53,7 @@ func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 
 func TestUnboundedQueueNeverMerges(t *testing.T) {
 	h := newView()
-	l := &listener[*pod]{name: "h", h: h, metrics: NopMetrics{}, log: quiet(), clock: newFakeClock(),
+	l := &listener[*pod]{name: "h", h: h, metrics: observe.NopMetrics{}, log: quiet(), clock: newFakeClock(),
 		wake: make(chan struct{}, 1)}
 	for i := range 100 {
 		l.push(&notification[*pod]{kind: notifUpdate, key: "ns/a", old: mkPod("a", "0"), obj: mkPod("a", string(rune('0'+i%10)))})
@@ -64,7 +66,7 @@ func TestUnboundedQueueNeverMerges(t *testing.T) {
 // none of that room, while a queue that stays small keeps its array (a
 // steady watch does not reallocate per event).
 func TestDrainedQueueGivesAReplaysRoomBack(t *testing.T) {
-	l := &listener[*pod]{name: "h", h: newView(), metrics: NopMetrics{}, log: quiet(), clock: newFakeClock(),
+	l := &listener[*pod]{name: "h", h: newView(), metrics: observe.NopMetrics{}, log: quiet(), clock: newFakeClock(),
 		wake: make(chan struct{}, 1)}
 	for i := range 10_000 {
 		l.push(&notification[*pod]{kind: notifAdd, key: "ns/p" + strconv.Itoa(i), obj: mkPod("p", "1")})
@@ -87,10 +89,10 @@ func TestDrainedQueueGivesAReplaysRoomBack(t *testing.T) {
 func TestListenerDeliversEverythingPushedWhileBusy(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		metrics Metrics
+		metrics observe.Metrics
 		timed   bool
 	}{
-		{"untimed (NopMetrics)", NopMetrics{}, false},
+		{"untimed (observe.NopMetrics)", observe.NopMetrics{}, false},
 		{"timed (metrics set)", &countMetrics{}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -133,20 +135,20 @@ func TestListenerDeliversEverythingPushedWhileBusy(t *testing.T) {
 
 // The untimed path still recovers a panicking handler.
 func TestUntimedListenerRecoversPanics(t *testing.T) {
-	l := &listener[*pod]{name: "h", metrics: NopMetrics{}, log: quiet(), clock: newFakeClock(),
+	l := &listener[*pod]{name: "h", metrics: observe.NopMetrics{}, log: quiet(), clock: newFakeClock(),
 		h: HandlerFuncs[*pod]{AddFunc: func(*pod, bool) { panic("boom") }}}
 	require.NotPanics(t, func() { l.call(&notification[*pod]{kind: notifAdd, key: "ns/a", obj: mkPod("a", "1")}) })
 }
 
 func TestIsNop(t *testing.T) {
 	for _, tc := range []struct {
-		m    Metrics
+		m    observe.Metrics
 		want bool
 	}{
-		{NopMetrics{}, true},
-		{&NopMetrics{}, true},
-		{&countMetrics{}, false}, // embeds NopMetrics but records some calls
+		{observe.NopMetrics{}, true},
+		{&observe.NopMetrics{}, true},
+		{&countMetrics{}, false}, // embeds observe.NopMetrics but records some calls
 	} {
-		require.Equal(t, tc.want, isNop(tc.m), "%T", tc.m)
+		require.Equal(t, tc.want, observe.IsNop(tc.m), "%T", tc.m)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -63,8 +64,8 @@ func TestAMetadataOnlyTypeAsksForPartialObjectMetadata(t *testing.T) {
 			var mu sync.Mutex
 			var traced []string
 			opts := informer.Options[*cmMeta]{Logger: quiet(), StreamingList: tc.streaming, PageSize: 2,
-				Trace: func(ev informer.TraceEvent) {
-					if ev.Stage == informer.StageRelist || ev.Stage == informer.StageWatchOpened {
+				Trace: func(ev observe.Event) {
+					if ev.Stage == observe.StageRelist || ev.Stage == observe.StageWatchOpened {
 						mu.Lock()
 						traced = append(traced, ev.String())
 						mu.Unlock()

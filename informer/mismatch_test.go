@@ -11,6 +11,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // TestASchemeOrTLSMismatchIsNotUnreachable (issue 31 item 10): an https://
@@ -24,13 +25,13 @@ func TestASchemeOrTLSMismatchIsNotUnreachable(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cfg    *apiclient.Config
-		reason informer.FailureReason
+		reason observe.FailureReason
 		is     error
 	}{
 		{"https to plain http", &apiclient.Config{Host: strings.Replace(plain.URL(), "http://", "https://", 1)},
-			informer.FailureMisconfigured, apiclient.ErrHTTPSToHTTP},
+			observe.FailureMisconfigured, apiclient.ErrHTTPSToHTTP},
 		{"a certificate the client refuses", &apiclient.Config{Host: withTLS.URL()}, // no CAData
-			informer.FailureTLS, apiclient.ErrTLS},
+			observe.FailureTLS, apiclient.ErrTLS},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := apiclient.New(tc.cfg)

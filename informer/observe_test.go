@@ -14,6 +14,7 @@ import (
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -24,7 +25,7 @@ type traceLog struct {
 	stages []string
 }
 
-func (l *traceLog) record(ev informer.TraceEvent) {
+func (l *traceLog) record(ev observe.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := ev.Stage.String()
@@ -95,18 +96,18 @@ func TestTraceIsOneSequenceWithInlineProcessing(t *testing.T) {
 
 // counting is a Metrics that counts what the tests look at.
 type counting struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	mu      sync.Mutex
 	lists   int
 	watches int
 	events  map[meta.EventType]int
-	relists map[informer.RelistCause]int
+	relists map[observe.RelistCause]int
 	calls   map[string]int
 	rv      string
 }
 
 func newCounting() *counting {
-	return &counting{events: map[meta.EventType]int{}, relists: map[informer.RelistCause]int{}, calls: map[string]int{}}
+	return &counting{events: map[meta.EventType]int{}, relists: map[observe.RelistCause]int{}, calls: map[string]int{}}
 }
 
 func (c *counting) ListCall(error)  { c.mu.Lock(); c.lists++; c.mu.Unlock() }
@@ -116,8 +117,8 @@ func (c *counting) WatchEvent(t meta.EventType) {
 	c.events[t]++
 	c.mu.Unlock()
 }
-func (c *counting) Relist(r informer.RelistCause) { c.mu.Lock(); c.relists[r]++; c.mu.Unlock() }
-func (c *counting) ResourceVersion(rv string)     { c.mu.Lock(); c.rv = rv; c.mu.Unlock() }
+func (c *counting) Relist(r observe.RelistCause) { c.mu.Lock(); c.relists[r]++; c.mu.Unlock() }
+func (c *counting) ResourceVersion(rv string)    { c.mu.Lock(); c.rv = rv; c.mu.Unlock() }
 func (c *counting) HandlerCall(h string, _, _ time.Duration) {
 	c.mu.Lock()
 	c.calls[h]++
@@ -146,7 +147,7 @@ func TestMetricsCountCallsEventsRelistsAndHandlers(t *testing.T) {
 	defer m.mu.Unlock()
 	require.Equal(t, 1, m.lists)
 	require.Equal(t, 1, m.watches)
-	require.Equal(t, map[informer.RelistCause]int{informer.CauseInitial: 1}, m.relists)
+	require.Equal(t, map[observe.RelistCause]int{observe.CauseInitial: 1}, m.relists)
 	require.Equal(t, inf.LastSyncResourceVersion(), m.rv)
 }
 
@@ -190,8 +191,8 @@ func TestTooManyRequestsIsRetriedAfterRetryAfter(t *testing.T) {
 	var mu sync.Mutex
 	opts := fastOpts()
 	opts.Backoff.Max = 2 * time.Second // the hint is capped at the maximum backoff
-	opts.Trace = func(ev informer.TraceEvent) {
-		if ev.Stage == informer.StageBackoff {
+	opts.Trace = func(ev observe.Event) {
+		if ev.Stage == observe.StageBackoff {
 			mu.Lock()
 			delays = append(delays, ev.Duration)
 			mu.Unlock()
@@ -234,41 +235,6 @@ func TestStoppedInformerIsCollected(t *testing.T) {
 	}, wait, 10*time.Millisecond)
 }
 
-func TestTraceEventString(t *testing.T) {
-	for _, tc := range []struct {
-		ev   informer.TraceEvent
-		want string
-	}{
-		{informer.TraceEvent{Stage: informer.StageListPage, Page: 1, Items: 500, ResourceVersion: "12"}, "list-page page=1 items=500 rv=12"},
-		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseWatchGone, ResourceVersion: "12"}, "relist rv=12 cause=watch-gone"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "h", Op: informer.OpAdd, Key: "ns/a", Duration: time.Millisecond}, "handler-called handler=h op=add key=ns/a took=1ms"},
-		{informer.TraceEvent{Stage: informer.StageEvent, EventType: meta.Modified, Key: "ns/a", ResourceVersion: "13"}, "event type=MODIFIED key=ns/a rv=13"},
-	} {
-		require.Equal(t, tc.want, tc.ev.String())
-	}
-}
-
-// The Op names are what --trace prints and scripts match: they are spelled
-// out here so that renaming one fails a test, and each reads back.
-func TestTraceOpNamesAreStableAndRoundTrip(t *testing.T) {
-	want := map[informer.Op]string{
-		informer.OpAdd: "add", informer.OpUpdate: "update", informer.OpDelete: "delete",
-		informer.OpReplace: "replace", informer.OpUnchanged: "unchanged", informer.OpTombstone: "tombstone",
-		informer.OpSync: "sync", informer.OpSnapshot: "snapshot", informer.OpInitialEventsEnd: "initial-events-end",
-	}
-	for op, name := range want {
-		require.Equal(t, name, op.String())
-		b, err := op.MarshalText()
-		require.NoError(t, err)
-		var back informer.Op
-		require.NoError(t, back.UnmarshalText(b))
-		require.Equal(t, op, back)
-	}
-	require.Equal(t, "", informer.Op(0).String(), "a stage without an op prints no op=")
-	var bad informer.Op
-	require.ErrorContains(t, bad.UnmarshalText([]byte("adde")), `unknown trace op "adde"`)
-}
-
 // TestObjectsOfAnotherAPIVersionAreDropped, on both wires: an object whose
 // envelope names another apiVersion is never cached and its
 // resourceVersion is not adopted. Over JSON it is skipped (StageSkipped)
@@ -286,11 +252,11 @@ func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
 			var dropped atomic.Bool
 			opts := fastOpts()
 			opts.Transport.JSON = wire == "json"
-			opts.Trace = func(ev informer.TraceEvent) {
-				if ev.Stage == informer.StageSkipped && ev.Key == "default/alien" && wire == "json" {
+			opts.Trace = func(ev observe.Event) {
+				if ev.Stage == observe.StageSkipped && ev.Key == "default/alien" && wire == "json" {
 					dropped.Store(true)
 				}
-				if ev.Stage == informer.StageWatchEnded && errors.Is(ev.Err, kubeproto.ErrUnknownKind) && wire == "protobuf" {
+				if ev.Stage == observe.StageWatchEnded && errors.Is(ev.Err, kubeproto.ErrUnknownKind) && wire == "protobuf" {
 					dropped.Store(true)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -96,7 +97,7 @@ type Options[P meta.Object] struct {
 	StreamingList bool
 	// InitialEventsTimeout bounds a streaming list's initial events, as an
 	// idle timeout (each event restarts it): a stream silent for that long
-	// has stalled (FailureStalled), and a LIST replaces it; default 1 min.
+	// has stalled (observe.FailureStalled), and a LIST replaces it; default 1 min.
 	InitialEventsTimeout time.Duration
 	// MinWatchTimeout: each WATCH asks for a random timeoutSeconds in
 	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes.
@@ -105,12 +106,12 @@ type Options[P meta.Object] struct {
 	// bookmark) for this long and reopens it from the last resourceVersion;
 	// default 3 minutes (servers bookmark about once a minute). Once the
 	// server has sent a bookmark, such a watch has stalled: a failure
-	// (FailureStalled), reopened after a backoff. Negative: off.
+	// (observe.FailureStalled), reopened after a backoff. Negative: off.
 	WatchIdleTimeout time.Duration
 	// StallTimeout abandons a LIST page that delivers no object for this
 	// long, from its request to the first object and between two: a server
 	// or proxy that sends the headers and then stalls, or trickles bytes
-	// that make no object. It is reported as FailureStalled and retried
+	// that make no object. It is reported as observe.FailureStalled and retried
 	// after a backoff. Default 30 s (a healthy server sends a page's
 	// objects back to back); negative: off. A streaming list's
 	// InitialEventsTimeout and a watch's WatchIdleTimeout (on a server
@@ -170,10 +171,10 @@ type Options[P meta.Object] struct {
 	// protobuf (a field declared int32 where the server sends a string, a
 	// field of a type whose UnmarshalJSON refuses the value) instead of
 	// failing the LIST, and so the sync, until they are fixed or deleted.
-	// Each one is logged, counted (Metrics.Skipped "undecodable"), shown
+	// Each one is logged, counted (observe.Metrics.Skipped "undecodable"), shown
 	// in Health, and listed by Informer.Undecodable. Off by default: the
 	// cache is then never silently incomplete, and WaitForSync reports
-	// such an object as FailureUndecodable, naming it.
+	// such an object as observe.FailureUndecodable, naming it.
 	SkipUndecodable bool
 	// FailFast stops Run, and makes WaitForSync return, at the first
 	// failure that retrying alone cannot fix (401, 403, 404, 400 Bad
@@ -190,11 +191,11 @@ type Options[P meta.Object] struct {
 	Indexers cache.Indexers[P]
 	// Logger; default slog.Default().
 	Logger *slog.Logger
-	// Metrics; default none.
-	Metrics Metrics
-	// Trace, when set, receives every TraceEvent synchronously on the
+	// Metrics (observe.Metrics); default none.
+	Metrics observe.Metrics
+	// Trace, when set, receives every observe.Event synchronously on the
 	// goroutine of the stage; it must be quick.
-	Trace func(TraceEvent)
+	Trace func(observe.Event)
 	// Snapshot turns on warm restarts: a snapshot of the cache saved on a
 	// period and at a clean stop, loaded at the next start instead of a
 	// relist. Zero: off.
@@ -244,7 +245,7 @@ func (o Options[P]) withDefaults() Options[P] {
 		o.Logger = slog.Default()
 	}
 	if o.Metrics == nil {
-		o.Metrics = NopMetrics{}
+		o.Metrics = observe.NopMetrics{}
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}

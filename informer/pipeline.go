@@ -6,6 +6,7 @@ import (
 
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -115,7 +116,7 @@ func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 	if l.skipped > 0 {
 		p.opts.Logger.Info("informer: the snapshot lacks objects a list skipped; listing again",
 			"informer", p.opts.Name, "skipped", l.skipped)
-		return p.refl.relist(l.rv, CauseSnapshotIncomplete)
+		return p.refl.relist(l.rv, observe.CauseSnapshotIncomplete)
 	}
 	return p.refl.resumeAt(l.rv)
 }

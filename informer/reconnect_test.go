@@ -13,6 +13,7 @@ import (
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -20,21 +21,21 @@ import (
 // events), each with the error it waits after.
 type backoffLog struct {
 	mu    sync.Mutex
-	waits []informer.TraceEvent
+	waits []observe.Event
 }
 
-func (l *backoffLog) trace(ev informer.TraceEvent) {
-	if ev.Stage == informer.StageBackoff {
+func (l *backoffLog) trace(ev observe.Event) {
+	if ev.Stage == observe.StageBackoff {
 		l.mu.Lock()
 		l.waits = append(l.waits, ev)
 		l.mu.Unlock()
 	}
 }
 
-func (l *backoffLog) since(n int) []informer.TraceEvent {
+func (l *backoffLog) since(n int) []observe.Event {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]informer.TraceEvent(nil), l.waits[n:]...)
+	return append([]observe.Event(nil), l.waits[n:]...)
 }
 
 func (l *backoffLog) len() int {
@@ -99,7 +100,7 @@ func TestAfterAPartitionA410Or504RelistsAtOnce(t *testing.T) {
 				}
 				require.Less(t, waited, time.Second/2, "time from the reconnect to a matching cache, on the fake clock (before: 30 s after a 410, the 1 s hint after a 504)")
 				if f := inf.Health().Failure; f != nil {
-					require.NotEqual(t, informer.FailureRepeatedGone, f.Reason)
+					require.NotEqual(t, observe.FailureRepeatedGone, f.Reason)
 				}
 			})
 		}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -50,7 +51,7 @@ func newRecord(resetAfter time.Duration) *record {
 }
 
 // failed records a failure at now and returns it as the current
-// SyncError, classified (a third 410 in a row is FailureRepeatedGone).
+// SyncError, classified (a third 410 in a row is observe.FailureRepeatedGone).
 // 410 and 504 ResourceVersionTooLarge extend the streak of relists; any
 // other failure ends it.
 func (r *record) failed(now time.Time, err error) *SyncError {
@@ -112,7 +113,7 @@ func (r *record) contacted(now time.Time) {
 func (r *record) opened(now time.Time) {
 	if r.streakOpen.Load() {
 		r.mu.Lock()
-		stalled := r.failing && r.failure != nil && r.failure.Reason == FailureStalled
+		stalled := r.failing && r.failure != nil && r.failure.Reason == observe.FailureStalled
 		r.mu.Unlock()
 		if stalled {
 			return

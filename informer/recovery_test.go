@@ -13,12 +13,13 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
 // listFailures counts failed LIST calls.
 type listFailures struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	n atomic.Int32
 }
 

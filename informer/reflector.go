@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/clock"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -47,8 +48,8 @@ type reflectorConfig[P meta.Object] struct {
 	clock             clock.Clock
 	rand              func() float64
 	log               *slog.Logger
-	metrics           Metrics
-	trace             func(TraceEvent)
+	metrics           observe.Metrics
+	trace             func(observe.Event)
 	backoff           BackoffOptions
 }
 
@@ -107,12 +108,12 @@ func (r *reflector[P]) run(ctx context.Context, s state) error {
 // initialState is the first list of an informer that has nothing cached.
 func (r *reflector[P]) initialState() state {
 	if r.streaming {
-		return streamListing{cause: CauseInitial}
+		return streamListing{cause: observe.CauseInitial}
 	}
 	if r.cfg.consistentFirstList {
-		return r.listFrom("", CauseInitial)
+		return r.listFrom("", observe.CauseInitial)
 	}
-	return r.listFrom("0", CauseInitial)
+	return r.listFrom("0", observe.CauseInitial)
 }
 
 // step runs one state. Every state's method returns the next state; a
@@ -142,7 +143,7 @@ func (r *reflector[P]) step(ctx context.Context, s state) state {
 	panic("informer: reflector in an unknown state")
 }
 
-func (r *reflector[P]) tr(ev TraceEvent) {
+func (r *reflector[P]) tr(ev observe.Event) {
 	if r.cfg.trace != nil {
 		r.cfg.trace(ev)
 	}
@@ -159,7 +160,7 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 		// longer than its own worst backoff would.
 		delay = min(hint, r.back.opts.Max)
 	}
-	r.tr(TraceEvent{Stage: StageBackoff, Duration: delay, Err: s.err})
+	r.tr(observe.Event{Stage: observe.StageBackoff, Duration: delay, Err: s.err})
 	r.cfg.log.Warn("informer: list/watch failed, backing off",
 		"informer", r.cfg.name, "err", s.err, "delay", delay, "next", s.next.stateName())
 	t := r.cfg.clock.NewTimer(delay)
@@ -188,7 +189,7 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 	if r.cfg.watchErrorHandler != nil {
 		r.cfg.watchErrorHandler(ctx, err)
 	}
-	if r.cfg.failFast && se.Reason.permanent() && !r.rec.hasReached() {
+	if r.cfg.failFast && permanent(se.Reason) && !r.rec.hasReached() {
 		return stopped{err: se}
 	}
 	if immediate && r.rec.goneStreak() < goneLimit {
@@ -207,5 +208,5 @@ func (r *reflector[P]) planned(err error) state {
 		return nil
 	}
 	r.cfg.log.Info("informer: the shard moved, relisting", "informer", r.cfg.name)
-	return r.relist(r.relistRV(), CauseReshard)
+	return r.relist(r.relistRV(), observe.CauseReshard)
 }

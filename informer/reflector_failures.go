@@ -7,80 +7,15 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
-// FailureReason classifies why the initial sync has not completed.
-type FailureReason uint8
-
-// The failure reasons. Unauthorized, Forbidden, ResourceNotFound,
-// Misconfigured, BadRequest and TLS do not go away by retrying alone;
-// Options.FailFast stops the informer on them.
-const (
-	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
-	FailureForbidden                                 // 403: RBAC denies list or watch
-	FailureResourceNotFound                          // 404: the resource type is not served (CRD missing?)
-	FailureRepeatedGone                              // 410 again and again: history compacts faster than we list
-	FailureUnreachable                               // no answer: DNS, refused, reset, timeout
-	FailureServer                                    // 429 or 5xx, or anything else the server said
-	FailureOther                                     // the server's answers do not add up (no resourceVersion, a looping continue token, a watch closed at once)
-	// FailureUndecodable: an object the server holds is valid JSON that
-	// does not fit the informer's type (a field declared int32 where the
-	// server sends a string, say); the error names it. The LIST fails on
-	// it until it is fixed or deleted, unless Options.SkipUndecodable.
-	FailureUndecodable
-	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port, or https:// to an HTTP one
-	// FailureBadRequest: the server rejected the informer's own request as
-	// invalid (400 Bad Request), e.g. a field selector on a field the
-	// resource does not support; the Status message names what it
-	// rejected. Fix the request (Options.Selectors): retrying sends it
-	// again unchanged.
-	FailureBadRequest
-	// FailureMalformed: a reply body that is not a list or a watch stream
-	// at all (bad JSON or protobuf, a missing envelope, an unknown event
-	// type, an object over the size limit, a protobuf kind the schema
-	// table lacks): the server answered, with something this client cannot
-	// read. The error names the event or item and the byte.
-	FailureMalformed
-	// FailureTruncated: a reply body that ended inside an item, an event
-	// or a frame: the server answered and the connection was cut (or a
-	// proxy gave up) before the body was whole.
-	FailureTruncated
-	// FailureStalled: the server answered, then its reply stopped
-	// delivering: no object of a LIST page within Options.StallTimeout,
-	// no event of a streaming list within InitialEventsTimeout, or a watch
-	// silent for WatchIdleTimeout on a server that sends bookmarks. The
-	// reply was abandoned and is retried after a backoff.
-	FailureStalled
-	// FailureTLS: the TLS handshake failed although the server answered:
-	// the client refused its certificate (unknown authority, another host
-	// name, expired) or it refused the client's (apiclient.ErrTLS).
-	FailureTLS
-)
-
-var failureNames = [...]string{
-	FailureUnauthorized: "unauthorized", FailureForbidden: "forbidden",
-	FailureResourceNotFound: "resource not found", FailureRepeatedGone: "repeated 410 Gone",
-	FailureUnreachable: "server unreachable", FailureServer: "server error", FailureOther: "other",
-	FailureUndecodable:   "object does not fit the type",
-	FailureMisconfigured: "client misconfigured", FailureBadRequest: "bad request",
-	FailureMalformed: "malformed reply", FailureTruncated: "reply cut short",
-	FailureStalled: "reply stalled", FailureTLS: "TLS handshake failed",
-}
-
-// String returns the reason in words, e.g. "forbidden".
-func (r FailureReason) String() string {
-	if int(r) < len(failureNames) && failureNames[r] != "" {
-		return failureNames[r]
-	}
-	return "failure(?)"
-}
-
 // permanent reports whether retrying alone is unlikely to fix the failure.
-func (r FailureReason) permanent() bool {
-	return r == FailureUnauthorized || r == FailureForbidden || r == FailureResourceNotFound ||
-		r == FailureMisconfigured || r == FailureBadRequest || r == FailureTLS
+func permanent(r observe.FailureReason) bool {
+	return r == observe.FailureUnauthorized || r == observe.FailureForbidden || r == observe.FailureResourceNotFound ||
+		r == observe.FailureMisconfigured || r == observe.FailureBadRequest || r == observe.FailureTLS
 }
 
 // SyncError says why an informer is failing: why its initial sync has not
@@ -88,7 +23,7 @@ func (r FailureReason) permanent() bool {
 // cause (errors.As finds it), or, in Health, why a synced informer is
 // failing now.
 type SyncError struct {
-	Reason FailureReason
+	Reason observe.FailureReason
 	// Attempts counts the consecutive failed LIST/WATCH attempts so far. A
 	// list that works between two failures does not end the count: only a
 	// watch that works does, or BackoffOptions.ResetAfter without a
@@ -123,47 +58,47 @@ func isGone(err error) bool { return meta.IsGone(err) || meta.Code(err) == 410 }
 // goneLimit is how many 410s in a row make a repeated-Gone failure.
 const goneLimit = 3
 
-// classify maps a list or watch error to a FailureReason. goneStreak counts
+// classify maps a list or watch error to a observe.FailureReason. goneStreak counts
 // the 410s in a row including this one. A reply body that could not be
 // read is classified by its watchstream.Problem, whichever wire and verb
 // it came by, so the same fault gets the same reason everywhere.
-func classify(err error, goneStreak int) FailureReason {
+func classify(err error, goneStreak int) observe.FailureReason {
 	var se *meta.StatusError
 	switch {
 	// A server that answered, but whose answer could not be used, first:
 	// each would otherwise pass for no answer at all ("unreachable").
 	case errors.Is(err, ErrStalled):
-		return FailureStalled
+		return observe.FailureStalled
 	case errors.Is(err, apiclient.ErrTLS):
-		return FailureTLS
+		return observe.FailureTLS
 	case errors.Is(err, apiclient.ErrHTTPToHTTPS), errors.Is(err, apiclient.ErrHTTPSToHTTP):
-		return FailureMisconfigured
+		return observe.FailureMisconfigured
 	case meta.IsUnauthorized(err):
-		return FailureUnauthorized
+		return observe.FailureUnauthorized
 	case meta.IsForbidden(err):
-		return FailureForbidden
+		return observe.FailureForbidden
 	case meta.IsNotFound(err):
-		return FailureResourceNotFound
+		return observe.FailureResourceNotFound
 	case meta.IsBadRequest(err) && !errors.Is(err, errStreamingRejected):
-		return FailureBadRequest
+		return observe.FailureBadRequest
 	case isGone(err) && goneStreak >= goneLimit:
-		return FailureRepeatedGone
+		return observe.FailureRepeatedGone
 	case errors.As(err, &se):
-		return FailureServer
+		return observe.FailureServer
 	case errors.Is(err, errMissingRV), errors.Is(err, errShortWatch), errors.Is(err, errContinueLoop):
-		return FailureOther
+		return observe.FailureOther
 	case errors.Is(err, context.DeadlineExceeded):
-		return FailureUnreachable
+		return observe.FailureUnreachable
 	}
 	switch watchstream.ProblemOf(err) {
 	case watchstream.Undecodable:
-		return FailureUndecodable
+		return observe.FailureUndecodable
 	case watchstream.Truncated:
-		return FailureTruncated
+		return observe.FailureTruncated
 	case watchstream.Malformed, watchstream.UnknownKind, watchstream.TooLarge:
-		return FailureMalformed
+		return observe.FailureMalformed
 	}
-	return FailureUnreachable
+	return observe.FailureUnreachable
 }
 
 // isUndecodable reports an object that is well-formed but does not fit

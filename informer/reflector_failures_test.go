@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
@@ -54,12 +55,12 @@ func TestUnreadableRepliesAreNotCalledUnreachable(t *testing.T) {
 		name string
 		json []byte
 		pb   []byte
-		want FailureReason
+		want observe.FailureReason
 	}{
-		{"malformed body", []byte(`{"kind":"PodList","items":[}`), append([]byte("k8s\x00"), 0x0f, 0x00), FailureMalformed},
-		{"missing envelope", []byte(`[]`), []byte("\x0a\x02v1"), FailureMalformed},
-		{"cut mid-item", jsonList[:len(jsonList)-20], whole[:len(whole)-5], FailureTruncated},
-		{"item does not fit", jsonList, whole, FailureUndecodable},
+		{"malformed body", []byte(`{"kind":"PodList","items":[}`), append([]byte("k8s\x00"), 0x0f, 0x00), observe.FailureMalformed},
+		{"missing envelope", []byte(`[]`), []byte("\x0a\x02v1"), observe.FailureMalformed},
+		{"cut mid-item", jsonList[:len(jsonList)-20], whole[:len(whole)-5], observe.FailureTruncated},
+		{"item does not fit", jsonList, whole, observe.FailureUndecodable},
 	} {
 		for wire, body := range map[string][]byte{"json": tc.json, "protobuf": tc.pb} {
 			ct := "application/json"
@@ -71,8 +72,8 @@ func TestUnreadableRepliesAreNotCalledUnreachable(t *testing.T) {
 		}
 	}
 	unknown := kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v1", Kind: "WidgetList", Raw: []byte{0x12, 0}})
-	require.Equal(t, FailureMalformed, classify(decodeFailure(t, kubeproto.ContentType, unknown), 0), "unknown kind")
-	require.Equal(t, FailureUnreachable, classify(errors.New("dial tcp: connection refused"), 0))
+	require.Equal(t, observe.FailureMalformed, classify(decodeFailure(t, kubeproto.ContentType, unknown), 0), "unknown kind")
+	require.Equal(t, observe.FailureUnreachable, classify(errors.New("dial tcp: connection refused"), 0))
 }
 
 // appendLen appends b with its varint length.

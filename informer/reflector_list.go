@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -17,7 +18,7 @@ import (
 // the server has no watch cache to answer from. (A list at "" always comes
 // back paged, watch cache or not: it says nothing, as client-go also
 // reasons.)
-func (r *reflector[P]) listFrom(rv string, cause RelistCause) listing[P] {
+func (r *reflector[P]) listFrom(rv string, cause observe.RelistCause) listing[P] {
 	opts := ListOptions{ResourceVersion: rv}
 	if rv == "" || rv == "0" || r.paginated {
 		opts.Limit = r.cfg.pageSize
@@ -46,7 +47,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
 	if s.page == 0 && s.cont == "" {
 		r.cfg.metrics.Relist(s.cause)
-		r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
+		r.tr(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
 	}
 	if s.cont != "" {
 		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
@@ -66,11 +67,11 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		return r.listFailed(ctx, s, err)
 	}
 	s.page++
-	r.tr(TraceEvent{Stage: StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion,
+	r.tr(observe.Event{Stage: observe.StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion,
 		More: lm.Continue != ""})
 	if lm.Continue != "" {
 		if _, loop := s.seen[lm.Continue]; loop {
-			return r.fail(ctx, fmt.Errorf("%w (page %d)", errContinueLoop, s.page), r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+			return r.fail(ctx, fmt.Errorf("%w (page %d)", errContinueLoop, s.page), r.listFrom(s.opts.ResourceVersion, observe.CauseListError), false)
 		}
 		if s.seen == nil {
 			s.seen = map[string]struct{}{}
@@ -83,7 +84,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		return s
 	}
 	if lm.ResourceVersion == "" {
-		return r.fail(ctx, errMissingRV, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+		return r.fail(ctx, errMissingRV, r.listFrom(s.opts.ResourceVersion, observe.CauseListError), false)
 	}
 	if err := r.replace(s.items, lm.ResourceVersion, s.skipped); err != nil {
 		return stopped{err: err}
@@ -103,11 +104,11 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 		// unpaginated, at the rv first asked for.
 		return r.fail(ctx, err, r.wholeList(s), true)
 	case isGone(err):
-		return r.fail(ctx, err, r.listFrom("", CauseListGone), true)
+		return r.fail(ctx, err, r.listFrom("", observe.CauseListGone), true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, err, r.listFrom("", CauseTooLargeRV), true)
+		return r.fail(ctx, err, r.listFrom("", observe.CauseTooLargeRV), true)
 	}
-	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, CauseListError), false)
+	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, observe.CauseListError), false)
 }
 
 // wholeList is the unpaginated list at s's rv that replaces a paged list
@@ -117,7 +118,7 @@ func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
 	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		opts.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
-	return listing[P]{opts: opts, cause: CauseContinueExpired}
+	return listing[P]{opts: opts, cause: observe.CauseContinueExpired}
 }
 
 // replace hands a full list to the queue and records it: its rv, the
@@ -126,7 +127,7 @@ func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
 // have applied the list and declared the informer synced, and the
 // snapshot gate reads the skipped objects inside Replace.
 func (r *reflector[P]) replace(items []P, rv string, skipped []UndecodableObject) error {
-	r.tr(TraceEvent{Stage: StageReplace, Items: len(items), ResourceVersion: rv})
+	r.tr(observe.Event{Stage: observe.StageReplace, Items: len(items), ResourceVersion: rv})
 	r.cfg.metrics.ResourceVersion(rv)
 	r.rec.listed(r.cfg.clock.Now(), rv, skipped)
 	if err := r.q.Replace(items, rv); err != nil {
@@ -151,7 +152,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 					r.cfg.expectedAPIVersion, r.cfg.expectedKind, t.APIVersion, t.Kind)
 				r.cfg.log.Error("informer: skipping object of the wrong kind", "informer", r.cfg.name, "err", err)
 				r.cfg.metrics.Skipped("wrong-kind")
-				r.tr(TraceEvent{Stage: StageSkipped, Key: meta.Key(obj), Err: err})
+				r.tr(observe.Event{Stage: observe.StageSkipped, Key: meta.Key(obj), Err: err})
 				return obj, false
 			}
 		}
@@ -180,7 +181,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
 	r.cfg.metrics.Relist(s.cause)
-	r.tr(TraceEvent{Stage: StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
+	r.tr(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
 	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
@@ -193,15 +194,15 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 		}
 		switch {
 		case isGone(err):
-			return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
+			return r.fail(ctx, err, streamListing{cause: observe.CauseListGone}, true)
 		case meta.IsTooLargeResourceVersion(err):
-			return r.fail(ctx, err, streamListing{cause: CauseTooLargeRV}, true)
+			return r.fail(ctx, err, streamListing{cause: observe.CauseTooLargeRV}, true)
 		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
 			return r.fallBackToList(ctx, err)
 		}
-		return r.fail(ctx, err, streamListing{rv: s.rv, cause: CauseListError}, false)
+		return r.fail(ctx, err, streamListing{rv: s.rv, cause: observe.CauseListError}, false)
 	}
-	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
+	r.tr(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
 	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
 }
 
@@ -252,7 +253,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		t.Reset(r.cfg.initialEventsTimeout)
 		r.cfg.metrics.WatchEvent(ev.Type)
 		if ev.Type != meta.Bookmark {
-			r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: meta.Key(ev.Object), ResourceVersion: ev.ResourceVersion})
+			r.tr(observe.Event{Stage: observe.StageEvent, EventType: ev.Type, Key: meta.Key(ev.Object), ResourceVersion: ev.ResourceVersion})
 		}
 		switch ev.Type {
 		case meta.Added, meta.Modified:
@@ -263,9 +264,9 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			items = remove(items, index, meta.Key(ev.Object))
 		case meta.Bookmark:
 			r.bookmarks = true
-			bm := TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion}
+			bm := observe.Event{Stage: observe.StageBookmark, ResourceVersion: ev.ResourceVersion}
 			if ev.InitialEventsEnd {
-				bm.Op = OpInitialEventsEnd // this bookmark ends the streaming list
+				bm.Op = observe.OpInitialEventsEnd // this bookmark ends the streaming list
 			}
 			r.tr(bm)
 			if !ev.InitialEventsEnd {
@@ -293,16 +294,16 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	case timedOut || errors.Is(err, io.EOF):
 		if timedOut {
 			// The timeout is an idle one: no event for that long is a
-			// reply that stalled (FailureStalled), not one cut short.
+			// reply that stalled (observe.FailureStalled), not one cut short.
 			err = fmt.Errorf("%w: no event for %v (%w)", ErrStalled, r.cfg.initialEventsTimeout, err)
 		}
 		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
 		err = fmt.Errorf("%w: %w", errNoStreamingEnd, err)
 		return r.fail(ctx, err, r.fallbackList(err), true)
 	case isGone(err):
-		return r.fail(ctx, err, streamListing{cause: CauseListGone}, true)
+		return r.fail(ctx, err, streamListing{cause: observe.CauseListGone}, true)
 	case meta.IsTooLargeResourceVersion(err):
-		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: CauseTooLargeRV}, true)
+		return r.fail(ctx, fmt.Errorf("informer: streaming list: %w", err), streamListing{cause: observe.CauseTooLargeRV}, true)
 	case isUndecodable(err) && r.cfg.skipUndecodable:
 		// A stream cannot step over an object that does not fit, and it
 		// will be in every streaming list until it is fixed: LIST, which
@@ -331,7 +332,7 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 // fallbackList is the LIST that replaces a streaming list that failed
 // with why, which its relist trace event reports.
 func (r *reflector[P]) fallbackList(why error) listing[P] {
-	l := r.listFrom(r.relistRV(), CauseStreamingFallback)
+	l := r.listFrom(r.relistRV(), observe.CauseStreamingFallback)
 	l.why = why
 	return l
 }

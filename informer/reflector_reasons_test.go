@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // TestAnswersThatCannotBeUsedAreNotUnreachable: a reply that stalled, a
@@ -18,20 +19,20 @@ import (
 func TestAnswersThatCannotBeUsedAreNotUnreachable(t *testing.T) {
 	for _, tc := range []struct {
 		err       error
-		want      FailureReason
+		want      observe.FailureReason
 		permanent bool
 	}{
-		{fmt.Errorf("informer: list: %w: no object for 30s (%w)", ErrStalled, context.Canceled), FailureStalled, false},
-		{fmt.Errorf("%w: %w", ErrStalled, context.DeadlineExceeded), FailureStalled, false},
+		{fmt.Errorf("informer: list: %w: no object for 30s (%w)", ErrStalled, context.Canceled), observe.FailureStalled, false},
+		{fmt.Errorf("%w: %w", ErrStalled, context.DeadlineExceeded), observe.FailureStalled, false},
 		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrHTTPSToHTTP, errors.New("http: server gave HTTP response to HTTPS client")),
-			FailureMisconfigured, true},
+			observe.FailureMisconfigured, true},
 		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrTLS, errors.New("x509: certificate signed by unknown authority")),
-			FailureTLS, true},
+			observe.FailureTLS, true},
 	} {
 		got := classify(tc.err, 0)
 		require.Equal(t, tc.want, got, "%v", tc.err)
-		require.Equal(t, tc.permanent, got.permanent(), "%v", tc.err)
+		require.Equal(t, tc.permanent, permanent(got), "%v", tc.err)
 	}
-	require.Equal(t, "reply stalled", FailureStalled.String())
-	require.Equal(t, "TLS handshake failed", FailureTLS.String())
+	require.Equal(t, "reply stalled", observe.FailureStalled.String())
+	require.Equal(t, "TLS handshake failed", observe.FailureTLS.String())
 }

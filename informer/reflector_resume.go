@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -35,7 +36,7 @@ func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 		err = fmt.Errorf("informer: watch from the snapshot's rv %q: %w", s.rv, err)
 		switch {
 		case isGone(err) && !errors.Is(err, ErrReshard):
-			return r.fail(ctx, err, r.relist(s.rv, CauseSnapshotExpired), true)
+			return r.fail(ctx, err, r.relist(s.rv, observe.CauseSnapshotExpired), true)
 		case r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)):
 			r.streaming = false
 			r.cfg.log.Warn("informer: streaming list unavailable, using LIST from now on", "informer", r.cfg.name, "err", err)
@@ -45,7 +46,7 @@ func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 	}
 	now := r.cfg.clock.Now()
 	r.rec.resumed(now)
-	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
+	r.tr(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, resumed: true}
 }
 
@@ -56,5 +57,5 @@ func (r *reflector[P]) resumeExpired(ctx context.Context, s watching[P], err err
 	if !s.resumed || s.events > 0 || !isGone(err) {
 		return nil
 	}
-	return r.fail(ctx, err, r.relist(s.rv, CauseSnapshotExpired), true)
+	return r.fail(ctx, err, r.relist(s.rv, observe.CauseSnapshotExpired), true)
 }

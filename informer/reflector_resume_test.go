@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -22,16 +23,16 @@ func TestResumingTransitions(t *testing.T) {
 		streaming bool
 		err       error
 		want      string // next state, after any backoff
-		cause     RelistCause
+		cause     observe.RelistCause
 	}{
 		{"opened: watching, marked resumed", false, nil, "watching", 0},
-		{"410: relist at once, snapshot-expired", false, statusErr(410, meta.ReasonExpired), "listing", CauseSnapshotExpired},
-		{"410 streaming: a streaming list", true, statusErr(410, meta.ReasonGone), "stream-listing", CauseSnapshotExpired},
+		{"410: relist at once, snapshot-expired", false, statusErr(410, meta.ReasonExpired), "listing", observe.CauseSnapshotExpired},
+		{"410 streaming: a streaming list", true, statusErr(410, meta.ReasonGone), "stream-listing", observe.CauseSnapshotExpired},
 		{"422 to sendInitialEvents=false: resume with a plain watch", true, statusErr(422, meta.ReasonInvalid), "resuming", 0},
 		{"unreachable: resume again after backoff", false, errors.New("connection refused"), "resuming", 0},
 		{"504 too-large rv: a consistent relist after backoff", false, &meta.StatusError{Status: meta.Status{
 			Code: 504, Reason: meta.ReasonTimeout, Details: &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge}}}}},
-			"listing", CauseTooLargeRV},
+			"listing", observe.CauseTooLargeRV},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newFakeWatch(nil, nil)
@@ -67,6 +68,6 @@ func TestAResumedWatchAnswering410RelistsAsSnapshotExpired(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "40", resumed: true})
 	l := stateAs[listing[*pod]](t, s)
-	require.Equal(t, CauseSnapshotExpired, l.cause)
+	require.Equal(t, observe.CauseSnapshotExpired, l.cause)
 	require.Equal(t, "40", l.opts.ResourceVersion)
 }

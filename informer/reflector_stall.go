@@ -9,7 +9,7 @@ import (
 )
 
 // ErrStalled is in the error of a reply the informer abandoned because it
-// stopped delivering (FailureStalled), as WatchErrorHandler sees it.
+// stopped delivering (observe.FailureStalled), as WatchErrorHandler sees it.
 var ErrStalled = errors.New("informer: the reply stalled")
 
 // listPage is one LW.List abandoned when it stalls: no object (nor the

@@ -1,6 +1,10 @@
 package informer
 
-import "time"
+import (
+	"time"
+
+	"github.com/zerokube/zerokube/informer/observe"
+)
 
 // state is one state of the reflector. The set is closed: the types below.
 // Each carries only the data valid in it.
@@ -11,7 +15,7 @@ type state interface{ stateName() string }
 // pages fetched so far. After the last page: Replace, then watchOpening.
 type listing[P any] struct {
 	opts  ListOptions
-	cause RelistCause
+	cause observe.RelistCause
 	cont  string
 	page  int
 	items []P
@@ -19,7 +23,7 @@ type listing[P any] struct {
 	// skipped are the objects that did not fit the type (SkipUndecodable).
 	skipped []UndecodableObject
 	// why: the failure of the streaming list this LIST replaces
-	// (CauseStreamingFallback), for the relist's trace event.
+	// (observe.CauseStreamingFallback), for the relist's trace event.
 	why error
 }
 
@@ -27,7 +31,7 @@ type listing[P any] struct {
 // consistent read). Then streamInitial.
 type streamListing struct {
 	rv    string
-	cause RelistCause
+	cause observe.RelistCause
 }
 
 // streamInitial reads a streaming list's initial events until the bookmark
@@ -35,7 +39,7 @@ type streamListing struct {
 type streamInitial[P any] struct {
 	w      Watch[P]
 	opened time.Time
-	cause  RelistCause
+	cause  observe.RelistCause
 }
 
 // watchOpening opens a WATCH from rv. Then watching.

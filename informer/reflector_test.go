@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -27,7 +28,7 @@ func TestFirstListIsAtRVZeroPaginatedBy500(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
 	s := stateAs[listing[*pod]](t, r.initialState())
 	require.Equal(t, ListOptions{ResourceVersion: "0", Limit: 500}, s.opts)
-	require.Equal(t, CauseInitial, s.cause)
+	require.Equal(t, observe.CauseInitial, s.cause)
 }
 
 func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
@@ -53,11 +54,11 @@ func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
 
 func TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	require.Equal(t, ListOptions{ResourceVersion: "7"}, r.listFrom("7", CauseWatchGone).opts)
-	require.Equal(t, ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", CauseListGone).opts)
+	require.Equal(t, ListOptions{ResourceVersion: "7"}, r.listFrom("7", observe.CauseWatchGone).opts)
+	require.Equal(t, ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", observe.CauseListGone).opts)
 	r.paginated = true
 	require.Equal(t, ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: meta.MatchNotOlderThan},
-		r.listFrom("7", CauseWatchGone).opts)
+		r.listFrom("7", observe.CauseWatchGone).opts)
 }
 
 // TestOnlyAPagedListAtZeroMakesRelistsPaged: a list at "0" is served whole
@@ -71,11 +72,11 @@ func TestOnlyAPagedListAtZeroMakesRelistsPaged(t *testing.T) {
 			{items: pods("b"), lm: meta.ListMeta{ResourceVersion: "10"}},
 		}}
 		r, _, _ := testReflector(t, lw, nil)
-		s := r.step(t.Context(), r.listFrom(rv, CauseListGone))
+		s := r.step(t.Context(), r.listFrom(rv, observe.CauseListGone))
 		s = r.step(t.Context(), s)
 		require.Equal(t, watchOpening{rv: "10"}, s)
 		require.Equal(t, rv == "0", r.paginated, "rv %q", rv)
-		require.Equal(t, rv == "0", r.listFrom("10", CauseWatchGone).opts.Limit > 0, "rv %q", rv)
+		require.Equal(t, rv == "0", r.listFrom("10", observe.CauseWatchGone).opts.Limit > 0, "rv %q", rv)
 	}
 }
 
@@ -89,22 +90,22 @@ func TestListErrorTransitions(t *testing.T) {
 		err       error
 		backoff   bool
 		nextRV    string
-		nextCause RelistCause
+		nextCause observe.RelistCause
 		nextLimit int64
 	}{
 		{"410 on a continue token lists once, whole, at the first rv (client-go's pager)",
 			listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
-			statusErr(410, meta.ReasonExpired), false, "0", CauseContinueExpired, 0},
+			statusErr(410, meta.ReasonExpired), false, "0", observe.CauseContinueExpired, 0},
 		{"410 at an rv relists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
-			statusErr(410, meta.ReasonGone), false, "", CauseListGone, 500},
+			statusErr(410, meta.ReasonGone), false, "", observe.CauseListGone, 500},
 		{"410 with an unknown reason is gone too", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
-			statusErr(410, "SomethingNewer"), false, "", CauseListGone, 500},
+			statusErr(410, "SomethingNewer"), false, "", observe.CauseListGone, 500},
 		{"504 too-large rv lists consistently at once: its Retry-After is about the rv, not \"\"", listing[*pod]{opts: ListOptions{ResourceVersion: "99"}},
-			tooLarge, false, "", CauseTooLargeRV, 500},
+			tooLarge, false, "", observe.CauseTooLargeRV, 500},
 		{"500 waits, then retries the same list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
-			statusErr(500, meta.ReasonInternalError), true, "0", CauseListError, 500},
+			statusErr(500, meta.ReasonInternalError), true, "0", observe.CauseListError, 500},
 		{"a connection error waits, then retries", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
-			errors.New("dial tcp: connection refused"), true, "0", CauseListError, 500},
+			errors.New("dial tcp: connection refused"), true, "0", observe.CauseListError, 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lw := &scriptLW{lists: []listReply{{err: tc.err}}}
@@ -220,22 +221,22 @@ func TestWatchEndTransitions(t *testing.T) {
 		wantIs error // the recorded failure
 	}{
 		{"410 event relists at the last rv", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired), false,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchGone}, nil},
+			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchGone}, nil},
 		{"500 event relists, as client-go does by default", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(500, meta.ReasonInternalError), false,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchError}, nil},
+			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, nil},
 		{"504 too-large event relists consistently", nil, tooLarge, false,
-			listing[*pod]{opts: ListOptions{Limit: 500}, cause: CauseTooLargeRV}, nil},
+			listing[*pod]{opts: ListOptions{Limit: 500}, cause: observe.CauseTooLargeRV}, nil},
 		{"429 event rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(429, meta.ReasonTooManyRequests), false,
 			watchOpening{rv: "11"}, nil},
 		{"an event that does not decode relists instead of replaying it forever", []Event[*pod]{ev(meta.Added, "a", "11")}, undecodable, false,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: CauseWatchError}, undecodable},
+			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, undecodable},
 		{"a broken stream rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a stream cut mid-event rewatches: the transport failed, not the event", []Event[*pod]{ev(meta.Added, "a", "11")},
 			&watchstream.DecodeError{Problem: watchstream.Truncated, Event: 2, Err: io.ErrUnexpectedEOF}, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a very short empty watch relists, as client-go does", nil, nil, true,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, errShortWatch},
+			listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, errShortWatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var seen []error
@@ -288,7 +289,7 @@ func TestAnEmptyWatchIsShortOnlyUnderASecond(t *testing.T) {
 				require.Nil(t, r.rec.lastFailure())
 				return
 			}
-			require.Equal(t, listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: CauseWatchError}, stateAs[backingOff](t, s).next)
+			require.Equal(t, listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, stateAs[backingOff](t, s).next)
 			require.ErrorIs(t, r.rec.lastFailure(), errShortWatch)
 		})
 	}
@@ -310,7 +311,7 @@ type rvRecorder struct{ rvs *[]string }
 
 func (rvRecorder) ListCall(error)                                   {}
 func (rvRecorder) WatchCall(error)                                  {}
-func (rvRecorder) Relist(RelistCause)                               {}
+func (rvRecorder) Relist(observe.RelistCause)                       {}
 func (rvRecorder) WatchEvent(meta.EventType)                        {}
 func (m rvRecorder) ResourceVersion(rv string)                      { *m.rvs = append(*m.rvs, rv) }
 func (rvRecorder) QueueDepth(int)                                   {}
@@ -350,7 +351,7 @@ func TestStreamingListRejectedFallsBackToList(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	s := r.step(t.Context(), r.initialState())
 	l := stateAs[listing[*pod]](t, s)
-	require.Equal(t, CauseStreamingFallback, l.cause)
+	require.Equal(t, observe.CauseStreamingFallback, l.cause)
 	require.Equal(t, "0", l.opts.ResourceVersion)
 	require.False(t, r.streaming)
 }
@@ -371,11 +372,11 @@ func TestStreamingTooLargeRVListsConsistently(t *testing.T) {
 		r, _, clk := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 		clk.SetInstant(true)
 		r.setRV("99")
-		s := r.step(t.Context(), streamListing{rv: "99", cause: CauseWatchGone})
+		s := r.step(t.Context(), streamListing{rv: "99", cause: observe.CauseWatchGone})
 		if asEvent {
 			s = r.step(t.Context(), stateAs[streamInitial[*pod]](t, s))
 		}
-		require.Equal(t, streamListing{rv: "", cause: CauseTooLargeRV}, s, "at once; as an event: %t", asEvent)
+		require.Equal(t, streamListing{rv: "", cause: observe.CauseTooLargeRV}, s, "at once; as an event: %t", asEvent)
 		require.True(t, r.streaming)
 	}
 }
@@ -399,10 +400,10 @@ func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
 	streaming := func(c *reflectorConfig[*pod]) { c.streaming = true }
 	r, q, _ := testReflector(t, &scriptLW{}, streaming)
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
-	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
+	require.Equal(t, observe.CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
 	require.Empty(t, q.got())
 	require.True(t, r.streaming, "a stream cut short (an apiserver restart) falls back for this cycle only")
-	require.Equal(t, "stream-listing", r.relist("5", CauseWatchGone).stateName())
+	require.Equal(t, "stream-listing", r.relist("5", observe.CauseWatchGone).stateName())
 }
 
 // TestAStreamingListFailingOtherwiseFallsBackAtOnce (issue 31 item 9): a
@@ -418,7 +419,7 @@ func TestAStreamingListFailingOtherwiseFallsBackAtOnce(t *testing.T) {
 		r, q, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 		s := r.step(t.Context(), streamInitial[*pod]{w: w})
 		l := stateAs[listing[*pod]](t, s)
-		require.Equal(t, CauseStreamingFallback, l.cause)
+		require.Equal(t, observe.CauseStreamingFallback, l.cause)
 		require.ErrorIs(t, l.why, end)
 		require.Empty(t, q.got())
 		require.True(t, r.streaming, "for this cycle only")
@@ -433,7 +434,7 @@ func TestStreamingTimeoutFallsBack(t *testing.T) {
 	done := make(chan state)
 	go func() { done <- r.step(context.Background(), streamInitial[*pod]{w: w}) }()
 	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
-	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, <-done).cause)
+	require.Equal(t, observe.CauseStreamingFallback, stateAs[listing[*pod]](t, <-done).cause)
 	require.True(t, r.streaming, "the initial-events timeout falls back for this cycle only")
 }
 
@@ -464,13 +465,13 @@ func TestBackingOffStopsOnCancel(t *testing.T) {
 func TestSyncFailuresAreTyped(t *testing.T) {
 	for _, tc := range []struct {
 		err  error
-		want FailureReason
+		want observe.FailureReason
 	}{
-		{statusErr(401, meta.ReasonUnauthorized), FailureUnauthorized},
-		{statusErr(403, meta.ReasonForbidden), FailureForbidden},
-		{statusErr(404, meta.ReasonNotFound), FailureResourceNotFound},
-		{errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), FailureUnreachable},
-		{statusErr(503, meta.ReasonServiceUnavailable), FailureServer},
+		{statusErr(401, meta.ReasonUnauthorized), observe.FailureUnauthorized},
+		{statusErr(403, meta.ReasonForbidden), observe.FailureForbidden},
+		{statusErr(404, meta.ReasonNotFound), observe.FailureResourceNotFound},
+		{errors.New("dial tcp 127.0.0.1:1: connect: connection refused"), observe.FailureUnreachable},
+		{statusErr(503, meta.ReasonServiceUnavailable), observe.FailureServer},
 	} {
 		lw := &scriptLW{lists: []listReply{{err: tc.err}}}
 		r, _, _ := testReflector(t, lw, nil)
@@ -486,13 +487,13 @@ func TestRepeatedGoneIsReportedAndBacksOff(t *testing.T) {
 	gone := statusErr(410, meta.ReasonExpired)
 	lw := &scriptLW{lists: []listReply{{err: gone}, {err: gone}, {err: gone}}}
 	r, _, _ := testReflector(t, lw, nil)
-	var s state = r.listFrom("5", CauseWatchGone)
+	var s state = r.listFrom("5", observe.CauseWatchGone)
 	s = r.step(t.Context(), s)
 	s = r.step(t.Context(), s)
 	stateAs[listing[*pod]](t, s) // two 410s relist at once
 	s = r.step(t.Context(), s)
 	stateAs[backingOff](t, s) // the third one waits
-	require.Equal(t, FailureRepeatedGone, r.rec.lastFailure().Reason)
+	require.Equal(t, observe.FailureRepeatedGone, r.rec.lastFailure().Reason)
 }
 
 func TestFailFastStopsOnForbidden(t *testing.T) {
@@ -501,7 +502,7 @@ func TestFailFastStopsOnForbidden(t *testing.T) {
 	err := r.run(t.Context(), r.initialState())
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, FailureForbidden, se.Reason)
+	require.Equal(t, observe.FailureForbidden, se.Reason)
 }
 
 func TestWatchErrorHandlerSeesEveryFailure(t *testing.T) {
@@ -642,7 +643,7 @@ func TestStreamingInformerRelistsByStreaming(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	r.setRV("10")
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
-	require.Equal(t, streamListing{rv: "10", cause: CauseWatchGone}, s)
+	require.Equal(t, streamListing{rv: "10", cause: observe.CauseWatchGone}, s)
 }
 
 func TestManagedFieldsAreDroppedUnlessKept(t *testing.T) {
@@ -676,6 +677,6 @@ func TestStreamingListFallsBackToListOnAnUndecodableObject(t *testing.T) {
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
 	b := stateAs[backingOff](t, s)
 	require.ErrorIs(t, b.err, bad)
-	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, b.next).cause)
+	require.Equal(t, observe.CauseStreamingFallback, stateAs[listing[*pod]](t, b.next).cause)
 	require.True(t, r.streaming)
 }

@@ -1,6 +1,9 @@
 package informer
 
-import "github.com/zerokube/zerokube/watchstream"
+import (
+	"github.com/zerokube/zerokube/informer/observe"
+	"github.com/zerokube/zerokube/watchstream"
+)
 
 // UndecodableObject is an object the server holds that does not fit the
 // informer's type (in JSON or protobuf), skipped under
@@ -31,7 +34,7 @@ func (r *reflector[P]) skipUndecodable(s *listing[P], u UndecodableObject) {
 	r.cfg.log.Error("informer: skipping an object that does not fit the type (Options.SkipUndecodable)",
 		"informer", r.cfg.name, "key", u.Key, "page", u.Page, "item", u.Item, "path", u.Path, "err", u.Err)
 	r.cfg.metrics.Skipped("undecodable")
-	r.tr(TraceEvent{Stage: StageSkipped, Key: u.Key, Err: u.Err})
+	r.tr(observe.Event{Stage: observe.StageSkipped, Key: u.Key, Err: u.Err})
 }
 
 // undecodable returns the objects the last complete list skipped.

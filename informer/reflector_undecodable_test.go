@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // putUndecodable stores a ConfigMap whose data holds a number: valid JSON
@@ -36,7 +37,7 @@ func TestUndecodableObjectIsNamedUntilDeleted(t *testing.T) {
 	defer cancel()
 	err := inf.WaitForSync(ctx)
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, informer.FailureUndecodable, se.Reason)
+	require.Equal(t, observe.FailureUndecodable, se.Reason)
 	for _, part := range []string{"page 1", "default/b", "/data/v"} {
 		require.ErrorContains(t, err, part)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -41,7 +42,7 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 	}
 	now := r.cfg.clock.Now()
 	r.rec.opened(now)
-	r.tr(TraceEvent{Stage: StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
+	r.tr(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
 
@@ -78,16 +79,16 @@ func relistNow(err error) bool { return isGone(err) || meta.IsTooLargeResourceVe
 func (r *reflector[P]) relistAfter(err error) state {
 	switch {
 	case meta.IsTooLargeResourceVersion(err):
-		return r.relist("", CauseTooLargeRV)
+		return r.relist("", observe.CauseTooLargeRV)
 	case isGone(err):
-		return r.relist(r.relistRV(), CauseWatchGone)
+		return r.relist(r.relistRV(), observe.CauseWatchGone)
 	}
-	return r.relist(r.relistRV(), CauseWatchError)
+	return r.relist(r.relistRV(), observe.CauseWatchError)
 }
 
 // relist is the state that lists again from rv: a streaming list while the
 // server supports them, LIST otherwise.
-func (r *reflector[P]) relist(rv string, cause RelistCause) state {
+func (r *reflector[P]) relist(rv string, cause observe.RelistCause) state {
 	if r.streaming {
 		if rv == "0" {
 			rv = "" // "0" with NotOlderThan would allow any stale state
@@ -128,7 +129,7 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		// stream, closed under it, said (an EOF looks like a clean close).
 		err = context.Cause(ctx)
 	}
-	r.tr(TraceEvent{Stage: StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv, Stopping: stopping})
+	r.tr(observe.Event{Stage: observe.StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv, Stopping: stopping})
 	switch {
 	case ctx.Err() != nil:
 		return stopped{}
@@ -144,7 +145,7 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return r.reopen(s)
 	case errors.Is(err, io.EOF):
 		if s.events == 0 && r.cfg.clock.Now().Sub(s.opened) < time.Second {
-			return r.fail(ctx, fmt.Errorf("%w (from rv %q)", errShortWatch, s.rv), r.relist(r.relistRV(), CauseWatchError), false)
+			return r.fail(ctx, fmt.Errorf("%w (from rv %q)", errShortWatch, s.rv), r.relist(r.relistRV(), observe.CauseWatchError), false)
 		}
 		r.rec.watchWorked()
 		return r.reopen(s)
@@ -162,7 +163,7 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		// A stream cut mid-event is the transport failing, not an event
 		// that cannot decode: the re-watch below gets the event whole (as
 		// client-go's StreamWatcher ends quietly on an unexpected EOF).
-		return r.fail(ctx, err, r.relist(r.relistRV(), CauseWatchError), false)
+		return r.fail(ctx, err, r.relist(r.relistRV(), observe.CauseWatchError), false)
 	case !errors.As(err, &se), meta.IsTooManyRequests(err):
 		return r.fail(ctx, err, r.reopen(s), false)
 	}
@@ -224,17 +225,17 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 // event's object was dropped (wrong kind, unknown event type).
 func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	var op func(P) error
-	var name Op
+	var name observe.Op
 	switch ev.Type {
 	case meta.Added:
-		op, name = r.q.Add, OpAdd
+		op, name = r.q.Add, observe.OpAdd
 	case meta.Modified:
-		op, name = r.q.Update, OpUpdate
+		op, name = r.q.Update, observe.OpUpdate
 	case meta.Deleted:
-		op, name = r.q.Delete, OpDelete
+		op, name = r.q.Delete, observe.OpDelete
 	case meta.Bookmark:
 		r.bookmarks = true
-		r.tr(TraceEvent{Stage: StageBookmark, ResourceVersion: ev.ResourceVersion})
+		r.tr(observe.Event{Stage: observe.StageBookmark, ResourceVersion: ev.ResourceVersion})
 		if b, ok := r.q.(bookmarker); ok {
 			b.Bookmark(ev.ResourceVersion)
 		}
@@ -252,7 +253,7 @@ func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	var key string
 	if tracing {
 		key = meta.Key(ev.Object)
-		r.tr(TraceEvent{Stage: StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
+		r.tr(observe.Event{Stage: observe.StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
 	}
 	obj, ok := r.accept(ev.Object)
 	if !ok {
@@ -261,7 +262,7 @@ func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
 	// Traced before the call, so that the trace shows stages in data-path
 	// order: the processing loop may apply the delta before op returns.
 	if tracing {
-		r.tr(TraceEvent{Stage: StageDeltaQueued, Op: name, Key: key})
+		r.tr(observe.Event{Stage: observe.StageDeltaQueued, Op: name, Key: key})
 	}
 	if err := op(obj); err != nil {
 		return false, fmt.Errorf("informer: queue %s %s: %w", name, meta.Key(obj), err)

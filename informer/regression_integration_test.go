@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
 )
@@ -70,9 +71,9 @@ func TestObjectsSkippedBeforeARestartAreListedAgain(t *testing.T) {
 	require.Equal(t, []string{"resumed"}, second.m.results)
 	require.Eventually(t, func() bool { return len(second.inf.Undecodable()) == 1 }, wait, time.Millisecond,
 		"the relist names the skipped object again")
-	relists := second.tr.of(informer.StageRelist)
+	relists := second.tr.of(observe.StageRelist)
 	require.NotEmpty(t, relists)
-	require.Equal(t, informer.CauseSnapshotIncomplete, relists[0].Cause)
+	require.Equal(t, observe.CauseSnapshotIncomplete, relists[0].Cause)
 }
 
 // TestASnapshotOfDifferentlyShapedObjectsIsNotResumed (item 2): a changed
@@ -191,7 +192,7 @@ func TestFailFastStopsAResumedInformerOnForbidden(t *testing.T) {
 	}, wait, time.Millisecond)
 	var se *informer.SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, informer.FailureForbidden, se.Reason)
+	require.Equal(t, observe.FailureForbidden, se.Reason)
 	done <- err // for the cleanup
 }
 
@@ -213,7 +214,7 @@ func TestAShardedInformerResumesFromItsSnapshot(t *testing.T) {
 	want := shardOf(serverObjects(t, e), sel)
 	require.Eventually(t, func() bool { return maps.Equal(want, cacheState(second.inf)) }, wait, time.Millisecond,
 		"the resumed watch brings the shard's changes")
-	require.Empty(t, second.tr.of(informer.StageRelist), "resumed: no relist of any kind")
+	require.Empty(t, second.tr.of(observe.StageRelist), "resumed: no relist of any kind")
 }
 
 // TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure (found by the

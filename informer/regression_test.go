@@ -14,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
 )
@@ -91,7 +92,7 @@ func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 			r.lw = lw
 			next := r.step(t.Context(), tc.s)
 			l := stateAs[listing[*pod]](t, next)
-			require.Equal(t, CauseReshard, l.cause)
+			require.Equal(t, observe.CauseReshard, l.cause)
 			require.Equal(t, "10", l.opts.ResourceVersion, "the relist starts at the last resourceVersion")
 			require.Nil(t, r.rec.lastFailure(), "no failure recorded")
 			require.Empty(t, handled, "no WatchErrorHandler call")
@@ -112,10 +113,10 @@ func (reshardLW) Watch(context.Context, WatchOptions) (Watch[*pod], error) { ret
 // keeps delivering is never cut, however long it takes in all; only one
 // silent for InitialEventsTimeout is.
 func TestInitialEventsTimeoutIsAnIdleTimeout(t *testing.T) {
-	traced := make(chan TraceEvent, 16)
+	traced := make(chan observe.Event, 16)
 	r, q, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) {
 		c.streaming = true
-		c.trace = func(e TraceEvent) { traced <- e }
+		c.trace = func(e observe.Event) { traced <- e }
 	})
 	events := make(chan Event[*pod])
 	w := &chanWatch{ch: events, stopped: make(chan struct{})}
@@ -255,7 +256,7 @@ func TestABadRequestStopsFailFastAndSaysWhatToFix(t *testing.T) {
 	err := inf.Run(ctx)
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
-	require.Equal(t, FailureBadRequest, se.Reason)
+	require.Equal(t, observe.FailureBadRequest, se.Reason)
 	werr := inf.WaitForSync(t.Context())
 	require.ErrorAs(t, werr, &se)
 	for _, part := range []string{"bad request", "field label not supported: spec.nodname", "fix Options.Selectors",
@@ -273,8 +274,8 @@ func TestAStreamingListRejectedWith400IsNotABadRequest(t *testing.T) {
 	lw := &scriptLW{watches: []*fakeWatch{w}}
 	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.streaming, c.failFast = true, true })
 	s := r.step(t.Context(), r.initialState())
-	require.Equal(t, CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
-	require.NotEqual(t, FailureBadRequest, r.rec.lastFailure().Reason)
+	require.Equal(t, observe.CauseStreamingFallback, stateAs[listing[*pod]](t, s).cause)
+	require.NotEqual(t, observe.FailureBadRequest, r.rec.lastFailure().Reason)
 }
 
 // calls records a handler's calls, snapshot adds apart.

@@ -4,15 +4,16 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
 // change is what the dispatcher makes of one delta: the handlers'
-// notification, whether it is only a resync, and the store-updated trace Op.
+// notification, whether it is only a resync, and the store-updated trace observe.Op.
 type change[P meta.Object] struct {
 	n      notification[P]
 	isSync bool
-	op     Op
+	op     observe.Op
 }
 
 // classifyDelta turns a delta into a change, given what the cache held for its
@@ -27,34 +28,34 @@ func classifyDelta[P meta.Object](dl fifo.Delta[P], key string, old P, had, init
 	switch {
 	case dl.Type == fifo.Deleted:
 		c.n.kind, c.n.flag = notifDelete, dl.FinalStateUnknown
-		c.op = OpDelete
+		c.op = observe.OpDelete
 		if dl.FinalStateUnknown {
-			c.op = OpTombstone
+			c.op = observe.OpTombstone
 		}
 	case had:
 		c.isSync = dl.Type == fifo.Sync || (dl.Type == fifo.Replaced &&
 			old.GetResourceVersion() == dl.Object.GetResourceVersion())
 		c.n.kind, c.n.old, c.n.flag = notifUpdate, old, c.isSync
-		c.op = deltaOp(dl.Type, c.isSync, OpUpdate)
+		c.op = deltaOp(dl.Type, c.isSync, observe.OpUpdate)
 	default:
 		c.n.kind, c.n.flag, c.n.snap = notifAdd, initial, initial && fromSnapshot
-		c.op = deltaOp(dl.Type, false, OpAdd)
+		c.op = deltaOp(dl.Type, false, observe.OpAdd)
 		if c.n.snap {
-			c.op = OpSnapshot
+			c.op = observe.OpSnapshot
 		}
 	}
 	return c
 }
 
 // deltaOp names what the cache did with a stored delta, for the trace.
-func deltaOp(t fifo.DeltaType, isSync bool, watchOp Op) Op {
+func deltaOp(t fifo.DeltaType, isSync bool, watchOp observe.Op) observe.Op {
 	switch {
 	case t == fifo.Sync:
-		return OpSync
+		return observe.OpSync
 	case t == fifo.Replaced && isSync:
-		return OpUnchanged
+		return observe.OpUnchanged
 	case t == fifo.Replaced:
-		return OpReplace
+		return observe.OpReplace
 	}
 	return watchOp
 }
@@ -111,7 +112,7 @@ func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial, fromS
 	}
 	d.store.Replace(list)
 	if d.opts.Trace != nil {
-		d.opts.Trace(TraceEvent{Stage: StageCacheReplaced, Items: len(list)})
+		d.opts.Trace(observe.Event{Stage: observe.StageCacheReplaced, Items: len(list)})
 	}
 	for _, c := range changes {
 		d.traceStored(c)
@@ -122,7 +123,7 @@ func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial, fromS
 // traceStored reports that the cache holds c (store-updated).
 func (d *dispatcher[P]) traceStored(c change[P]) {
 	if d.opts.Trace != nil {
-		d.opts.Trace(TraceEvent{Stage: StageStoreUpdated, Op: c.op, Key: c.n.key,
+		d.opts.Trace(observe.Event{Stage: observe.StageStoreUpdated, Op: c.op, Key: c.n.key,
 			ResourceVersion: c.n.obj.GetResourceVersion()})
 	}
 }

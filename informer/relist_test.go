@@ -13,6 +13,7 @@ import (
 
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -128,8 +129,8 @@ func TestRelistIsAtomicForReaders(t *testing.T) {
 			clk.SetInstant(true)
 			var swaps atomic.Int64
 			inf := New[pod](lw, Options[*pod]{Queue: kind, Logger: quiet(), Clock: clk,
-				Rand: func() float64 { return 0 }, Trace: func(e TraceEvent) {
-					if e.Stage == StageCacheReplaced {
+				Rand: func() float64 { return 0 }, Trace: func(e observe.Event) {
+					if e.Stage == observe.StageCacheReplaced {
 						swaps.Add(1)
 					}
 				}})

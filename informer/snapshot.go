@@ -16,6 +16,7 @@ import (
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/fifo"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
 )
@@ -79,8 +80,8 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	rec     *record       // the skipped objects of each list
 	shardOf func() string // the selector of the shard the last list was of ("" without a shard)
 	log     *slog.Logger
-	metrics Metrics
-	trace   func(TraceEvent)
+	metrics observe.Metrics
+	trace   func(observe.Event)
 	clock   clock.Clock
 	name    string // the informer's, for logs
 
@@ -157,7 +158,7 @@ func typeName[T any]() string {
 	return t.String()
 }
 
-func (s *snapshotter[T, P]) tr(ev TraceEvent) {
+func (s *snapshotter[T, P]) tr(ev observe.Event) {
 	if s.trace != nil {
 		s.trace(ev)
 	}
@@ -185,7 +186,7 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 		err = fmt.Errorf("informer %s: snapshot %s: %w", s.name, s.opts.Name, err)
 		s.metrics.SnapshotLoaded(result)
 		s.log.Warn("informer: snapshot rejected, listing instead", "informer", s.name, "reason", result, "err", err)
-		s.tr(TraceEvent{Stage: StageSnapshotRejected, Err: err, Cause: CauseInitial})
+		s.tr(observe.Event{Stage: observe.StageSnapshotRejected, Err: err, Cause: observe.CauseInitial})
 		return l, false
 	case h.ResourceVersion == "":
 		s.metrics.SnapshotLoaded(snapshot.ReasonCorrupt.String())
@@ -199,7 +200,7 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 	s.metrics.SnapshotLoaded("resumed")
 	s.log.Info("informer: resumed from snapshot", "informer", s.name, "rv", h.ResourceVersion,
 		"objects", len(items), "saved", h.Saved)
-	s.tr(TraceEvent{Stage: StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
+	s.tr(observe.Event{Stage: observe.StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
 	s.mu.Lock()
 	s.rv, s.saved, s.shard, s.skipped = h.ResourceVersion, h.ResourceVersion, shard, h.Skipped
 	s.mu.Unlock()
@@ -294,7 +295,7 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 		return
 	}
 	s.saved = rv
-	s.tr(TraceEvent{Stage: StageSnapshotSaved, Items: len(items), ResourceVersion: rv, Duration: took})
+	s.tr(observe.Event{Stage: observe.StageSnapshotSaved, Items: len(items), ResourceVersion: rv, Duration: took})
 	s.log.Debug("informer: snapshot saved", "informer", s.name, "rv", rv, "objects", len(items), "bytes", n.n, "took", took)
 }
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -31,7 +31,7 @@ func TestASavedSnapshotFollowsTheBookmarks(t *testing.T) {
 	}
 	moved := strconv.FormatInt(e.srv.ResourceVersion(), 10)
 	require.Eventually(t, func() bool {
-		for _, ev := range a.tr.of(informer.StageBookmark) {
+		for _, ev := range a.tr.of(observe.StageBookmark) {
 			if ev.ResourceVersion == moved {
 				return true
 			}
@@ -39,14 +39,14 @@ func TestASavedSnapshotFollowsTheBookmarks(t *testing.T) {
 		return false
 	}, wait, 5*time.Millisecond, "a bookmark at %s", moved)
 	a.stop()
-	saved := a.tr.of(informer.StageSnapshotSaved)
+	saved := a.tr.of(observe.StageSnapshotSaved)
 	require.Len(t, saved, 1)
 	require.NotEqual(t, quiet, saved[0].ResourceVersion, "the snapshot is not at the last change's resourceVersion")
 	require.Equal(t, moved, saved[0].ResourceVersion, "the snapshot is at the last bookmark's resourceVersion")
 
 	// And a restart resumes from there.
 	second := startAgent(t, e, dir, nil)
-	loaded := second.tr.of(informer.StageSnapshotLoaded)
+	loaded := second.tr.of(observe.StageSnapshotLoaded)
 	require.Len(t, loaded, 1)
 	require.Equal(t, moved, loaded[0].ResourceVersion)
 	ctx, cancel := context.WithTimeout(t.Context(), wait)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/snapshot"
 )
 
@@ -69,19 +70,19 @@ func (h *history) since(n int) []string {
 // traces records trace events by stage.
 type traces struct {
 	mu     sync.Mutex
-	events []informer.TraceEvent
+	events []observe.Event
 }
 
-func (tr *traces) add(ev informer.TraceEvent) {
+func (tr *traces) add(ev observe.Event) {
 	tr.mu.Lock()
 	tr.events = append(tr.events, ev)
 	tr.mu.Unlock()
 }
 
-func (tr *traces) of(stage informer.Stage) []informer.TraceEvent {
+func (tr *traces) of(stage observe.Stage) []observe.Event {
 	tr.mu.Lock()
 	defer tr.mu.Unlock()
-	var out []informer.TraceEvent
+	var out []observe.Event
 	for _, ev := range tr.events {
 		if ev.Stage == stage {
 			out = append(out, ev)
@@ -92,7 +93,7 @@ func (tr *traces) of(stage informer.Stage) []informer.TraceEvent {
 
 // loads records SnapshotLoaded results.
 type loads struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	mu      sync.Mutex
 	results []string
 }
@@ -189,14 +190,14 @@ func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
 		e, dir := newEnv(t), t.TempDir()
 		seed(t, e, "a", "b", "c")
 		first := startAgent(t, e, dir, streamingOpt(streaming))
-		require.Eventually(t, func() bool { return len(first.tr.of(informer.StageWatchOpened)) > 0 }, 10*time.Second, time.Millisecond)
+		require.Eventually(t, func() bool { return len(first.tr.of(observe.StageWatchOpened)) > 0 }, 10*time.Second, time.Millisecond)
 		first.stop()
-		require.Len(t, first.tr.of(informer.StageSnapshotSaved), 1, "a clean stop writes a snapshot")
-		ended := first.tr.of(informer.StageWatchEnded)
+		require.Len(t, first.tr.of(observe.StageSnapshotSaved), 1, "a clean stop writes a snapshot")
+		ended := first.tr.of(observe.StageWatchEnded)
 		require.NotEmpty(t, ended)
 		require.True(t, ended[len(ended)-1].Stopping, "the stop ended the watch, not the server: %+v", ended[len(ended)-1])
 		require.ErrorIs(t, ended[len(ended)-1].Err, context.Canceled)
-		require.Zero(t, first.tr.of(informer.StageSynced)[0].Op, "a list made the first sync")
+		require.Zero(t, first.tr.of(observe.StageSynced)[0].Op, "a list made the first sync")
 
 		// The streaming run restarts with InlineProcessing: Run applies the
 		// loaded snapshot itself, before the reflector starts.
@@ -204,19 +205,19 @@ func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
 			o.StreamingList, o.InlineProcessing = streaming, streaming
 		})
 		require.Equal(t, []string{"resumed"}, second.m.results)
-		loaded := second.tr.of(informer.StageSnapshotLoaded)
+		loaded := second.tr.of(observe.StageSnapshotLoaded)
 		require.Len(t, loaded, 1)
 		require.Equal(t, 3, loaded[0].Items)
 		require.Equal(t, snapshotLines("a", "b", "c"), second.settled(t, e, 0)[:3])
-		require.Empty(t, second.tr.of(informer.StageListPage), "no LIST")
-		require.Empty(t, second.tr.of(informer.StageRelist), "no relist of any kind")
-		require.Empty(t, second.tr.of(informer.StageReplace), "no streaming list either")
-		opened := second.tr.of(informer.StageWatchOpened)
+		require.Empty(t, second.tr.of(observe.StageListPage), "no LIST")
+		require.Empty(t, second.tr.of(observe.StageRelist), "no relist of any kind")
+		require.Empty(t, second.tr.of(observe.StageReplace), "no streaming list either")
+		opened := second.tr.of(observe.StageWatchOpened)
 		require.NotEmpty(t, opened)
 		require.Equal(t, loaded[0].ResourceVersion, opened[0].ResourceVersion, "the watch starts at the snapshot's rv")
-		synced := second.tr.of(informer.StageSynced)
+		synced := second.tr.of(observe.StageSynced)
 		require.Len(t, synced, 1)
-		require.Equal(t, informer.OpSnapshot, synced[0].Op, "the snapshot, not a list, made the sync")
+		require.Equal(t, observe.OpSnapshot, synced[0].Op, "the snapshot, not a list, made the sync")
 		require.Equal(t, loaded[0].ResourceVersion, synced[0].ResourceVersion, "the synced rv is the snapshot's, not empty")
 	})
 }
@@ -244,7 +245,7 @@ func TestRestartAfterChangesDeliversExactlyTheDifferences(t *testing.T) {
 		second := restartAfterDowntime(t, streaming, false)
 		require.Equal(t, sorted(append(snapshotLines("a", "b", "c", "d"),
 			"add f=1 initial=false", "delete c unknown=false", "update b 0→1")), second.settled(t, second.e, 0))
-		require.Empty(t, second.tr.of(informer.StageRelist))
+		require.Empty(t, second.tr.of(observe.StageRelist))
 	})
 }
 
@@ -257,12 +258,12 @@ func TestRestartAfterHistoryCompactedRelistsAndReconciles(t *testing.T) {
 		second := restartAfterDowntime(t, streaming, true)
 		require.Equal(t, sorted(append(snapshotLines("a", "b", "c", "d"),
 			"add f=1 initial=false", "delete c unknown=true", "update b 0→1")), second.settled(t, second.e, 0))
-		relists := second.tr.of(informer.StageRelist)
+		relists := second.tr.of(observe.StageRelist)
 		require.NotEmpty(t, relists)
-		require.Equal(t, informer.CauseSnapshotExpired, relists[0].Cause)
+		require.Equal(t, observe.CauseSnapshotExpired, relists[0].Cause)
 		var tombstoned []string
-		for _, ev := range second.tr.of(informer.StageHandlerCalled) {
-			if ev.Op == informer.OpTombstone {
+		for _, ev := range second.tr.of(observe.StageHandlerCalled) {
+			if ev.Op == observe.OpTombstone {
 				tombstoned = append(tombstoned, ev.Key)
 			}
 		}
@@ -305,12 +306,12 @@ func TestABadSnapshotIsReportedAndIgnored(t *testing.T) {
 			}
 			second := startAgent(t, e, dir, tweak)
 			require.Equal(t, []string{tc.reason}, second.m.results)
-			rejected := second.tr.of(informer.StageSnapshotRejected)
+			rejected := second.tr.of(observe.StageSnapshotRejected)
 			require.Len(t, rejected, 1)
 			reason, ok := snapshot.ReasonOf(rejected[0].Err)
 			require.True(t, ok)
 			require.Equal(t, tc.reason, reason.String())
-			require.NotEmpty(t, second.tr.of(informer.StageRelist), "it lists instead")
+			require.NotEmpty(t, second.tr.of(observe.StageRelist), "it lists instead")
 			if tc.reason != "identity" {
 				require.Equal(t, []string{"add a=0 initial=true", "add b=0 initial=true"}, second.settled(t, e, 0))
 			}

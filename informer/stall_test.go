@@ -15,6 +15,7 @@ import (
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // trickle is issue 31's slow reply: a few bytes of the body at once, then
@@ -96,8 +97,8 @@ func TestAStalledReplyIsAbandonedAndRetried(t *testing.T) {
 			var opened atomic.Int32 // watches opened (traced after the record saw them)
 			opts := informer.Options[*configMap]{Logger: quiet(), Clock: clk, Rand: func() float64 { return 0 },
 				PageSize: 2, ConsistentFirstList: true, StreamingList: tc.streaming, WatchErrorHandler: log.handle,
-				Trace: func(ev informer.TraceEvent) {
-					if ev.Stage == informer.StageWatchOpened {
+				Trace: func(ev observe.Event) {
+					if ev.Stage == observe.StageWatchOpened {
 						opened.Add(1)
 					}
 				}}
@@ -124,7 +125,7 @@ func TestAStalledReplyIsAbandonedAndRetried(t *testing.T) {
 				h := inf.Health()
 				t.Logf("unhealthy after %v on the fake clock (failing=%t stale=%t)", clk.Now().Sub(start), h.Failing, h.Stale)
 				require.NotNil(t, h.Failure)
-				require.Equal(t, informer.FailureStalled, h.Failure.Reason, "%v", h.Failure)
+				require.Equal(t, observe.FailureStalled, h.Failure.Reason, "%v", h.Failure)
 				if !tc.synced {
 					require.True(t, h.Failing)
 					require.Equal(t, 3, h.Failure.Attempts, "unhealthy at UnhealthyAfterFailures (3) stalled attempts")

@@ -11,6 +11,7 @@ import (
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // TestAStreamingListThatDoesNotDecodeFallsBackToList (issue 31 item 9): a
@@ -26,10 +27,10 @@ func TestAStreamingListThatDoesNotDecodeFallsBackToList(t *testing.T) {
 	e.put(t, "b", "0", nil)
 	e.srv.CorruptBodies(fakeapiserver.CorruptBody{Count: 1, Verb: "watch", QueryContains: "sendInitialEvents=true", After: 4})
 	var mu sync.Mutex
-	var relists []informer.TraceEvent
+	var relists []observe.Event
 	opts := informer.Options[*configMap]{Logger: quiet(), Clock: clocktest.New(), StreamingList: true,
-		Trace: func(ev informer.TraceEvent) {
-			if ev.Stage == informer.StageRelist {
+		Trace: func(ev observe.Event) {
+			if ev.Stage == observe.StageRelist {
 				mu.Lock()
 				relists = append(relists, ev)
 				mu.Unlock()
@@ -46,7 +47,7 @@ func TestAStreamingListThatDoesNotDecodeFallsBackToList(t *testing.T) {
 	require.Len(t, relists, 2)
 	require.True(t, relists[0].Streaming)
 	fb := relists[1]
-	require.Equal(t, informer.CauseStreamingFallback, fb.Cause)
+	require.Equal(t, observe.CauseStreamingFallback, fb.Cause)
 	require.False(t, fb.Streaming, "a LIST")
 	require.Error(t, fb.Err, "the fallback says why")
 	require.Contains(t, fb.String(), "cause=streaming-fallback err=informer: streaming list: ")

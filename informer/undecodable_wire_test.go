@@ -11,6 +11,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/testutil"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -170,7 +171,7 @@ func TestWithoutSkipTheSyncErrorNamesTheObjectOnEitherWire(t *testing.T) {
 		err := inf.WaitForSync(ctx)
 		var se *informer.SyncError
 		require.ErrorAs(t, err, &se)
-		require.Equal(t, informer.FailureUndecodable, se.Reason)
+		require.Equal(t, observe.FailureUndecodable, se.Reason)
 		for _, part := range []string{"page 2", "default/bad", c.path} {
 			require.ErrorContains(t, err, part)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -48,13 +49,13 @@ func TestProtobufAndJSONInformersCacheTheSameStructs(t *testing.T) {
 		create(i, js)
 	}
 	var mu sync.Mutex
-	var causes []informer.RelistCause // of the protobuf informer of the full type
+	var causes []observe.RelistCause // of the protobuf informer of the full type
 	full := func(tr informer.Transport) *informer.Informer[workload.Pod, *workload.Pod] {
 		o := informer.Options[*workload.Pod]{Logger: quiet(), Transport: tr,
 			Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
 		if !tr.JSON {
-			o.Trace = func(ev informer.TraceEvent) {
-				if ev.Stage == informer.StageRelist {
+			o.Trace = func(ev observe.Event) {
+				if ev.Stage == observe.StageRelist {
 					mu.Lock()
 					causes = append(causes, ev.Cause)
 					mu.Unlock()
@@ -110,5 +111,5 @@ func TestProtobufAndJSONInformersCacheTheSameStructs(t *testing.T) {
 	require.Equal(t, cacheOf(jsSlim), cacheOf(pbSlim))
 	mu.Lock()
 	defer mu.Unlock()
-	require.Contains(t, causes, informer.CauseWatchGone, "the protobuf watch's 410 made it relist")
+	require.Contains(t, causes, observe.CauseWatchGone, "the protobuf watch's 410 made it relist")
 }

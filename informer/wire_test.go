@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -113,10 +114,10 @@ func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
 	t.Cleanup(srv.Close)
 	c, err := apiclient.New(&apiclient.Config{Host: srv.URL, QPS: -1})
 	require.NoError(t, err)
-	skipped := make(chan TraceEvent, 4)
+	skipped := make(chan observe.Event, 4)
 	inf := NewForResource[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"},
-		Options[*pod]{Logger: quiet(), Trace: func(ev TraceEvent) {
-			if ev.Stage == StageSkipped {
+		Options[*pod]{Logger: quiet(), Trace: func(ev observe.Event) {
+			if ev.Stage == observe.StageSkipped {
 				skipped <- ev
 			}
 		}})

@@ -6,7 +6,7 @@
 // It sits at the edge of the data path, beside the user's program:
 //
 //	reflector ─▶ fifo ─▶ cache ─▶ handlers ─▶ workqueue ─▶ workers
-//	     └──── informer.Metrics ────┘             └── workqueue.Metrics
+//	     └──── observe.Metrics ────┘             └── workqueue.Metrics
 //	                       ▼                             ▼
 //	                 Informer(sink, name)     Workqueue(sink, name)
 //	                       └────────── Sink ─────────────┘

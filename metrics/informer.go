@@ -4,16 +4,16 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
-// Informer returns the informer.Metrics that records one informer's
+// Informer returns the observe.Metrics that records one informer's
 // reflector, delta queue, snapshots and handlers into s, every series
 // labelled informer=name. Pass it as informer.Options.Metrics; give each
 // informer of a process its own name (the resource, e.g. "pods", or
 // "pods/node-1" for a second informer over pods).
-func Informer(s Sink, name string) informer.Metrics {
+func Informer(s Sink, name string) observe.Metrics {
 	m := &informerMetrics{
 		s: s, name: name,
 		listOK: s.Counter(listRequests, name, "success"), listErr: s.Counter(listRequests, name, "error"),
@@ -48,7 +48,7 @@ type informerMetrics struct {
 	rv, depth, snapBytes               GaugeSeries
 	snapTook                           HistogramSeries
 
-	relists  lazy[informer.RelistCause, CounterSeries]
+	relists  lazy[observe.RelistCause, CounterSeries]
 	skipped  lazy[string, CounterSeries] // by reason
 	loads    lazy[string, CounterSeries] // by result
 	handlers lazy[string, *handlerSeries]
@@ -83,7 +83,7 @@ func (m *informerMetrics) WatchCall(err error) {
 	m.watchOK.Add(1)
 }
 
-func (m *informerMetrics) Relist(c informer.RelistCause) {
+func (m *informerMetrics) Relist(c observe.RelistCause) {
 	counter(m, &m.relists, relists, c, c.String()).Add(1)
 }
 

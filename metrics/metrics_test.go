@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -137,7 +137,7 @@ func TestConcurrentFirstUsesShareOneSeries(t *testing.T) {
 		wg.Go(func() {
 			for range 100 {
 				m.HandlerPanic("h" + strconv.Itoa(i%2))
-				m.Relist(informer.CauseWatchGone)
+				m.Relist(observe.CauseWatchGone)
 			}
 		})
 	}

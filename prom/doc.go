@@ -13,7 +13,7 @@
 // It sits at the edge of the data path, where the informer's and the
 // work queue's Metrics calls leave zerokube:
 //
-//	informer.Metrics, workqueue.Metrics ─▶ metrics.Informer / metrics.Workqueue ─▶ prom.Sink ─▶ your prometheus.Registry
+//	observe.Metrics, workqueue.Metrics ─▶ metrics.Informer / metrics.Workqueue ─▶ prom.Sink ─▶ your prometheus.Registry
 //
 // Invariants (each has a test):
 //  1. Nothing is registered in client_golang's global default registry

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/metrics"
 	"github.com/zerokube/zerokube/workqueue"
 )
@@ -63,9 +64,9 @@ func New(reg prometheus.Registerer) (*Sink, error) {
 	return s, nil
 }
 
-// Informer returns the informer.Metrics of one informer, labelled
+// Informer returns the observe.Metrics of one informer, labelled
 // informer=name: metrics.Informer over s.
-func (s *Sink) Informer(name string) informer.Metrics { return metrics.Informer(s, name) }
+func (s *Sink) Informer(name string) observe.Metrics { return metrics.Informer(s, name) }
 
 // Workqueue returns the workqueue.Metrics of one work queue, labelled
 // name=name as client-go's are: metrics.Workqueue over s.

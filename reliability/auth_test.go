@@ -20,6 +20,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -32,11 +33,11 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 		Tokens: []fakeapiserver.Token{{Value: good, Resources: []string{"pods"}}}})
 	for _, tc := range []struct {
 		token  string
-		reason informer.FailureReason
+		reason observe.FailureReason
 	}{
-		{bad, informer.FailureUnauthorized},
-		{"", informer.FailureUnauthorized},
-		{good, informer.FailureForbidden}, // the token covers pods, not configmaps
+		{bad, observe.FailureUnauthorized},
+		{"", observe.FailureUnauthorized},
+		{good, observe.FailureForbidden}, // the token covers pods, not configmaps
 	} {
 		for _, failFast := range []bool{true, false} {
 			for _, mode := range []string{"list", "streaming", "websocket"} {

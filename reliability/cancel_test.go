@@ -15,6 +15,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // stopWithin bounds how long Run may take to return once its context is
@@ -44,11 +45,11 @@ type tracer struct {
 	served              atomic.Int64 // items an endless list wrote to the informer
 }
 
-func (tr *tracer) trace(ev informer.TraceEvent) {
+func (tr *tracer) trace(ev observe.Event) {
 	switch ev.Stage {
-	case informer.StageBackoff:
+	case observe.StageBackoff:
 		tr.backoffs.Add(1)
-	case informer.StageListPage:
+	case observe.StageListPage:
 		tr.listPages.Add(1)
 	}
 }

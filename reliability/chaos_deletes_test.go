@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -39,29 +39,29 @@ func rvNum(rv string) int64 {
 	return n
 }
 
-func (w *watchCover) observe(ev informer.TraceEvent) {
+func (w *watchCover) observe(ev observe.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch ev.Stage {
-	case informer.StageWatchOpened:
+	case observe.StageWatchOpened:
 		w.closeLocked()
 		if !ev.Streaming {
 			w.open, w.start, w.max = true, rvNum(ev.ResourceVersion), rvNum(ev.ResourceVersion)
 		}
-	case informer.StageBookmark:
-		if ev.Op == informer.OpInitialEventsEnd {
+	case observe.StageBookmark:
+		if ev.Op == observe.OpInitialEventsEnd {
 			w.open, w.start, w.max = true, rvNum(ev.ResourceVersion), rvNum(ev.ResourceVersion)
 		} else if w.open {
 			w.max = max(w.max, rvNum(ev.ResourceVersion))
 		}
-	case informer.StageEvent:
+	case observe.StageEvent:
 		if ev.EventType == meta.Deleted {
 			w.deleted[ev.Key+"@"+ev.ResourceVersion] = true
 		}
 		if w.open {
 			w.max = max(w.max, rvNum(ev.ResourceVersion))
 		}
-	case informer.StageWatchEnded, informer.StageRelist:
+	case observe.StageWatchEnded, observe.StageRelist:
 		w.closeLocked()
 	}
 }
@@ -128,13 +128,13 @@ func (sc *scenario) leftAfter(uid string, rv int64) int64 {
 // may be one that had left the view by L: the relist's tombstone removes
 // it. A Replace that skips a tombstone leaves it there until the next one,
 // which convergence alone forgives.
-func (sc *scenario) relistTraced(ev informer.TraceEvent) {
+func (sc *scenario) relistTraced(ev observe.Event) {
 	switch ev.Stage {
-	case informer.StageReplace:
+	case observe.StageReplace:
 		sc.lmu.Lock()
 		sc.replaces = append(sc.replaces, rvNum(ev.ResourceVersion))
 		sc.lmu.Unlock()
-	case informer.StageCacheReplaced:
+	case observe.StageCacheReplaced:
 		sc.lmu.Lock()
 		if len(sc.replaces) == 0 {
 			sc.lmu.Unlock()

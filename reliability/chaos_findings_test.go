@@ -12,6 +12,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // The scenarios below put each fault of issue 13 where it hurts, and check
@@ -161,7 +162,7 @@ func TestChaosGoneWithAnUnknownReasonRelists(t *testing.T) {
 	r.awaitWatch(t)
 	r.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 410, Verb: "watch", AsEvent: true, Reason: "SomethingNew", Match: plainWatch})
 	r.dropWatches(t)
-	require.True(t, r.await(func() bool { return r.relists(informer.CauseWatchGone) > 0 }, recoverWithin),
+	require.True(t, r.await(func() bool { return r.relists(observe.CauseWatchGone) > 0 }, recoverWithin),
 		"a 410 makes the informer relist whatever its reason")
 	r.put(t, "cm-0", "after")
 	r.converges(t, recoverWithin, "after the relist")
@@ -191,7 +192,7 @@ func (r *rig) errors() []string {
 	return append([]string(nil), r.errs...)
 }
 
-func (r *rig) relists(c informer.RelistCause) int {
+func (r *rig) relists(c observe.RelistCause) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.causes[c]

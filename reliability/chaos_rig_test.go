@@ -17,6 +17,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -33,7 +34,7 @@ type rig struct {
 	lists, streams, watches atomic.Int64 // first pages of LISTs, streaming lists, plain WATCHes
 	rv                      atomic.Int64 // the highest resourceVersion the informer reported
 	mu                      sync.Mutex   // guards causes, errs and recent
-	causes                  map[informer.RelistCause]int
+	causes                  map[observe.RelistCause]int
 	errs                    []string
 	recent                  []string // the last trace lines, for a failure's report
 }
@@ -55,7 +56,7 @@ var rigBackoff = informer.BackoffOptions{Initial: 20 * time.Millisecond, Max: 20
 
 func newRig(t *testing.T, o rigOptions) *rig {
 	t.Helper()
-	r := &rig{progress: newSignal(), causes: map[informer.RelistCause]int{}, backoff: rigBackoff}
+	r := &rig{progress: newSignal(), causes: map[observe.RelistCause]int{}, backoff: rigBackoff}
 	r.srv = fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond,
 		TooLargeWait: 50 * time.Millisecond, Intercept: r.intercept})
 	for i := range o.objects {
@@ -81,11 +82,11 @@ func newRig(t *testing.T, o rigOptions) *rig {
 }
 
 type rigMetrics struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	r *rig
 }
 
-func (m rigMetrics) Relist(c informer.RelistCause) {
+func (m rigMetrics) Relist(c observe.RelistCause) {
 	m.r.mu.Lock()
 	m.r.causes[c]++
 	m.r.mu.Unlock()
@@ -106,20 +107,20 @@ func (r *rig) intercept(req *http.Request, verb string) error {
 	return nil
 }
 
-func (r *rig) observe(ev informer.TraceEvent) {
+func (r *rig) observe(ev observe.Event) {
 	raiseTo(&r.rv, ev.ResourceVersion)
 	r.mu.Lock()
 	if ev.Err != nil && len(r.errs) < 20 {
 		r.errs = append(r.errs, ev.Stage.String()+": "+ev.Err.Error())
 	}
-	if ev.Stage != informer.StageHandlerCalled && ev.Stage != informer.StageStoreUpdated && ev.Stage != informer.StageDeltaQueued {
+	if ev.Stage != observe.StageHandlerCalled && ev.Stage != observe.StageStoreUpdated && ev.Stage != observe.StageDeltaQueued {
 		if len(r.recent) == recentLines {
 			r.recent = r.recent[1:]
 		}
 		r.recent = append(r.recent, time.Now().Format("15:04:05.000")+" "+ev.String())
 	}
 	r.mu.Unlock()
-	if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != informer.StageHandlerCalled && ev.Stage != informer.StageStoreUpdated && ev.Stage != informer.StageDeltaQueued {
+	if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != observe.StageHandlerCalled && ev.Stage != observe.StageStoreUpdated && ev.Stage != observe.StageDeltaQueued {
 		fmt.Println(time.Now().Format("15:04:05.000"), ev.String())
 	}
 	r.progress.fire()

@@ -21,6 +21,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 var chaosDuration = flag.Duration("chaos.duration", 0,
@@ -183,16 +184,16 @@ func newScenario(t *testing.T, seed uint64) *scenario {
 
 // metrics counts relists and watch ends for the report.
 type metrics struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	sc *scenario
 }
 
-func (m metrics) Relist(c informer.RelistCause) {
+func (m metrics) Relist(c observe.RelistCause) {
 	m.sc.relists.Add(1)
 	m.sc.mu.Lock()
 	m.sc.causes[c.String()]++
 	m.sc.mu.Unlock()
-	if (c == informer.CauseWatchGone || c == informer.CauseListGone) && m.sc.compacts.Load() > 0 {
+	if (c == observe.CauseWatchGone || c == observe.CauseListGone) && m.sc.compacts.Load() > 0 {
 		m.sc.hit("compact")
 	}
 }
@@ -219,10 +220,10 @@ func (sc *scenario) start(t *testing.T) {
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
 		Backoff:   chaosBackoff,
 		Transport: informer.Transport{Websocket: sc.shape.websocket},
-		Trace: func(ev informer.TraceEvent) {
+		Trace: func(ev observe.Event) {
 			sc.observe(ev)
-			if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" && ev.Stage != informer.StageEvent && ev.Stage != informer.StageDeltaQueued &&
-				ev.Stage != informer.StageStoreUpdated && ev.Stage != informer.StageHandlerCalled && ev.Stage != informer.StageBookmark {
+			if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" && ev.Stage != observe.StageEvent && ev.Stage != observe.StageDeltaQueued &&
+				ev.Stage != observe.StageStoreUpdated && ev.Stage != observe.StageHandlerCalled && ev.Stage != observe.StageBookmark {
 				t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
 			}
 		},
@@ -272,13 +273,13 @@ func (sc *scenario) intercept(r *http.Request, verb string) error {
 // observe follows the informer's trace: the resourceVersion it reached,
 // watch ends, errors that show an undecodable object reached it; and wakes
 // waiters.
-func (sc *scenario) observe(ev informer.TraceEvent) {
+func (sc *scenario) observe(ev observe.Event) {
 	sc.cover.observe(ev)
 	sc.relistTraced(ev)
 	switch ev.Stage {
-	case informer.StageWatchEnded:
+	case observe.StageWatchEnded:
 		sc.watchEnds.Add(1)
-	case informer.StageBookmark, informer.StageReplace, informer.StageWatchOpened, informer.StageEvent:
+	case observe.StageBookmark, observe.StageReplace, observe.StageWatchOpened, observe.StageEvent:
 		raiseTo(&sc.informerRV, ev.ResourceVersion)
 	}
 	if ev.Err != nil && (strings.Contains(ev.Err.Error(), "/bad-") || strings.Contains(ev.Err.Error(), "decode")) {

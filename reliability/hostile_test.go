@@ -14,6 +14,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // scripted is a server that lies: its replies come from the test. It
@@ -70,8 +71,8 @@ func startInformer(t *testing.T, s http.Handler, h informer.Handler[*object], id
 		apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}, HeaderTimeout: 500 * time.Millisecond})
 	require.NoError(t, err)
 	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2, WatchIdleTimeout: idle,
-		Trace: func(ev informer.TraceEvent) {
-			if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != informer.StageHandlerCalled {
+		Trace: func(ev observe.Event) {
+			if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != observe.StageHandlerCalled {
 				t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
 			}
 		},
@@ -254,7 +255,7 @@ func TestAnObjectThatDoesNotFitTheTypeIsReportedNotHidden(t *testing.T) {
 	require.ErrorContains(t, se, "list item 1 at byte ", "the error names the item")
 	require.ErrorContains(t, se, "(object default/drifted) at /data: does not fit the type", "its key and the JSON path")
 	t.Logf("reported as: %v", se)
-	require.Equal(t, informer.FailureUndecodable, se.Reason, "an object that does not fit the type has its own reason, not a network problem")
+	require.Equal(t, observe.FailureUndecodable, se.Reason, "an object that does not fit the type has its own reason, not a network problem")
 }
 
 func TestReplayedEventsReachHandlersAsTheRightCalls(t *testing.T) {

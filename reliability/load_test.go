@@ -18,6 +18,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // loadShape is one load run's size.
@@ -56,7 +57,7 @@ func TestLoad(t *testing.T) {
 
 // loadMetrics collects the slow handler's queue depth and coalescing.
 type loadMetrics struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	maxDepth  sync.Map // handler → *atomic.Int64
 	coalesced atomic.Int64
 }

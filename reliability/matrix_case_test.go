@@ -22,6 +22,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
@@ -61,7 +62,7 @@ type mcase struct {
 	progress *signal
 
 	mu        sync.Mutex // guards causes
-	causes    []informer.RelistCause
+	causes    []observe.RelistCause
 	watchErrs atomic.Int64 // WatchErrorHandler calls
 	lastErr   atomic.Pointer[string]
 	added     atomic.Bool  // the handler is registered
@@ -407,17 +408,17 @@ func (m *mcase) final(t *testing.T) {
 		m.o.fail(checkSnapAdds, "%d snapshot adds for a snapshot of %d objects", m.h.snapAdds.Load(), len(m.snap))
 	}
 	causes := m.relists()
-	expired := slices.Index(causes, informer.CauseSnapshotExpired)
+	expired := slices.Index(causes, observe.CauseSnapshotExpired)
 	incomplete := m.c.skip && (m.c.snap == snapResumed || m.c.snap == snapExpired)
 	switch {
-	case incomplete && (len(causes) == 0 || causes[0] != informer.CauseSnapshotIncomplete):
+	case incomplete && (len(causes) == 0 || causes[0] != observe.CauseSnapshotIncomplete):
 		// Saved while an object was skipped: not resumed, relisted to ask
 		// for it again (informer/doc.go, "Warm restart").
-		m.o.fail(checkExpired, "relists %v: the first should be %s", causes, informer.CauseSnapshotIncomplete)
-	case !incomplete && m.c.snap == snapExpired && (len(causes) == 0 || causes[0] != informer.CauseSnapshotExpired):
-		m.o.fail(checkExpired, "relists %v: the first should be %s", causes, informer.CauseSnapshotExpired)
+		m.o.fail(checkExpired, "relists %v: the first should be %s", causes, observe.CauseSnapshotIncomplete)
+	case !incomplete && m.c.snap == snapExpired && (len(causes) == 0 || causes[0] != observe.CauseSnapshotExpired):
+		m.o.fail(checkExpired, "relists %v: the first should be %s", causes, observe.CauseSnapshotExpired)
 	case m.c.snap != snapExpired && expired >= 0:
-		m.o.fail(checkResume, "relists %v: a %s relist with a snapshot %s", causes, informer.CauseSnapshotExpired, snapNames[m.c.snap])
+		m.o.fail(checkResume, "relists %v: a %s relist with a snapshot %s", causes, observe.CauseSnapshotExpired, snapNames[m.c.snap])
 	}
 }
 
@@ -468,14 +469,14 @@ func (m *mcase) await(cond func() bool, d time.Duration) bool {
 	return awaitOn(m.progress, cond, d, 50*time.Millisecond)
 }
 
-func (m *mcase) relists() []informer.RelistCause {
+func (m *mcase) relists() []observe.RelistCause {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return slices.Clone(m.causes)
 }
 
-func (m *mcase) trace(ev informer.TraceEvent) {
-	if ev.Stage == informer.StageRelist {
+func (m *mcase) trace(ev observe.Event) {
+	if ev.Stage == observe.StageRelist {
 		m.mu.Lock()
 		m.causes = append(m.causes, ev.Cause)
 		m.mu.Unlock()

@@ -26,6 +26,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -69,18 +70,18 @@ type parityFault struct {
 	json, pb     func(b []byte) []byte
 	cut          bool
 	server       func(p *parityCase)
-	skip         bool                   // Options.SkipUndecodable
-	undecodable  bool                   // an object the type refuses is on the server
-	reason       informer.FailureReason // the first failure's reason on both wires (0: compare only)
-	protobufOnly bool                   // JSON has no equivalent (see unknown kind)
-	noFailure    bool                   // the fault must not be a failure at all
+	skip         bool                  // Options.SkipUndecodable
+	undecodable  bool                  // an object the type refuses is on the server
+	reason       observe.FailureReason // the first failure's reason on both wires (0: compare only)
+	protobufOnly bool                  // JSON has no equivalent (see unknown kind)
+	noFailure    bool                  // the fault must not be a failure at all
 }
 
 var allVerbs = []parityVerb{verbList, verbWatch, verbStream, verbResume}
 var watchVerbs = []parityVerb{verbWatch, verbStream, verbResume}
 
 var parityFaults = []parityFault{
-	{name: "malformed body", verbs: allVerbs, reason: informer.FailureMalformed,
+	{name: "malformed body", verbs: allVerbs, reason: observe.FailureMalformed,
 		json: func(b []byte) []byte {
 			if isListBody(b) {
 				return []byte(`{"kind":"ConfigMapList","apiVersion":"v1","items":[}`)
@@ -93,10 +94,10 @@ var parityFaults = []parityFault{
 			}
 			return []byte{0x0f, 0x00}
 		}},
-	{name: "cut mid-item", verbs: allVerbs, cut: true, reason: informer.FailureTruncated,
+	{name: "cut mid-item", verbs: allVerbs, cut: true, reason: observe.FailureTruncated,
 		json: func(b []byte) []byte { return b[:len(b)*2/3] },
 		pb:   func(b []byte) []byte { return b[:len(b)*2/3] }},
-	{name: "missing envelope", verbs: allVerbs, reason: informer.FailureMalformed,
+	{name: "missing envelope", verbs: allVerbs, reason: observe.FailureMalformed,
 		// JSON's envelope is the list object around the items and the
 		// event's object member; protobuf's, the `k8s\x00` + Unknown
 		// around a list or an event's object.
@@ -121,7 +122,7 @@ var parityFaults = []parityFault{
 			}
 			return kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: we.Type, Object: env.Raw})
 		}},
-	{name: "unknown kind in a known group/version", verbs: allVerbs, protobufOnly: true, reason: informer.FailureMalformed,
+	{name: "unknown kind in a known group/version", verbs: allVerbs, protobufOnly: true, reason: observe.FailureMalformed,
 		// JSON has no schema table: any kind decodes by its field names.
 		// Over protobuf the resource turns to JSON (informer/wire.go).
 		pb: func(b []byte) []byte {
@@ -131,18 +132,18 @@ var parityFaults = []parityFault{
 			we := mustEvent(b)
 			return kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: we.Type, Object: rekind(we.Object, "Widget")})
 		}},
-	{name: "an ERROR event that is not a Status", verbs: watchVerbs, reason: informer.FailureMalformed,
+	{name: "an ERROR event that is not a Status", verbs: watchVerbs, reason: observe.FailureMalformed,
 		json: func(b []byte) []byte { return eventType.ReplaceAll(b, []byte(`"type":"ERROR"`)) },
 		pb: func(b []byte) []byte {
 			we := mustEvent(b)
 			return kubeproto.AppendWatchEvent(nil, kubeproto.WatchEvent{Type: "ERROR", Object: we.Object})
 		}},
-	{name: "zero-length frame", verbs: watchVerbs, reason: informer.FailureMalformed,
+	{name: "zero-length frame", verbs: watchVerbs, reason: observe.FailureMalformed,
 		json: func([]byte) []byte { return []byte("{}\n") },
 		pb:   func([]byte) []byte { return nil }},
 	{name: "410 mid-pagination", verbs: []parityVerb{verbList},
 		server: func(p *parityCase) { p.srv.CompactBetweenPages(1) }},
-	{name: "undecodable object", verbs: allVerbs, undecodable: true, reason: informer.FailureUndecodable},
+	{name: "undecodable object", verbs: allVerbs, undecodable: true, reason: observe.FailureUndecodable},
 	{name: "undecodable object, skipped", verbs: allVerbs, undecodable: true, skip: true},
 	{name: "stalled watch", verbs: []parityVerb{verbWatch, verbResume},
 		server: func(p *parityCase) { p.srv.StallWatches() }},
@@ -322,8 +323,8 @@ func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] 
 				p.mu.Unlock()
 			}
 		},
-		Trace: func(ev informer.TraceEvent) {
-			if ev.Stage != informer.StageRelist {
+		Trace: func(ev observe.Event) {
+			if ev.Stage != observe.StageRelist {
 				return
 			}
 			p.mu.Lock()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -128,16 +129,16 @@ func (z *ZK) agent(i int) (*informer.Informer[workload.SlimPod, *workload.SlimPo
 	return inf, cl, nil
 }
 
-func (z *ZK) trace(ev informer.TraceEvent) {
+func (z *ZK) trace(ev observe.Event) {
 	switch {
-	case ev.Stage == informer.StageListPage:
+	case ev.Stage == observe.StageListPage:
 		z.pages.Add(1)
 		if ev.Page == 1 {
 			z.lists.Add(1)
 		}
-	case ev.Stage == informer.StageWatchOpened && ev.Streaming:
+	case ev.Stage == observe.StageWatchOpened && ev.Streaming:
 		z.streams.Add(1)
-	case ev.Stage == informer.StageSnapshotLoaded:
+	case ev.Stage == observe.StageSnapshotLoaded:
 		z.resumed.Add(1)
 	}
 }

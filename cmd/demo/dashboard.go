@@ -6,11 +6,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // dashboard is what the live page (--ui) shows: the informer's data path as
-// the article draws it, folded from the informer's own TraceEvents and
+// the article draws it, folded from the informer's own trace events (observe.Event) and
 // Metrics calls. It keeps no second source of truth: every number on the
 // page is either counted from those two streams or read from the cache
 // itself, so the page cannot disagree with --trace.
@@ -81,21 +81,21 @@ type queueView struct {
 }
 
 type deltaView struct {
-	Op  informer.Op `json:"op"`
-	Key string      `json:"key"`
+	Op  observe.Op `json:"op"`
+	Key string     `json:"key"`
 }
 
 type loopView struct {
-	Applied int                 `json:"applied"` // deltas applied to the cache
-	ByOp    map[informer.Op]int `json:"byOp"`
-	Resyncs int                 `json:"resyncs"`
+	Applied int                `json:"applied"` // deltas applied to the cache
+	ByOp    map[observe.Op]int `json:"byOp"`
+	Resyncs int                `json:"resyncs"`
 	// CacheSwaps counts relists whose result replaced the cache in one
 	// step: a reader saw the old list or the new one, never a mix.
-	CacheSwaps int         `json:"cacheSwaps"`
-	Skipped    int         `json:"skipped"`
-	LastOp     informer.Op `json:"lastOp,omitempty"`
-	LastKey    string      `json:"lastKey,omitempty"`
-	LastTime   time.Time   `json:"lastTime"`
+	CacheSwaps int        `json:"cacheSwaps"`
+	Skipped    int        `json:"skipped"`
+	LastOp     observe.Op `json:"lastOp,omitempty"`
+	LastKey    string     `json:"lastKey,omitempty"`
+	LastTime   time.Time  `json:"lastTime"`
 }
 
 type handlerView struct {
@@ -175,7 +175,7 @@ func newDashboard(now func() time.Time, mode, resource string) *dashboard {
 		now: now, words: &tracer{now: now},
 		mode: mode, resource: resource, queue: queueView{Kind: queueInOrder},
 		refl:     reflectorView{State: "starting", Since: t0, Events: map[string]int{}, Relists: map[string]int{}},
-		loop:     loopView{ByOp: map[informer.Op]int{}},
+		loop:     loopView{ByOp: map[observe.Op]int{}},
 		handlers: map[string]*handlerView{},
 		changed:  make(chan struct{}),
 	}
@@ -203,7 +203,7 @@ func (d *dashboard) changes() <-chan struct{} {
 
 // observe folds one trace event into the page; it is (part of) the
 // informer's Options.Trace.
-func (d *dashboard) observe(ev informer.TraceEvent) {
+func (d *dashboard) observe(ev observe.Event) {
 	said := d.describe(ev)
 	now := d.now()
 	d.mu.Lock()
@@ -219,8 +219,8 @@ func (d *dashboard) observe(ev informer.TraceEvent) {
 }
 
 // describe words ev as --trace does.
-func (d *dashboard) describe(ev informer.TraceEvent) text {
-	if ev.Stage == informer.StageStoreUpdated {
+func (d *dashboard) describe(ev observe.Event) text {
+	if ev.Stage == observe.StageStoreUpdated {
 		d.words.applied() // keeps the "depth ≈" of the wording in step
 	}
 	return d.words.describe(ev)
@@ -235,25 +235,25 @@ func (d *dashboard) setStateLocked(s string, now time.Time) {
 
 // apply is the state machine of the page: which box changes on which
 // stage; this part moves the reflector's box. d.mu must be held.
-func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
+func (d *dashboard) apply(ev observe.Event, now time.Time) {
 	r := &d.refl
 	switch ev.Stage {
-	case informer.StageRelist:
+	case observe.StageRelist:
 		r.Cause = ev.Cause.String()
 		r.Relists[r.Cause]++
 		r.ListPages, r.ListItems, r.Backoff = 0, 0, ""
 		d.setStateLocked("listing", now)
-	case informer.StageListPage:
+	case observe.StageListPage:
 		r.ListPages, r.ListItems = ev.Page, r.ListItems+ev.Items
 		r.ListRV, r.ListAt = ev.ResourceVersion, now
 		d.setStateLocked("listing", now)
-	case informer.StageReplace:
+	case observe.StageReplace:
 		d.queue.Replaces++
 		d.queue.Queued += ev.Items
 		r.RV = ev.ResourceVersion
-	case informer.StageSynced:
+	case observe.StageSynced:
 		r.Synced = true
-	case informer.StageWatchOpened:
+	case observe.StageWatchOpened:
 		r.Streaming, r.WatchSince, r.WatchEvents, r.Backoff = ev.Streaming, now, 0, ""
 		if ev.ResourceVersion != "" {
 			r.RV = ev.ResourceVersion
@@ -263,24 +263,24 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 		} else {
 			d.setStateLocked("watching", now)
 		}
-	case informer.StageEvent:
+	case observe.StageEvent:
 		r.WatchEvents++
 		r.Events[string(ev.EventType)]++
 		if ev.ResourceVersion != "" && r.State != "streaming" {
 			r.RV = ev.ResourceVersion
 		}
-	case informer.StageBookmark:
+	case observe.StageBookmark:
 		r.Bookmarks++
 		r.RV = ev.ResourceVersion
 		if r.State == "streaming" {
 			d.setStateLocked("watching", now) // the bookmark that ends a streaming list
 		}
-	case informer.StageWatchEnded:
+	case observe.StageWatchEnded:
 		if ev.Err != nil && !ev.Stopping && !errors.Is(ev.Err, io.EOF) {
 			r.LastError = oneLine(ev.Err)
 		}
 		d.setStateLocked("watch-ended", now)
-	case informer.StageBackoff:
+	case observe.StageBackoff:
 		r.Backoffs++
 		r.Backoff = ev.Duration.Round(time.Millisecond).String()
 		r.LastError = errText(ev.Err)
@@ -292,26 +292,26 @@ func (d *dashboard) apply(ev informer.TraceEvent, now time.Time) {
 
 // applyQueueAndLoop is apply for the delta queue's and the processing
 // stage's boxes. d.mu must be held.
-func (d *dashboard) applyQueueAndLoop(ev informer.TraceEvent, now time.Time) {
+func (d *dashboard) applyQueueAndLoop(ev observe.Event, now time.Time) {
 	switch ev.Stage {
-	case informer.StageDeltaQueued:
+	case observe.StageDeltaQueued:
 		d.queue.Queued++
 		d.queue.Last = append(d.queue.Last, deltaView{Op: ev.Op, Key: ev.Key})
 		if len(d.queue.Last) > 8 {
 			d.queue.Last = d.queue.Last[1:]
 		}
-	case informer.StageStoreUpdated:
+	case observe.StageStoreUpdated:
 		d.loop.Applied++
 		d.loop.ByOp[ev.Op]++
 		d.loop.LastOp, d.loop.LastKey, d.loop.LastTime = ev.Op, ev.Key, now
-		if ev.Op == informer.OpTombstone { // the relist's list lacked it
+		if ev.Op == observe.OpTombstone { // the relist's list lacked it
 			d.queue.Tombstones++
 		}
-	case informer.StageResync:
+	case observe.StageResync:
 		d.loop.Resyncs++
-	case informer.StageCacheReplaced:
+	case observe.StageCacheReplaced:
 		d.loop.CacheSwaps++
-	case informer.StageSkipped:
+	case observe.StageSkipped:
 		d.loop.Skipped++
 	}
 }
@@ -380,13 +380,13 @@ func (d *dashboard) handlerLocked(name string) *handlerView {
 	return h
 }
 
-// metrics returns the informer.Metrics that feed the page.
-func (d *dashboard) metrics() informer.Metrics { return dashMetrics{d: d} }
+// metrics returns the observe.Metrics that feed the page.
+func (d *dashboard) metrics() observe.Metrics { return dashMetrics{d: d} }
 
-// dashMetrics is the page's informer.Metrics: counters the trace events do
+// dashMetrics is the page's observe.Metrics: counters the trace events do
 // not carry (queue depths, handler lag, coalescing, call outcomes).
 type dashMetrics struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	d *dashboard
 }
 
@@ -447,48 +447,48 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // stageTerms names the box a stage belongs to on the page, and where
 // client-go does the same step (k8s.io/client-go/tools/cache).
-func stageTerms(s informer.Stage, deltaFIFO bool) (part, clientGo string) {
+func stageTerms(s observe.Stage, deltaFIFO bool) (part, clientGo string) {
 	q := "RealFIFO" // fifo.InOrder's twin in client-go
 	if deltaFIFO {
 		q = "DeltaFIFO"
 	}
 	switch s {
-	case informer.StageListPage:
+	case observe.StageListPage:
 		return "reflector", "Reflector.list (ListWatch.List through the pager)"
-	case informer.StageReplace:
+	case observe.StageReplace:
 		return "queue", q + ".Replace"
-	case informer.StageWatchOpened:
+	case observe.StageWatchOpened:
 		return "reflector", "Reflector.watch (ListWatch.Watch)"
-	case informer.StageEvent:
+	case observe.StageEvent:
 		return "reflector", "watchHandler: an event from ResultChan"
-	case informer.StageBookmark:
+	case observe.StageBookmark:
 		return "reflector", "watchHandler: watch.Bookmark"
-	case informer.StageWatchEnded:
+	case observe.StageWatchEnded:
 		return "reflector", "watchHandler returns"
-	case informer.StageDeltaQueued:
+	case observe.StageDeltaQueued:
 		return "queue", q + ".Add / Update / Delete"
-	case informer.StageStoreUpdated:
+	case observe.StageStoreUpdated:
 		return "cache", "processDeltas: Indexer.Add / Update / Delete"
-	case informer.StageHandlerCalled:
+	case observe.StageHandlerCalled:
 		return "handlers", "processorListener.run: OnAdd / OnUpdate / OnDelete"
-	case informer.StageRelist:
+	case observe.StageRelist:
 		return "reflector", "Reflector.ListAndWatch starts over"
-	case informer.StageBackoff:
+	case observe.StageBackoff:
 		return "reflector", "backoff between ListAndWatch attempts"
-	case informer.StageSynced:
+	case observe.StageSynced:
 		return "cache", "HasSynced: the initial list is popped"
-	case informer.StageSkipped:
+	case observe.StageSkipped:
 		return "reflector", "an object of an unexpected type is dropped"
-	case informer.StageResync:
+	case observe.StageResync:
 		return "loop", "resync: " + q + ".Resync queues Sync deltas"
-	case informer.StageCacheReplaced:
+	case observe.StageCacheReplaced:
 		return "cache", "processDeltas of a Replace (client-go applies it key by key)"
 	}
 	return "informer", ""
 }
 
-// compile-time check: the page's metrics are informer.Metrics.
-var _ informer.Metrics = dashMetrics{}
+// compile-time check: the page's metrics are observe.Metrics.
+var _ observe.Metrics = dashMetrics{}
 
 // runsDeltaFIFO says the informer runs client-go's DeltaFIFO (--delta-fifo):
 // the page and its words name that queue instead of the in-order one.

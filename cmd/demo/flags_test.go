@@ -15,7 +15,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -201,7 +201,7 @@ func TestColourOnlyForTerminalsOrWhenAsked(t *testing.T) {
 
 	var out syncBuffer
 	tr := &tracer{out: &lineWriter{w: &out}, color: true, now: time.Now}
-	tr.traceFunc()(informer.TraceEvent{Stage: informer.StageBookmark, ResourceVersion: "42"})
+	tr.traceFunc()(observe.Event{Stage: observe.StageBookmark, ResourceVersion: "42"})
 	require.Contains(t, out.String(), ansiGrey)
 	require.Contains(t, out.String(), "BOOKMARK: resourceVersion is now 42")
 }
@@ -213,35 +213,35 @@ func TestColourOnlyForTerminalsOrWhenAsked(t *testing.T) {
 func TestTraceWordsForStopsRelistsAndResyncs(t *testing.T) {
 	tr := &tracer{now: time.Now, websocket: true}
 	for _, tc := range []struct {
-		ev     informer.TraceEvent
+		ev     observe.Event
 		en, zh string
 	}{
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: context.Canceled, Stopping: true}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
+		{observe.Event{Stage: observe.StageWatchEnded, Items: 3, Err: context.Canceled, Stopping: true}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
 		// The stop is what the event says, not what the error is.
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3, Err: errors.New("interrupt"), Stopping: true}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
-		{informer.TraceEvent{Stage: informer.StageSynced, Items: 3, ResourceVersion: "12", Op: informer.OpSnapshot}, "synced from the snapshot: 3 objects in the cache at resourceVersion 12, nothing listed", "来自快照：本地缓存中有 3 个对象，资源版本 12。没有发 LIST"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpTombstone, Key: "default/a"}, "delete default/a with finalStateUnknown=true", "delete default/a，finalStateUnknown=true"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpTombstone, Key: "default/a"}, "DeletionHandlingMetaNamespaceKeyFunc", "DeletionHandlingMetaNamespaceKeyFunc"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpDelete, Key: "default/a"}, "store delete default/a", "从本地缓存删除 default/a"},
-		{informer.TraceEvent{Stage: informer.StageReplace, Items: 3, ResourceVersion: "4"}, "into the delta queue (fifo.InOrder, client-go's RealFIFO", "增量队列 fifo.InOrder（即 client-go 的 RealFIFO"},
+		{observe.Event{Stage: observe.StageWatchEnded, Items: 3, Err: errors.New("interrupt"), Stopping: true}, "the informer is shutting down (Ctrl-C)", "informer 正在退出（Ctrl-C）"},
+		{observe.Event{Stage: observe.StageSynced, Items: 3, ResourceVersion: "12", Op: observe.OpSnapshot}, "synced from the snapshot: 3 objects in the cache at resourceVersion 12, nothing listed", "来自快照：本地缓存中有 3 个对象，资源版本 12。没有发 LIST"},
+		{observe.Event{Stage: observe.StageHandlerCalled, Handler: "print", Op: observe.OpTombstone, Key: "default/a"}, "delete default/a with finalStateUnknown=true", "delete default/a，finalStateUnknown=true"},
+		{observe.Event{Stage: observe.StageHandlerCalled, Handler: "print", Op: observe.OpTombstone, Key: "default/a"}, "DeletionHandlingMetaNamespaceKeyFunc", "DeletionHandlingMetaNamespaceKeyFunc"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpDelete, Key: "default/a"}, "store delete default/a", "从本地缓存删除 default/a"},
+		{observe.Event{Stage: observe.StageReplace, Items: 3, ResourceVersion: "4"}, "into the delta queue (fifo.InOrder, client-go's RealFIFO", "增量队列 fifo.InOrder（即 client-go 的 RealFIFO"},
 		// A relisted object: an add when it was not cached, an update when it was.
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpReplace, Key: "default/new", ResourceVersion: "5"}, "it was not cached, so handlers hear an add", "所以事件处理函数收到 add"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpAdd, Key: "default/old", ResourceVersion: "5"}, "store add default/old", "本地缓存新增 default/old"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpReplace, Key: "default/old", ResourceVersion: "6"}, "it was cached at another resourceVersion, so handlers hear an update", "所以事件处理函数收到 update"},
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 3}, "WATCH closed cleanly by the server", "正常关闭了 WATCH"},
-		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "7"}, "over a websocket", "走 websocket"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpUnchanged, Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)", "资源版本仍是 5"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/a"}, "deleted while nobody watched", "没人 watch 时被删除"},
-		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache replaced by the relist in one step: 3 objects", "一次性替换：3 个对象"},
-		{informer.TraceEvent{Stage: informer.StageResync, Handler: "print", Items: 3}, "resync due for handler(s) print", "事件处理函数 print 到了 resync 时间"},
-		{informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpSync, Key: "default/a"}, "from a resync, old == new", "来自 resync，old == new"},
-		{informer.TraceEvent{Stage: informer.StageListPage, Page: 2, Items: 1, ResourceVersion: "9"}, "LIST page 2: 1 items at resourceVersion 9, no continue token: last page", "LIST 第 2 页：1 个对象，资源版本 9，没有 continue 令牌：这是最后一页"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpReplace, Key: "default/new", ResourceVersion: "5"}, "it was not cached, so handlers hear an add", "所以事件处理函数收到 add"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpAdd, Key: "default/old", ResourceVersion: "5"}, "store add default/old", "本地缓存新增 default/old"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpReplace, Key: "default/old", ResourceVersion: "6"}, "it was cached at another resourceVersion, so handlers hear an update", "所以事件处理函数收到 update"},
+		{observe.Event{Stage: observe.StageWatchEnded, Items: 3}, "WATCH closed cleanly by the server", "正常关闭了 WATCH"},
+		{observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: "7"}, "over a websocket", "走 websocket"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpUnchanged, Key: "default/a", ResourceVersion: "5"}, "unchanged by the relist (same resourceVersion 5)", "资源版本仍是 5"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpTombstone, Key: "default/a"}, "deleted while nobody watched", "没人 watch 时被删除"},
+		{observe.Event{Stage: observe.StageCacheReplaced, Items: 3}, "cache replaced by the relist in one step: 3 objects", "一次性替换：3 个对象"},
+		{observe.Event{Stage: observe.StageResync, Handler: "print", Items: 3}, "resync due for handler(s) print", "事件处理函数 print 到了 resync 时间"},
+		{observe.Event{Stage: observe.StageHandlerCalled, Handler: "print", Op: observe.OpSync, Key: "default/a"}, "from a resync, old == new", "来自 resync，old == new"},
+		{observe.Event{Stage: observe.StageListPage, Page: 2, Items: 1, ResourceVersion: "9"}, "LIST page 2: 1 items at resourceVersion 9, no continue token: last page", "LIST 第 2 页：1 个对象，资源版本 9，没有 continue 令牌：这是最后一页"},
 		// A snapshot fills the cache in one step too, but no relist happened.
-		{informer.TraceEvent{Stage: informer.StageSnapshotLoaded, Items: 3, ResourceVersion: "12"}, "resumed from snapshot at RV 12, watching: 3 objects loaded", "从快照恢复（资源版本 12）"},
-		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache filled from the snapshot in one step: 3 objects (no LIST was made)", "本地缓存一次性装入快照：3 个对象"},
-		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 4}, "cache replaced by the relist in one step: 4 objects", "一次性替换：4 个对象"},
-		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseInitial, ResourceVersion: "0"}, `relist (cause: initial) from resourceVersion "0"`, `全量 list（原因：initial），资源版本 "0"`},
-		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 3}, "cache filled by the first list in one step: 3 objects", "第一次全量 list 的结果：3 个对象"},
+		{observe.Event{Stage: observe.StageSnapshotLoaded, Items: 3, ResourceVersion: "12"}, "resumed from snapshot at RV 12, watching: 3 objects loaded", "从快照恢复（资源版本 12）"},
+		{observe.Event{Stage: observe.StageCacheReplaced, Items: 3}, "cache filled from the snapshot in one step: 3 objects (no LIST was made)", "本地缓存一次性装入快照：3 个对象"},
+		{observe.Event{Stage: observe.StageCacheReplaced, Items: 4}, "cache replaced by the relist in one step: 4 objects", "一次性替换：4 个对象"},
+		{observe.Event{Stage: observe.StageRelist, Cause: observe.CauseInitial, ResourceVersion: "0"}, `relist (cause: initial) from resourceVersion "0"`, `全量 list（原因：initial），资源版本 "0"`},
+		{observe.Event{Stage: observe.StageCacheReplaced, Items: 3}, "cache filled by the first list in one step: 3 objects", "第一次全量 list 的结果：3 个对象"},
 	} {
 		said := tr.describe(tc.ev)
 		require.Contains(t, said.in(langEN), tc.en)
@@ -255,7 +255,7 @@ func TestTraceWordsForStopsRelistsAndResyncs(t *testing.T) {
 func TestTraceExplainsTheUpdateOfAGracefulDeletion(t *testing.T) {
 	marks := newTerminating()
 	tr := &tracer{now: time.Now, graceful: marks}
-	called := informer.TraceEvent{Stage: informer.StageHandlerCalled, Handler: "print", Op: informer.OpUpdate, Key: "default/a"}
+	called := observe.Event{Stage: observe.StageHandlerCalled, Handler: "print", Op: observe.OpUpdate, Key: "default/a"}
 	require.NotContains(t, tr.describe(called).in(langEN), "Graceful deletion")
 
 	now := time.Now()

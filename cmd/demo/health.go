@@ -10,6 +10,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/metrics"
 )
 
@@ -39,7 +40,7 @@ func serveHealth(ctx context.Context, wg *sync.WaitGroup, addr string, inf infor
 
 // exportedMetrics records the informer of ref into the registry that
 // /metrics serves; nil without --serve-health.
-func (d *demo) exportedMetrics(ref apiclient.Ref) informer.Metrics {
+func (d *demo) exportedMetrics(ref apiclient.Ref) observe.Metrics {
 	if d.metrics == nil {
 		return nil
 	}

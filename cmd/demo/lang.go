@@ -12,7 +12,7 @@ import (
 // --trace lines, its own status lines on stderr and the live page. What
 // scripts and the article's readers match stays the same in every
 // language: the handler lines ("Add:  default/example-…"), the trace's stage
-// names (its second column) and the op names (informer.Op).
+// names (its second column) and the op names (observe.Op).
 type lang uint8
 
 const (

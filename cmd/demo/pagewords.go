@@ -140,7 +140,7 @@ var pageWords = map[string]msg{
 	"col.stage":      {en: "stage", zh: "阶段"},
 	"col.cg":         {en: "client-go", zh: "client-go"},
 	"col.what":       {en: "what happened", zh: "发生了什么"},
-	"footer":         {en: "Every number here comes from the informer's own TraceEvents and Metrics, the stream --trace prints. ", zh: "页面上的每个数字都来自 informer 自己的 TraceEvent 和 Metrics，也就是 --trace 打印的那条流。"},
+	"footer":         {en: "Every number here comes from the informer's own trace events (observe.Event) and metrics, the stream --trace prints. ", zh: "页面上的每个数字都来自 informer 自己的 trace 事件（observe.Event）和 metrics，也就是 --trace 打印的那条流。"},
 	"footer.doc":     {en: "How each box works: ", zh: "每个方框的原理见："},
 
 	"js.connecting":        {en: "connecting…", zh: "连接中…"},

@@ -3,13 +3,13 @@ package main
 import (
 	"time"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // describeSnapshot says what a warm-restart stage (--snapshot) did.
-func (t *tracer) describeSnapshot(ev informer.TraceEvent) (text, bool) {
+func (t *tracer) describeSnapshot(ev observe.Event) (text, bool) {
 	switch ev.Stage {
-	case informer.StageSnapshotLoaded:
+	case observe.StageSnapshotLoaded:
 		t.mu.Lock()
 		t.fromSnapshot = true // the next cache-replaced is the snapshot's, not a relist's
 		t.mu.Unlock()
@@ -17,9 +17,9 @@ func (t *tracer) describeSnapshot(ev informer.TraceEvent) (text, bool) {
 			"the WATCH from %[1]s brings only what changed while the demo was stopped",
 			zh: "从快照恢复（资源版本 %s），直接 watch：%d 个对象装入本地缓存，不发 LIST；" +
 				"从 %[1]s 开始的 WATCH 只带来 demo 停止期间发生的变化"}, ev.ResourceVersion, ev.Items), true
-	case informer.StageSnapshotRejected:
+	case observe.StageSnapshotRejected:
 		return say(msg{en: "snapshot not used, listing instead: %s", zh: "快照没有用上，改为全量 list：%s"}, errSaid(ev.Err)), true
-	case informer.StageSnapshotSaved:
+	case observe.StageSnapshotSaved:
 		return say(msg{en: "snapshot saved: %d objects at resourceVersion %s (took %v)", zh: "快照已保存：%d 个对象，资源版本 %s（耗时 %v）"},
 			ev.Items, ev.ResourceVersion, ev.Duration.Round(time.Microsecond)), true
 	}
@@ -31,7 +31,7 @@ func (t *tracer) describeSnapshot(ev informer.TraceEvent) (text, bool) {
 // shows only after the first sync or with -v, and a learner who asked for
 // --snapshot should not see a silent full list.
 type snapshotReport struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	d *demo
 }
 

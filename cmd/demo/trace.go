@@ -5,10 +5,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
-// tracer prints the informer's TraceEvents, one line per hop of the data
+// tracer prints the informer's trace events (observe.Event), one line per hop of the data
 // path, for --trace. Events arrive synchronously on the goroutine of each
 // stage (reflector, processing loop, handler), so printing keeps their
 // order within a stage and the lineWriter keeps lines whole.
@@ -50,32 +50,32 @@ const (
 	ansiGrey    = "\x1b[90m"
 )
 
-func stageColor(s informer.Stage) string {
+func stageColor(s observe.Stage) string {
 	switch s {
-	case informer.StageListPage, informer.StageReplace:
+	case observe.StageListPage, observe.StageReplace:
 		return ansiBlue
-	case informer.StageWatchOpened, informer.StageWatchEnded:
+	case observe.StageWatchOpened, observe.StageWatchEnded:
 		return ansiCyan
-	case informer.StageEvent:
+	case observe.StageEvent:
 		return ansiYellow
-	case informer.StageBookmark:
+	case observe.StageBookmark:
 		return ansiGrey
-	case informer.StageDeltaQueued:
+	case observe.StageDeltaQueued:
 		return ansiMagenta
-	case informer.StageStoreUpdated, informer.StageCacheReplaced, informer.StageResync:
+	case observe.StageStoreUpdated, observe.StageCacheReplaced, observe.StageResync:
 		return ansiGreen
-	case informer.StageHandlerCalled, informer.StageSynced:
+	case observe.StageHandlerCalled, observe.StageSynced:
 		return ansiBold + ansiGreen
-	case informer.StageSnapshotLoaded, informer.StageSnapshotSaved:
+	case observe.StageSnapshotLoaded, observe.StageSnapshotSaved:
 		return ansiBold + ansiBlue
-	case informer.StageRelist, informer.StageBackoff, informer.StageSkipped, informer.StageSnapshotRejected:
+	case observe.StageRelist, observe.StageBackoff, observe.StageSkipped, observe.StageSnapshotRejected:
 		return ansiRed
 	}
 	return ""
 }
 
 // trace prints one event. It is the informer's Options.Trace.
-func (t *tracer) trace(ev informer.TraceEvent) {
+func (t *tracer) trace(ev observe.Event) {
 	detail := t.describe(ev).in(t.lang)
 	stage := fmt.Sprintf("%-14s", ev.Stage)
 	if t.color {
@@ -119,7 +119,7 @@ func (t *tracer) setDepth(n int) {
 
 // depthMetrics feeds the informer's queue-depth gauge to the tracer.
 type depthMetrics struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	t *tracer
 }
 
@@ -127,9 +127,9 @@ func (m depthMetrics) QueueDepth(n int) { m.t.setDepth(n) }
 
 // traceFunc is the informer's Options.Trace: it prints the event and keeps
 // the depth estimate in step.
-func (t *tracer) traceFunc() func(informer.TraceEvent) {
-	return func(ev informer.TraceEvent) {
-		if ev.Stage == informer.StageStoreUpdated {
+func (t *tracer) traceFunc() func(observe.Event) {
+	return func(ev observe.Event) {
+		if ev.Stage == observe.StageStoreUpdated {
 			t.applied()
 		}
 		t.trace(ev)

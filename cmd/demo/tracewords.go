@@ -5,64 +5,64 @@ import (
 	"io"
 	"time"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // describe says what happened at ev's stage, in the words of doc.go and
 // docs/internals.md (docs/internals.zh-CN.md for the Chinese), in both
 // languages. It keeps the tracer's estimates in step, so it is called once
 // per event.
-func (t *tracer) describe(ev informer.TraceEvent) text {
+func (t *tracer) describe(ev observe.Event) text {
 	switch ev.Stage {
-	case informer.StageListPage:
+	case observe.StageListPage:
 		cont := say(msg{en: "no continue token: last page", zh: "没有 continue 令牌：这是最后一页"})
 		if ev.More {
 			cont = say(msg{en: "continue token present: more pages follow", zh: "带有 continue 令牌：后面还有更多页"})
 		}
 		return say(msg{en: "LIST page %d: %d items at resourceVersion %s, %s",
 			zh: "LIST 第 %d 页：%d 个对象，资源版本 %s，%s"}, ev.Page, ev.Items, ev.ResourceVersion, cont)
-	case informer.StageReplace:
+	case observe.StageReplace:
 		return say(msg{en: "Replace(%d items, resourceVersion %s) into the delta queue %s (depth ≈%d); objects missing from it become tombstones",
 			zh: "Replace（%d 个对象，资源版本 %s）放入增量队列 %s，深度约 %d。本地缓存里有、列表里没有的对象，会变成墓碑（tombstone）"},
 			ev.Items, ev.ResourceVersion, t.queueName(), t.queued(ev.Items))
-	case informer.StageWatchOpened:
+	case observe.StageWatchOpened:
 		if ev.Streaming {
 			return say(msg{en: "WATCH opened as a streaming list (sendInitialEvents) from resourceVersion %q%s",
 				zh: "以流式列表（streaming list，sendInitialEvents=true）建立 WATCH，起始资源版本 %q%s"}, ev.ResourceVersion, t.wire())
 		}
 		return say(msg{en: "WATCH opened from resourceVersion %s%s", zh: "WATCH 已建立，从资源版本 %s 开始增量获取%s"}, ev.ResourceVersion, t.wire())
-	case informer.StageEvent:
+	case observe.StageEvent:
 		return say(msg{en: "event %s %s at resourceVersion %s", zh: "收到事件 %s %s，资源版本 %s"}, ev.EventType, ev.Key, ev.ResourceVersion)
-	case informer.StageBookmark:
-		if ev.Op == informer.OpInitialEventsEnd {
+	case observe.StageBookmark:
+		if ev.Op == observe.OpInitialEventsEnd {
 			return say(msg{en: "BOOKMARK marked initial-events-end: the streaming list is complete at resourceVersion %s; it becomes one Replace",
 				zh: "带 initial-events-end 标记的 BOOKMARK：流式列表已经完整，资源版本 %s；整个列表作为一次 Replace 放入队列"}, ev.ResourceVersion)
 		}
 		return say(msg{en: "BOOKMARK: resourceVersion is now %s (nothing queued)", zh: "BOOKMARK：资源版本推进到 %s（没有对象入队）"}, ev.ResourceVersion)
-	case informer.StageWatchEnded:
+	case observe.StageWatchEnded:
 		return watchEnded(ev)
-	case informer.StageDeltaQueued:
+	case observe.StageDeltaQueued:
 		return say(msg{en: "delta %s %s queued (depth ≈%d)", zh: "增量 %s %s 入队（队列深度约 %d）"}, ev.Op, ev.Key, t.queued(1))
-	case informer.StageStoreUpdated:
+	case observe.StageStoreUpdated:
 		return t.storeUpdated(ev)
-	case informer.StageCacheReplaced:
+	case observe.StageCacheReplaced:
 		return t.cacheReplaced(ev)
-	case informer.StageResync:
+	case observe.StageResync:
 		return say(msg{en: "resync due for handler(s) %s: each of the %d cached objects is re-delivered as OnUpdate(obj, obj), no request to the server",
 			zh: "事件处理函数 %s 到了 resync 时间：本地缓存里的 %d 个对象逐个以 OnUpdate(obj, obj) 再交付一次，不向 API Server 发任何请求"}, ev.Handler, ev.Items)
-	case informer.StageHandlerCalled:
+	case observe.StageHandlerCalled:
 		return t.handlerCalled(ev)
-	case informer.StageRelist:
+	case observe.StageRelist:
 		return t.relist(ev)
-	case informer.StageBackoff:
+	case observe.StageBackoff:
 		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), errSaid(ev.Err))
-	case informer.StageSynced:
-		if ev.Op == informer.OpSnapshot {
+	case observe.StageSynced:
+		if ev.Op == observe.OpSnapshot {
 			return say(msg{en: "synced from the snapshot: %d objects in the cache at resourceVersion %s, nothing listed",
 				zh: "同步完成（synced），来自快照：本地缓存中有 %d 个对象，资源版本 %s。没有发 LIST"}, ev.Items, ev.ResourceVersion)
 		}
 		return say(msg{en: "synced: %d objects in the cache at resourceVersion %s", zh: "同步完成（synced）：本地缓存中有 %d 个对象，资源版本 %s"}, ev.Items, ev.ResourceVersion)
-	case informer.StageSkipped:
+	case observe.StageSkipped:
 		return say(msg{en: "skipped %s: %s", zh: "跳过 %s：%s"}, ev.Key, errSaid(ev.Err))
 	}
 	if s, ok := t.describeSnapshot(ev); ok {
@@ -72,37 +72,37 @@ func (t *tracer) describe(ev informer.TraceEvent) text {
 }
 
 // storeUpdated explains what the processing loop did with one delta.
-func (t *tracer) storeUpdated(ev informer.TraceEvent) text {
+func (t *tracer) storeUpdated(ev observe.Event) text {
 	had := t.cachedBefore(ev)
 	switch ev.Op {
-	case informer.OpSnapshot:
+	case observe.OpSnapshot:
 		return say(msg{en: "store %s from the snapshot, as it was at resourceVersion %s: handlers hear an initial add",
 			zh: "从快照写入本地缓存 %s（快照里的资源版本 %s）：事件处理函数收到一次初始 add"}, ev.Key, ev.ResourceVersion)
-	case informer.OpReplace:
+	case observe.OpReplace:
 		if had {
 			return say(msg{en: "store %s from the relist at resourceVersion %s: it was cached at another resourceVersion, so handlers hear an update",
 				zh: "按这次全量 list 的结果更新本地缓存里的 %s（资源版本 %s）。缓存里原来的版本不同，所以事件处理函数收到 update"}, ev.Key, ev.ResourceVersion)
 		}
 		return say(msg{en: "store %s from the relist at resourceVersion %s: it was not cached, so handlers hear an add",
 			zh: "按这次全量 list 的结果把 %s 加入本地缓存（资源版本 %s）。缓存里原来没有它，所以事件处理函数收到 add"}, ev.Key, ev.ResourceVersion)
-	case informer.OpUnchanged:
+	case observe.OpUnchanged:
 		return say(msg{en: "store %s unchanged by the relist (same resourceVersion %s): not news, only handlers due a resync hear of it",
 			zh: "%s 在重新 list 后没有变化（资源版本仍是 %s）：不算新消息。只有到了 resync 时间的事件处理函数，才会收到它"}, ev.Key, ev.ResourceVersion)
-	case informer.OpTombstone:
+	case observe.OpTombstone:
 		return say(msg{en: "store delete %s: a tombstone. The relist no longer has it: it was deleted while nobody watched (finalStateUnknown)",
 			zh: "从本地缓存删除 %s：这是一个墓碑（tombstone）。重新 list 的结果里已经没有它，说明它是在没人 watch 时被删除的（finalStateUnknown）"}, ev.Key)
-	case informer.OpSync:
+	case observe.OpSync:
 		return say(msg{en: "store %s resync: the cached object, unchanged, goes to the handlers due a resync",
 			zh: "%s 的 resync：哪些事件处理函数到了 resync 时间，就把本地缓存里的这个对象原样交给它们"}, ev.Key)
 	}
 	switch ev.Op {
-	case informer.OpAdd:
+	case observe.OpAdd:
 		return say(msg{en: "store add %s (cache updated before any handler hears of it)",
 			zh: "本地缓存新增 %s（先更新本地缓存，再通知事件处理函数）"}, ev.Key)
-	case informer.OpUpdate:
+	case observe.OpUpdate:
 		return say(msg{en: "store update %s (cache updated before any handler hears of it)",
 			zh: "本地缓存更新 %s（先更新本地缓存，再通知事件处理函数）"}, ev.Key)
-	case informer.OpDelete:
+	case observe.OpDelete:
 		return say(msg{en: "store delete %s (cache updated before any handler hears of it)",
 			zh: "从本地缓存删除 %s（先更新本地缓存，再通知事件处理函数）"}, ev.Key)
 	}
@@ -115,7 +115,7 @@ func (t *tracer) storeUpdated(ev informer.TraceEvent) text {
 // relisted object was stored anew (OpReplace), not whether handlers hear
 // an add or an update of it; every store-updated passes here, so the set
 // knows.
-func (t *tracer) cachedBefore(ev informer.TraceEvent) bool {
+func (t *tracer) cachedBefore(ev observe.Event) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.cached == nil {
@@ -123,7 +123,7 @@ func (t *tracer) cachedBefore(ev informer.TraceEvent) bool {
 	}
 	had := t.cached[ev.Key]
 	switch ev.Op {
-	case informer.OpDelete, informer.OpTombstone:
+	case observe.OpDelete, observe.OpTombstone:
 		delete(t.cached, ev.Key)
 	default:
 		t.cached[ev.Key] = true
@@ -133,7 +133,7 @@ func (t *tracer) cachedBefore(ev informer.TraceEvent) bool {
 
 // cacheReplaced says what filled the cache in one step: a relist's list,
 // or the snapshot loaded at start, which is no relist at all.
-func (t *tracer) cacheReplaced(ev informer.TraceEvent) text {
+func (t *tracer) cacheReplaced(ev observe.Event) text {
 	t.mu.Lock()
 	fromSnapshot, first := t.fromSnapshot, t.firstList
 	t.fromSnapshot, t.firstList = false, false
@@ -152,19 +152,19 @@ func (t *tracer) cacheReplaced(ev informer.TraceEvent) text {
 
 // handlerCalled says which handler call returned, and why an Update comes
 // before the Delete of a pod deleted gracefully.
-func (t *tracer) handlerCalled(ev informer.TraceEvent) text {
+func (t *tracer) handlerCalled(ev observe.Event) text {
 	took := ev.Duration.Round(time.Microsecond)
 	switch {
-	case ev.Op == informer.OpTombstone:
+	case ev.Op == observe.OpTombstone:
 		return say(msg{en: "handler %q called: delete %s with finalStateUnknown=true (took %v). A tombstone: the delete was missed while the watch was down and found by the relist. " +
 			"client-go hands a DeletedFinalStateUnknown here, which is why the article keys deletes with DeletionHandlingMetaNamespaceKeyFunc; here obj is still the handler's type and meta.Key(obj) is its key",
 			zh: "事件处理函数 %q 被调用：delete %s，finalStateUnknown=true（耗时 %v）。这是墓碑（tombstone）：watch 断开期间错过了这次删除，重新 list 时才发现。" +
 				"client-go 在这里传的是 DeletedFinalStateUnknown，所以文章用 DeletionHandlingMetaNamespaceKeyFunc 取删除对象的键；这里 obj 仍是事件处理函数的类型，meta.Key(obj) 就是它的键"},
 			ev.Handler, ev.Key, took)
-	case ev.Op == informer.OpSync:
+	case ev.Op == observe.OpSync:
 		return say(msg{en: "handler %q called: update %s from a resync, old == new (took %v)",
 			zh: "事件处理函数 %q 被调用：%s 的 update 来自 resync，old == new（耗时 %v）"}, ev.Handler, ev.Key, took)
-	case ev.Op == informer.OpUpdate && t.graceful.has(ev.Key):
+	case ev.Op == observe.OpUpdate && t.graceful.has(ev.Key):
 		return say(msg{en: "handler %q called: update %s (took %v). Graceful deletion: the server first sets deletionTimestamp " +
 			"(a MODIFIED event, hence this Update:), and sends DELETED once the object is gone",
 			zh: "事件处理函数 %q 被调用：update %s（耗时 %v）。这是优雅删除（graceful deletion）：API Server 先给对象写上 deletionTimestamp" +
@@ -174,12 +174,12 @@ func (t *tracer) handlerCalled(ev informer.TraceEvent) text {
 }
 
 // relist says why the reflector lists (again).
-func (t *tracer) relist(ev informer.TraceEvent) text {
+func (t *tracer) relist(ev observe.Event) text {
 	t.mu.Lock()
 	t.fromSnapshot = false // this list, not the snapshot, fills the cache next
-	t.firstList = ev.Cause == informer.CauseInitial
+	t.firstList = ev.Cause == observe.CauseInitial
 	t.mu.Unlock()
-	if ev.Cause == informer.CauseSnapshotExpired {
+	if ev.Cause == observe.CauseSnapshotExpired {
 		return say(msg{en: "relist (cause: %s): the snapshot's resourceVersion %s has left the server's history (410); " +
 			"this list reconciles the cache: deletes become tombstones, changes updates, unchanged objects nothing",
 			zh: "重新 list（原因：%s）：快照的资源版本 %s 已不在 API Server 的历史里（410 Gone）；" +
@@ -202,7 +202,7 @@ func (t *tracer) wire() text {
 // watchEnded says who ended a watch: the informer stopping (the event
 // says so: the stream closed under the stop may look like a clean close),
 // the server closing it cleanly, or a failure.
-func watchEnded(ev informer.TraceEvent) text {
+func watchEnded(ev observe.Event) text {
 	if ev.Stopping {
 		return say(msg{en: "WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch",
 			zh: "WATCH 在 %d 个事件后停止：informer 正在退出（Ctrl-C），不再重新 watch"}, ev.Items)

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/docs"
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 func get(t testing.TB, url string) (int, string) {
@@ -148,7 +148,7 @@ func TestTheClassCanStepAndSlowTheChurn(t *testing.T) {
 // trace event.
 func TestDashboardLogSpeaksTheLanguageAskedFor(t *testing.T) {
 	d := newDashboard(time.Now, "fake", "v1/pods")
-	d.observe(informer.TraceEvent{Stage: informer.StageSynced, Items: 2, ResourceVersion: "5"})
+	d.observe(observe.Event{Stage: observe.StageSynced, Items: 2, ResourceVersion: "5"})
 	assert.Equal(t, "synced: 2 objects in the cache at resourceVersion 5", d.snapshot(langEN).Log[0].Text)
 	assert.Equal(t, "同步完成（synced）：本地缓存中有 2 个对象，资源版本 5", d.snapshot(langZH).Log[0].Text)
 }

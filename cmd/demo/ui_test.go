@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -238,26 +238,26 @@ func TestDashboardFoldsTraceEvents(t *testing.T) {
 	d := newDashboard(func() time.Time { return now }, "fake", "v1/pods")
 	gone := &meta.StatusError{Status: meta.Status{Code: 410, Reason: "Expired", Message: "too old resource version: 5 (9)"}}
 	steps := []struct {
-		ev    informer.TraceEvent
+		ev    observe.Event
 		state string
 	}{
-		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseInitial}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageListPage, Page: 1, Items: 2, ResourceVersion: "5", More: true}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageListPage, Page: 2, Items: 1, ResourceVersion: "5"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageReplace, Items: 3, ResourceVersion: "5"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageSynced, Items: 3, ResourceVersion: "5"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "5"}, "watching"},
-		{informer.TraceEvent{Stage: informer.StageEvent, EventType: meta.Added, Key: "default/a", ResourceVersion: "6"}, "watching"},
-		{informer.TraceEvent{Stage: informer.StageDeltaQueued, Op: informer.OpAdd, Key: "default/a"}, "watching"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpAdd, Key: "default/a"}, "watching"},
-		{informer.TraceEvent{Stage: informer.StageWatchEnded, Items: 1, Err: gone, ResourceVersion: "6"}, "watch-ended"},
-		{informer.TraceEvent{Stage: informer.StageRelist, Cause: informer.CauseWatchGone, ResourceVersion: "6"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageListPage, Page: 1, Items: 2, ResourceVersion: "9"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageReplace, Items: 2, ResourceVersion: "9"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageStoreUpdated, Op: informer.OpTombstone, Key: "default/b"}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageCacheReplaced, Items: 2}, "listing"},
-		{informer.TraceEvent{Stage: informer.StageBackoff, Duration: 800 * time.Millisecond, Err: errors.New("boom")}, "backing-off"},
-		{informer.TraceEvent{Stage: informer.StageWatchOpened, ResourceVersion: "9"}, "watching"},
+		{observe.Event{Stage: observe.StageRelist, Cause: observe.CauseInitial}, "listing"},
+		{observe.Event{Stage: observe.StageListPage, Page: 1, Items: 2, ResourceVersion: "5", More: true}, "listing"},
+		{observe.Event{Stage: observe.StageListPage, Page: 2, Items: 1, ResourceVersion: "5"}, "listing"},
+		{observe.Event{Stage: observe.StageReplace, Items: 3, ResourceVersion: "5"}, "listing"},
+		{observe.Event{Stage: observe.StageSynced, Items: 3, ResourceVersion: "5"}, "listing"},
+		{observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: "5"}, "watching"},
+		{observe.Event{Stage: observe.StageEvent, EventType: meta.Added, Key: "default/a", ResourceVersion: "6"}, "watching"},
+		{observe.Event{Stage: observe.StageDeltaQueued, Op: observe.OpAdd, Key: "default/a"}, "watching"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpAdd, Key: "default/a"}, "watching"},
+		{observe.Event{Stage: observe.StageWatchEnded, Items: 1, Err: gone, ResourceVersion: "6"}, "watch-ended"},
+		{observe.Event{Stage: observe.StageRelist, Cause: observe.CauseWatchGone, ResourceVersion: "6"}, "listing"},
+		{observe.Event{Stage: observe.StageListPage, Page: 1, Items: 2, ResourceVersion: "9"}, "listing"},
+		{observe.Event{Stage: observe.StageReplace, Items: 2, ResourceVersion: "9"}, "listing"},
+		{observe.Event{Stage: observe.StageStoreUpdated, Op: observe.OpTombstone, Key: "default/b"}, "listing"},
+		{observe.Event{Stage: observe.StageCacheReplaced, Items: 2}, "listing"},
+		{observe.Event{Stage: observe.StageBackoff, Duration: 800 * time.Millisecond, Err: errors.New("boom")}, "backing-off"},
+		{observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: "9"}, "watching"},
 	}
 	for i, s := range steps {
 		now = now.Add(time.Second)
@@ -284,7 +284,7 @@ func TestDashboardFoldsTraceEvents(t *testing.T) {
 func TestDashboardLogKeepsTheLastLines(t *testing.T) {
 	d := newDashboard(time.Now, "fake", "v1/pods")
 	for i := range logKeep + 50 {
-		d.observe(informer.TraceEvent{Stage: informer.StageEvent, EventType: meta.Modified, Key: fmt.Sprintf("ns/o%d", i)})
+		d.observe(observe.Event{Stage: observe.StageEvent, EventType: meta.Modified, Key: fmt.Sprintf("ns/o%d", i)})
 	}
 	st := d.snapshot(langEN)
 	require.Len(t, st.Log, logKeep)
@@ -295,7 +295,7 @@ func TestDashboardLogKeepsTheLastLines(t *testing.T) {
 
 // countingMetrics counts the calls it gets.
 type countingMetrics struct {
-	informer.NopMetrics
+	observe.NopMetrics
 	calls *int
 }
 
@@ -306,17 +306,17 @@ func (c countingMetrics) HandlerCall(string, time.Duration, time.Duration) { *c.
 // the whole stream, and with neither the informer keeps its defaults.
 func TestFanOutGivesEveryConsumerEachCall(t *testing.T) {
 	var a, b int
-	m := fanOutMetrics([]informer.Metrics{countingMetrics{calls: &a}, countingMetrics{calls: &b}})
+	m := fanOutMetrics([]observe.Metrics{countingMetrics{calls: &a}, countingMetrics{calls: &b}})
 	m.QueueDepth(3)
 	m.HandlerCall("h", time.Millisecond, time.Millisecond)
 	assert.Equal(t, []int{2, 2}, []int{a, b})
 	assert.Nil(t, fanOutMetrics(nil))
 	assert.Nil(t, fanOutTrace(nil))
 	var seen []string
-	tr := fanOutTrace([]func(informer.TraceEvent){
-		func(ev informer.TraceEvent) { seen = append(seen, "a:"+ev.Stage.String()) },
-		func(ev informer.TraceEvent) { seen = append(seen, "b:"+ev.Stage.String()) },
+	tr := fanOutTrace([]func(observe.Event){
+		func(ev observe.Event) { seen = append(seen, "a:"+ev.Stage.String()) },
+		func(ev observe.Event) { seen = append(seen, "b:"+ev.Stage.String()) },
 	})
-	tr(informer.TraceEvent{Stage: informer.StageSynced})
+	tr(observe.Event{Stage: observe.StageSynced})
 	assert.Equal(t, []string{"a:synced", "b:synced"}, seen)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -125,12 +126,12 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if d.cfg.snapshot != "" {
 		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot, Identity: informer.SnapshotIdentity(c, ref, opts.Selectors)}
 	}
-	var metrics []informer.Metrics
+	var metrics []observe.Metrics
 	if d.cfg.snapshot != "" {
 		metrics = append(metrics, snapshotReport{d: d})
 	}
 	lw := informer.NewListerWatcher[T](c, ref, opts)
-	var traces []func(informer.TraceEvent)
+	var traces []func(observe.Event)
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket,
 			lang: d.cfg.lang, graceful: d.graceful, deltaFIFO: d.cfg.deltaFIFO}

@@ -7,12 +7,13 @@ import (
 
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/metrics"
 	"github.com/zerokube/zerokube/workqueue"
 )
 
-// Exercise makes every informer.Metrics and workqueue.Metrics call through
+// Exercise makes every observe.Metrics and workqueue.Metrics call through
 // s (informer and queue both named "pods"), so that every family of
 // metrics.Catalogue has a series with known values. The queue runs on a
 // fake clock, so its in-progress gauges read 2 (seconds) at any scrape.
@@ -23,9 +24,9 @@ func Exercise(s metrics.Sink) {
 	m.ListCall(nil)
 	m.ListCall(errors.New("boom"))
 	m.WatchCall(nil)
-	m.Relist(informer.CauseInitial)
-	m.Relist(informer.CauseWatchGone)
-	m.Relist(informer.CauseWatchGone)
+	m.Relist(observe.CauseInitial)
+	m.Relist(observe.CauseWatchGone)
+	m.Relist(observe.CauseWatchGone)
 	m.WatchEvent(meta.Added)
 	m.WatchEvent(meta.Bookmark)
 	m.ResourceVersion("12345")
@@ -40,7 +41,7 @@ func Exercise(s metrics.Sink) {
 	m.SnapshotSaved(nil, 4096, 20*time.Millisecond)
 	m.SnapshotSaved(errors.New("disk full"), 1, time.Millisecond)
 	metrics.Health(s, "pods", health{Synced: true, LastProgress: time.Unix(1700000000, 5e8),
-		Failure: &informer.SyncError{Reason: informer.FailureServer, Attempts: 3}})
+		Failure: &informer.SyncError{Reason: observe.FailureServer, Attempts: 3}})
 
 	clock := clocktest.New()
 	q := workqueue.New(workqueue.Options[string]{Clock: clock, Metrics: metrics.Workqueue(s, "pods")})

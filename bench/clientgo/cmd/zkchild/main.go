@@ -43,6 +43,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/workload"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -112,8 +113,8 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 	note := mode + ", " + enc
 	var asked, full atomic.Bool
 	if probe.Has(f.Opts, "trace") {
-		opts.Trace = func(e informer.TraceEvent) {
-			if e.Stage == informer.StageRelist || e.Stage == informer.StageWatchOpened {
+		opts.Trace = func(e observe.Event) {
+			if e.Stage == observe.StageRelist || e.Stage == observe.StageWatchOpened {
 				asked.Store(true)
 				if !e.Metadata {
 					full.Store(true)

@@ -1,4 +1,4 @@
-package informer
+package observe
 
 import (
 	"time"
@@ -11,7 +11,7 @@ import (
 // only what you export and stay compatible when methods are added.
 //
 // For Prometheus, metrics.Informer (package github.com/zerokube/zerokube/metrics)
-// implements it: pass metrics.Informer(reg, "pods") with the standard-library
+// implements it (it records every method; the informer calls them): pass metrics.Informer(reg, "pods") with the standard-library
 // metrics.Registry, or sink.Informer("pods") with the prom module's Sink over
 // a client_golang registry.
 type Metrics interface {
@@ -52,10 +52,10 @@ type Metrics interface {
 // NopMetrics implements Metrics by doing nothing; its methods are no-ops.
 type NopMetrics struct{}
 
-// isNop reports whether m is exactly NopMetrics, so the informer may skip
+// IsNop reports whether m is exactly NopMetrics, so the informer may skip
 // measuring what nobody records. A type that embeds NopMetrics is not: it
 // may implement HandlerCall itself.
-func isNop(m Metrics) bool {
+func IsNop(m Metrics) bool {
 	switch m.(type) {
 	case NopMetrics, *NopMetrics:
 		return true

@@ -1,4 +1,4 @@
-package informer
+package observe
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 )
 
 // Stage names a step of an object's way from the server to a handler. A
-// [TraceEvent] reports one; the demo's --trace mode prints them to teach the
+// [Event] reports one; the demo's --trace mode prints them to teach the
 // data path.
 type Stage uint8
 
@@ -58,11 +58,11 @@ func (s Stage) String() string {
 	return "stage(?)"
 }
 
-// TraceEvent is one step of the data path. Only the fields named in the
+// Event is one step of the data path. Only the fields named in the
 // Stage's doc are set. Producer stages (replace, delta-queued) are reported
 // just before the hand-over, so one object's events arrive in data-path
 // order even though the stages run on different goroutines.
-type TraceEvent struct {
+type Event struct {
 	Stage           Stage
 	Page            int
 	Items           int
@@ -152,58 +152,12 @@ func (o *Op) UnmarshalText(b []byte) error {
 		*o = 0
 		return nil
 	}
-	return fmt.Errorf("informer: unknown trace op %q", b)
-}
-
-// RelistCause says why the reflector lists (again).
-type RelistCause uint8
-
-// The causes of a relist.
-const (
-	CauseInitial           RelistCause = iota + 1 // the first sync
-	CauseWatchGone                                // a WATCH got 410: relist at the last resourceVersion
-	CauseListGone                                 // a LIST at a resourceVersion got 410: consistent relist
-	CauseTooLargeRV                               // 504 ResourceVersionTooLarge: consistent relist after the hint
-	CauseContinueExpired                          // a continue token expired mid-list: one unpaginated list
-	CauseStreamingFallback                        // the streaming list was rejected, cut short or timed out
-	CauseListError                                // a LIST failed otherwise: retry it after backoff
-	CauseWatchError                               // a WATCH failed with an error that needs a fresh list (ERROR event, undecodable event, very short watch)
-)
-
-// CauseSnapshotExpired: the watch from a snapshot's resourceVersion got
-// 410; the relist reconciles the cache loaded from the snapshot.
-const CauseSnapshotExpired = CauseWatchError + 1
-
-// More causes: a relist that is planned, not a recovery.
-const (
-	// CauseReshard: Shard.Set moved the shard; the relist brings the new
-	// shard's objects (not a failure: no backoff, no WatchErrorHandler).
-	CauseReshard = CauseSnapshotExpired + 1 + iota
-	// CauseSnapshotIncomplete: the snapshot loaded was saved while a list
-	// skipped undecodable objects (Options.SkipUndecodable); the relist
-	// asks for them again instead of resuming a watch that never would.
-	CauseSnapshotIncomplete
-)
-
-var causeNames = [...]string{
-	CauseInitial: "initial", CauseWatchGone: "watch-gone", CauseListGone: "list-gone",
-	CauseTooLargeRV: "too-large-rv", CauseContinueExpired: "continue-expired",
-	CauseStreamingFallback: "streaming-fallback", CauseListError: "list-error",
-	CauseWatchError: "watch-error", CauseSnapshotExpired: "snapshot-expired",
-	CauseReshard: "reshard", CauseSnapshotIncomplete: "snapshot-incomplete",
-}
-
-// String returns the cause's short name, e.g. "watch-gone".
-func (c RelistCause) String() string {
-	if int(c) < len(causeNames) && causeNames[c] != "" {
-		return causeNames[c]
-	}
-	return "cause(?)"
+	return fmt.Errorf("observe: unknown trace op %q", b)
 }
 
 // String renders the event on one line with only its set fields, e.g.
 // "list-page page=1 items=500 rv=1234", for --trace style output.
-func (e TraceEvent) String() string {
+func (e Event) String() string {
 	var b strings.Builder
 	b.WriteString(e.Stage.String())
 	add := func(k, v string) {
