@@ -21,13 +21,13 @@ import (
 // the server's words (which name the bad selector) and what to fix.
 func TestABadSelectorStopsAFailFastInformer(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		sel  informer.Selectors
-		says []string // in WaitForSync's error, on both servers
+		name         string
+		label, field string
+		says         []string // in WaitForSync's error, on both servers
 	}{
-		{"field", informer.Selectors{FieldSelector: "spec.nodname=node-1"},
+		{"field", "", "spec.nodname=node-1",
 			[]string{"bad request", `field selector "spec.nodname=node-1"`, "spec.nodname"}},
-		{"label", informer.Selectors{LabelSelector: "a in ("},
+		{"label", "a in (", "",
 			[]string{"bad request", `label selector "a in ("`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,8 +36,8 @@ func TestABadSelectorStopsAFailFastInformer(t *testing.T) {
 				require.NoError(t, err)
 				t.Cleanup(c.CloseIdleConnections)
 				ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: tg.namespace(t)}
-				inf := informer.NewForResource[configMap](c, ref, informer.Options[*configMap]{
-					Logger: quiet(), FailFast: true, Selectors: tc.sel})
+				inf := informer.New[configMap](c, ref, informer.Options[*configMap]{
+					Logger: quiet(), FailFast: true, LabelSelector: tc.label, FieldSelector: tc.field})
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				runErr := inf.Run(ctx)

@@ -86,13 +86,9 @@ func launch(t *testing.T, tg *target, ns string, opts informer.Options[*configMa
 	wrap func(informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap]) *run {
 	c, err := apiclient.New(tg.cfg)
 	require.NoError(t, err)
-	lw := informer.NewListerWatcher[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, informer.Options[*configMap]{})
-	if wrap != nil {
-		lw = wrap(lw)
-	}
 	r := &run{changed: make(chan struct{}, 1)}
-	opts.Logger, opts.Trace = quiet(), r.trace
-	r.inf = informer.New[configMap](lw, opts)
+	opts.Logger, opts.Trace, opts.WrapListerWatcher = quiet(), r.trace, wrap
+	r.inf = informer.New[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
 	poke := func() {
 		select {
 		case r.changed <- struct{}{}:
@@ -198,7 +194,7 @@ type paged struct {
 	beforeContinue func(token string)
 }
 
-func (p *paged) List(ctx context.Context, o informer.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+func (p *paged) List(ctx context.Context, o apiclient.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
 	if o.ResourceVersion == "0" {
 		o.ResourceVersion, o.ResourceVersionMatch = "", ""
 	}

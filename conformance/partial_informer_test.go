@@ -39,7 +39,7 @@ func TestAMetadataOnlyInformerSyncsAndFollows(t *testing.T) {
 				require.NoError(t, err)
 				opts := informer.Options[*cmMetadata]{Logger: quiet(), StreamingList: tc.streaming, PageSize: 5}
 				opts.Transport.JSON = tc.json
-				inf := informer.NewForResource[cmMetadata](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
+				inf := informer.New[cmMetadata](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
 				go func() { done <- inf.Run(ctx) }()

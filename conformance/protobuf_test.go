@@ -155,12 +155,12 @@ func TestInformerSyncsAndWatchesPodsOverProtobuf(t *testing.T) {
 				}
 				ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: ns}
 				c, log := recordingClient(t, tg)
-				pb := informer.NewForResource[slimPod](c, ref, informer.Options[*slimPod]{Logger: quiet(), StreamingList: streaming,
+				pb := informer.New[slimPod](c, ref, informer.Options[*slimPod]{Logger: quiet(), StreamingList: streaming,
 					Transport: informer.Transport{Websocket: mode.websocket}})
 				pbChanged := runInformer(t, pb)
 				// The same pods over JSON, for the structs to compare.
 				jc, jlog := recordingClient(t, tg)
-				js := informer.NewForResource[slimPod](jc, ref, informer.Options[*slimPod]{Logger: quiet(),
+				js := informer.New[slimPod](jc, ref, informer.Options[*slimPod]{Logger: quiet(),
 					StreamingList: streaming, Transport: informer.Transport{JSON: true}})
 				jsChanged := runInformer(t, js)
 				awaitKeys(t, pb, pbChanged, keys...)
@@ -236,7 +236,7 @@ func TestInformerWatchesACustomResourceOverJSON(t *testing.T) {
 		tg.must(t, 201, "POST", list, `{"apiVersion":"conformance.zerokube.dev/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}}`)
 		ref := apiclient.Ref{GVR: meta.GVR{Group: "conformance.zerokube.dev", Version: "v1", Resource: "widgets"}, Namespace: ns}
 		c, log := recordingClient(t, tg)
-		inf := informer.NewForResource[widget](c, ref, informer.Options[*widget]{Logger: quiet()})
+		inf := informer.New[widget](c, ref, informer.Options[*widget]{Logger: quiet()})
 		changed := runInformer(t, inf)
 		tg.must(t, 201, "POST", list, `{"apiVersion":"conformance.zerokube.dev/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"size":4}}`)
 		awaitKeys(t, inf, changed, ns+"/w1", ns+"/w2")

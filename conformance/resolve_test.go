@@ -111,8 +111,9 @@ func TestACustomResourceInstalledAfterDiscoveryIsFoundByItsShortName(t *testing.
 
 		ns := tg.namespace(t)
 		tg.must(t, 201, "POST", r.Ref(ns).Path(), `{"apiVersion":"`+r.APIVersion()+`","kind":"Gadget","metadata":{"name":"g1"}}`)
-		inf, err := informer.NewForName[meta.Raw](ctx, d, "gadget."+group, ns, informer.Options[*meta.Raw]{Logger: quiet()})
+		byName, err := d.Resolve(ctx, "gadget."+group)
 		require.NoError(t, err)
+		inf := informer.New[meta.Raw](d.APIClient(), byName.Ref(ns), informer.Options[*meta.Raw]{Logger: quiet()})
 		runCtx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- inf.Run(runCtx) }()

@@ -6,7 +6,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/snapshot"
@@ -22,11 +21,7 @@ func TestInformerResumesFromItsSnapshot(t *testing.T) {
 		ns, other := tg.namespace(t), tg.namespace(t)
 		want := seed(t, tg, ns, 10)
 		dir := t.TempDir()
-		c, err := apiclient.New(tg.cfg)
-		require.NoError(t, err)
-		ref := apiclient.Ref{GVR: cmGVR, Namespace: ns}
-		opts := informer.Options[*configMap]{Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1,
-			Identity: informer.SnapshotIdentity(c, ref, informer.Selectors{})}}
+		opts := informer.Options[*configMap]{Name: "informer", Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1}}
 		p := "/api/v1/namespaces/" + ns + "/configmaps"
 		change := func(update, remove, create string) {
 			tg.must(t, 200, "PATCH", p+"/"+update, `{"data":{"k":"v1"}}`, "Content-Type", "application/merge-patch+json")

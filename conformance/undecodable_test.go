@@ -41,7 +41,7 @@ func TestAPodThatDoesNotFitTheTypeIsSkippedOverProtobuf(t *testing.T) {
 				tg.must(t, 201, "POST", pods, imagePodJSON("a", "busybox:1.36"))
 				tg.must(t, 201, "POST", pods, imagePodJSON("bad", "nginx:latest"))
 				c, log := recordingClient(t, tg)
-				inf := informer.NewForResource[pinnedPod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: ns},
+				inf := informer.New[pinnedPod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: ns},
 					informer.Options[*pinnedPod]{Logger: quiet(), StreamingList: streaming, SkipUndecodable: true})
 				changed := runInformer(t, inf)
 				awaitKeys(t, inf, changed, ns+"/a")

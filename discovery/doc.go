@@ -8,7 +8,7 @@
 //	name ──▶ discovery.Client ──GET /api, /apis──▶ API server
 //	            │ Index (kept)
 //	            ▼
-//	   Resource{GVR, Kind, Namespaced} ──Ref(ns)──▶ informer.NewForResource ──▶ apiclient …
+//	   Resource{GVR, Kind, Namespaced} ──Ref(ns)──▶ informer.New ──▶ apiclient …
 //
 // It reads aggregated discovery (apidiscovery.k8s.io/v2: every group,
 // version and resource in two requests, /api and /apis, asked for in the

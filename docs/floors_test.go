@@ -15,7 +15,7 @@ import (
 // the test, so a new one gets a floor when it is added.
 var floors = [][]string{
 	{"meta", "clock", "internal/pbwire", "internal/ring", "internal/fieldsv1", "shard", "cache", "snapshot"},
-	{"kubeproto", "clock/clocktest", "fifo", "workqueue", "internal/workload"},
+	{"kubeproto", "clock/clocktest", "fifo", "workqueue", "internal/workload", "informer/observe"},
 	{"protodec", "internal/testutil"},
 	{"watchstream"},
 	{"apiclient", "fakeapiserver/internal/storage"},

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // countHandler counts calls and signals when it reached want.
@@ -31,10 +32,10 @@ func (h *countHandler) OnDelete(*pod, bool) { h.hit() }
 // network and decoding taken out: a scripted list of n objects and then n
 // watch events go through reflector, queue, cache and handlers.
 func BenchmarkInformerPipeline(b *testing.B) {
-	for _, q := range []QueueKind{QueueInOrder, QueueDeltaFIFO} {
+	for _, q := range []bool{false, true} {
 		for _, handlers := range []int{1, 4} {
 			for _, loop := range []bool{false, true} {
-				b.Run(fmt.Sprintf("queue=%d/handlers=%d/loop=%t", q, handlers, loop), func(b *testing.B) {
+				b.Run(fmt.Sprintf("deltaFIFO=%t/handlers=%d/loop=%t", q, handlers, loop), func(b *testing.B) {
 					benchPipeline(b, q, handlers, 5000, loop)
 				})
 			}
@@ -42,9 +43,9 @@ func BenchmarkInformerPipeline(b *testing.B) {
 	}
 }
 
-func benchPipeline(b *testing.B, q QueueKind, handlers, n int, loop bool) {
+func benchPipeline(b *testing.B, q bool, handlers, n int, loop bool) {
 	items := make([]*pod, n)
-	events := make([]Event[*pod], n)
+	events := make([]watchstream.Event[*pod], n)
 	for i := range n {
 		items[i] = mkPod("p-"+strconv.Itoa(i), "1")
 		events[i] = ev(meta.Modified, "p-"+strconv.Itoa(i), strconv.Itoa(2+i))
@@ -58,7 +59,7 @@ func benchPipeline(b *testing.B, q QueueKind, handlers, n int, loop bool) {
 		w.block = true
 		lw := &scriptLW{lists: []listReply{{items: items, lm: meta.ListMeta{ResourceVersion: "1"}}},
 			watches: []*fakeWatch{w}}
-		inf := New[pod](lw, Options[*pod]{Queue: q, Logger: quiet(), InlineProcessing: !loop})
+		inf := newInformer[pod](lw, Options[*pod]{DeltaFIFO: q, Logger: quiet(), InlineProcessing: !loop})
 		hs := make([]*countHandler, handlers)
 		for i := range hs {
 			hs[i] = &countHandler{want: int64(2 * n), done: make(chan struct{})}
@@ -113,7 +114,7 @@ func BenchmarkWatchHops(b *testing.B) {
 
 func benchHops(b *testing.B, loop, sync bool, pace time.Duration) {
 	lw := newLiveLW(pods("a"), "1")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: !loop})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: !loop})
 	called := make(chan struct{}, 1)
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{UpdateFunc: func(_, _ *pod) { called <- struct{}{} }},
 		HandlerOptions{Synchronous: sync})
@@ -127,7 +128,7 @@ func benchHops(b *testing.B, loop, sync bool, pace time.Duration) {
 	if err := inf.WaitForSync(ctx); err != nil {
 		b.Fatal(err)
 	}
-	events := make([]Event[*pod], 1024)
+	events := make([]watchstream.Event[*pod], 1024)
 	for i := range events {
 		events[i] = ev(meta.Modified, "a", strconv.Itoa(2+i))
 	}

@@ -34,11 +34,11 @@ const convergeWithin = 30 * time.Second
 // than all before it has noticed the first.
 func TestRandomWritesAndFaultsConverge(t *testing.T) {
 	for _, tc := range []struct {
-		queue     informer.QueueKind
+		deltaFIFO bool
 		streaming bool
 		loop      bool // not Options.InlineProcessing
-	}{{informer.QueueInOrder, false, false}, {informer.QueueDeltaFIFO, true, false}, {informer.QueueInOrder, false, true}} {
-		t.Run(fmt.Sprintf("queue=%d/streaming=%t/loop=%t", tc.queue, tc.streaming, tc.loop), func(t *testing.T) {
+	}{{false, false, false}, {true, true, false}, {false, false, true}} {
+		t.Run(fmt.Sprintf("deltaFIFO=%t/streaming=%t/loop=%t", tc.deltaFIFO, tc.streaming, tc.loop), func(t *testing.T) {
 			seed := uint64(time.Now().UnixNano())
 			t.Logf("seed %d", seed)
 			rnd := rand.New(rand.NewPCG(seed, 0))
@@ -46,7 +46,7 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 			e := newEnv(t, fakeapiserver.Options{BookmarkInterval: 20 * time.Millisecond, WatchBuffer: 16})
 			p := &pacer{changed: make(chan struct{})}
 			opts := fastOpts()
-			opts.Queue = tc.queue
+			opts.DeltaFIFO = tc.deltaFIFO
 			opts.StreamingList = tc.streaming
 			opts.InlineProcessing = !tc.loop
 			opts.WatchIdleTimeout = 200 * time.Millisecond
@@ -56,7 +56,7 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 				}
 				p.observe(ev)
 			}
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			bounded, unbounded := newView(), newView()
 			_, err := inf.AddHandler(bounded, informer.HandlerOptions{QueueCapacity: 2})
 			require.NoError(t, err)

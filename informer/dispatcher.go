@@ -63,12 +63,13 @@ type dispatcher[P meta.Object] struct {
 	snapshotting bool
 }
 
-// newQueue builds the delta queue of kind for a dispatcher over store. Either
+// newQueue builds the delta queue (a DeltaFIFO when deltaFIFO, else an
+// InOrder) for a dispatcher over store. Either
 // kind hands over each relist as one batch of its own (WholeRelists), which
 // process relies on to swap the cache to a relist in one step.
-func newQueue[P meta.Object](kind QueueKind, store *cache.Store[P]) fifo.Queue[P] {
+func newQueue[P meta.Object](deltaFIFO bool, store *cache.Store[P]) fifo.Queue[P] {
 	key := func(p P) string { return meta.Key(p) }
-	if kind == QueueDeltaFIFO {
+	if deltaFIFO {
 		return fifo.NewDelta(fifo.DeltaOptions[P]{Key: key, KnownObjects: store, WholeRelists: true})
 	}
 	return fifo.NewInOrder(fifo.InOrderOptions[P]{Key: key, KnownObjects: store, WholeRelists: true})

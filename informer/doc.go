@@ -87,7 +87,7 @@
 //
 // # Quick start
 //
-//	inf := informer.NewForResource[Pod](client, apiclient.Ref{GVR: pods, Namespace: "default"},
+//	inf := informer.New[Pod](client, apiclient.Ref{GVR: pods, Namespace: "default"},
 //		informer.Options[*Pod]{ResyncPeriod: time.Minute})
 //	inf.AddHandler(informer.HandlerFuncs[*Pod]{AddFunc: …}, informer.HandlerOptions{})
 //	go inf.Run(ctx)
@@ -107,7 +107,7 @@
 //	      └─cut short / silent InitialEventsTimeout──▶ listing, this cycle only
 //	resuming (a snapshot) ──opened──▶ watching ──410 before any event──▶ relist (snapshot-expired)
 //	any failure ─▶ backing-off ─▶ (the state to retry)
-//	Shard.Set (ErrReshard) ─▶ relist at once (reshard): not a failure
+//	Shard.Set (errReshardMoved) ─▶ relist at once (reshard): not a failure
 //
 // An informer with StreamingList relists by streaming list too, until the
 // server rejects one.
@@ -145,7 +145,7 @@
 //
 // # Protobuf or JSON
 //
-// NewForResource (through NewListerWatcher) asks for protobuf for a
+// New asks for protobuf for a
 // resource of a built-in API group/version (one in kubeproto's table),
 // with JSON as the server's fallback, and package protodec decodes it
 // straight into your struct by the fields' JSON names: the same struct
@@ -156,7 +156,7 @@
 //
 // # Queue choice
 //
-// The default delta queue is fifo.InOrder (QueueInOrder): it keeps every
+// The default delta queue is fifo.InOrder: it keeps every
 // delta in the order the server sent it, so handlers see changes to
 // different objects in server order, and it hands the processing loop
 // batches of up to 100 deltas per Pop, which amortises the queue's lock and
@@ -165,7 +165,7 @@
 // handler queues, which bound themselves. client-go made the same switch
 // (RealFIFO). It was never slower than DeltaFIFO in the informer's
 // benchmarks (bench/HISTORY.md has the runs). fifo.DeltaFIFO
-// (QueueDeltaFIFO) groups deltas per key, as the classic informer did.
+// (Options.DeltaFIFO) groups deltas per key, as the classic informer did.
 //
 // # Observing
 //

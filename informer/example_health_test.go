@@ -16,7 +16,7 @@ import (
 func ExampleHealthHandler() {
 	srv, client := startServer()
 	defer srv.Close()
-	inf := informer.NewForResource[Pod](client, apiclient.Ref{GVR: podsGVR, Namespace: "default"},
+	inf := informer.New[Pod](client, apiclient.Ref{GVR: podsGVR, Namespace: "default"},
 		informer.Options[*Pod]{Logger: slog.New(slog.DiscardHandler)})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)

@@ -44,11 +44,13 @@ func ExampleInformer_Ref() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	inf, err := informer.NewForName[ConfigMap](ctx, discovery.New(client, discovery.Options{}), "cm", "default",
-		informer.Options[*ConfigMap]{Logger: slog.New(slog.DiscardHandler)})
+	// A name as kubectl takes it, resolved by discovery into a reference.
+	cm, err := discovery.New(client, discovery.Options{}).Resolve(ctx, "cm")
 	if err != nil {
 		panic(err)
 	}
+	inf := informer.New[ConfigMap](client, cm.Ref("default"),
+		informer.Options[*ConfigMap]{Logger: slog.New(slog.DiscardHandler)})
 	fmt.Println("resolved:", inf.Ref())
 	done := make(chan error)
 	go func() { done <- inf.Run(ctx) }()

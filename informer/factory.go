@@ -51,7 +51,7 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 	return &Factory{client: c, log: logger, informers: map[factoryKey]factoryEntry{}}
 }
 
-// ForResource returns the factory's informer for ref, opts.Selectors,
+// Shared returns the factory's informer for ref, opts' selectors,
 // opts.Shard and the type T, creating it with opts on first use. Later callers share it and
 // their opts are not used (add handlers with their own HandlerOptions
 // instead); when they differ from the first caller's, the factory logs a
@@ -60,8 +60,8 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 // not an error, so that shared informers stay as easy to get as
 // client-go's, which ignores them silently. After Start, a new informer
 // starts at once.
-func ForResource[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
-	k := factoryKey{ref: ref, label: opts.Selectors.LabelSelector, field: opts.Selectors.FieldSelector,
+func Shared[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
+	k := factoryKey{ref: ref, label: opts.LabelSelector, field: opts.FieldSelector,
 		typ: reflect.TypeFor[T](), shard: opts.Shard}
 	summary := optionsSummary(opts)
 	f.mu.Lock()
@@ -73,7 +73,7 @@ func ForResource[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts
 		}
 		return e.inf.(*Informer[T, P])
 	}
-	inf := NewForResource[T, P](f.client, ref, opts)
+	inf := New[T, P](f.client, ref, opts)
 	e := factoryEntry{inf: inf, opts: summary}
 	if f.ctx != nil {
 		f.startLocked(&e)
@@ -107,8 +107,9 @@ func (f *Factory) startLocked(e *factoryEntry) {
 	}()
 }
 
-// WaitForCacheSync waits for every informer of the factory (see the
-// package-level WaitForCacheSync).
+// WaitForCacheSync waits until every informer of the factory has synced.
+// When ctx ends first, the error joins each unsynced informer's error (see
+// Informer.WaitForSync).
 func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	f.mu.Lock()
 	infs := make([]interface{ WaitForSync(context.Context) error }, 0, len(f.informers))
@@ -119,7 +120,14 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 	if len(infs) == 0 {
 		return errors.New("informer: factory has no informers")
 	}
-	return WaitForCacheSync(ctx, infs...)
+	// Each informer's error, joined: errors.As finds their *SyncError.
+	var errs []error
+	for _, inf := range infs {
+		if err := inf.WaitForSync(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // Shutdown waits until every informer started by the factory has returned;
@@ -131,8 +139,8 @@ func (f *Factory) Shutdown() { f.wg.Wait() }
 // only whether a function is set (two closures cannot be compared).
 func optionsSummary[P meta.Object](o Options[P]) string {
 	indexers := slices.Sorted(maps.Keys(o.Indexers))
-	return fmt.Sprintf("queue=%d pageSize=%d streaming=%t resync=%v keepManagedFields=%t kind=%q apiVersion=%q "+
+	return fmt.Sprintf("deltaFIFO=%t pageSize=%d streaming=%t resync=%v keepManagedFields=%t kind=%q apiVersion=%q "+
 		"failFast=%t transform=%t websocket=%t indexers=%v trace=%t",
-		o.Queue, o.PageSize, o.StreamingList, o.ResyncPeriod, o.KeepManagedFields, o.ExpectedKind,
+		o.DeltaFIFO, o.PageSize, o.StreamingList, o.ResyncPeriod, o.KeepManagedFields, o.ExpectedKind,
 		o.ExpectedAPIVersion, o.FailFast, o.Transform != nil, o.Transport.Websocket, indexers, o.Trace != nil)
 }

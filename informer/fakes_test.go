@@ -14,9 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // pod is the test object type.
@@ -39,8 +41,8 @@ type scriptLW struct {
 	mu      sync.Mutex
 	lists   []listReply
 	watches []*fakeWatch
-	listReq []ListOptions
-	watchRq []WatchOptions
+	listReq []apiclient.ListOptions
+	watchRq []apiclient.WatchOptions
 }
 
 type listReply struct {
@@ -49,7 +51,7 @@ type listReply struct {
 	err   error
 }
 
-func (f *scriptLW) List(ctx context.Context, opts ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+func (f *scriptLW) List(ctx context.Context, opts apiclient.ListOptions, each func(*pod) error) (meta.ListMeta, error) {
 	f.mu.Lock()
 	f.listReq = append(f.listReq, opts)
 	if len(f.lists) == 0 {
@@ -68,7 +70,7 @@ func (f *scriptLW) List(ctx context.Context, opts ListOptions, each func(*pod) e
 	return r.lm, r.err
 }
 
-func (f *scriptLW) Watch(ctx context.Context, opts WatchOptions) (Watch[*pod], error) {
+func (f *scriptLW) Watch(ctx context.Context, opts apiclient.WatchOptions) (Watch[*pod], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.watchRq = append(f.watchRq, opts)
@@ -86,13 +88,13 @@ func (f *scriptLW) Watch(ctx context.Context, opts WatchOptions) (Watch[*pod], e
 	return w, nil
 }
 
-func (f *scriptLW) lastList() ListOptions {
+func (f *scriptLW) lastList() apiclient.ListOptions {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.listReq[len(f.listReq)-1]
 }
 
-func (f *scriptLW) lastWatch() WatchOptions {
+func (f *scriptLW) lastWatch() apiclient.WatchOptions {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.watchRq[len(f.watchRq)-1]
@@ -101,7 +103,7 @@ func (f *scriptLW) lastWatch() WatchOptions {
 // fakeWatch plays events, then ends with end (io.EOF when nil), or blocks
 // until Stop when block is set.
 type fakeWatch struct {
-	events  []Event[*pod]
+	events  []watchstream.Event[*pod]
 	end     error
 	openErr error
 	block   bool
@@ -111,13 +113,13 @@ type fakeWatch struct {
 	once    sync.Once
 }
 
-func newFakeWatch(events []Event[*pod], end error) *fakeWatch {
+func newFakeWatch(events []watchstream.Event[*pod], end error) *fakeWatch {
 	return &fakeWatch{events: events, end: end, stopped: make(chan struct{})}
 }
 
 var errStopped = errors.New("fake watch stopped")
 
-func (w *fakeWatch) Next() (Event[*pod], error) {
+func (w *fakeWatch) Next() (watchstream.Event[*pod], error) {
 	w.mu.Lock()
 	if len(w.events) > 0 {
 		ev := w.events[0]
@@ -128,17 +130,17 @@ func (w *fakeWatch) Next() (Event[*pod], error) {
 	w.mu.Unlock()
 	select {
 	case <-w.stopped:
-		return Event[*pod]{}, errStopped
+		return watchstream.Event[*pod]{}, errStopped
 	default:
 	}
 	if w.block {
 		<-w.stopped
-		return Event[*pod]{}, errStopped
+		return watchstream.Event[*pod]{}, errStopped
 	}
 	if w.end != nil {
-		return Event[*pod]{}, w.end
+		return watchstream.Event[*pod]{}, w.end
 	}
-	return Event[*pod]{}, io.EOF
+	return watchstream.Event[*pod]{}, io.EOF
 }
 
 func (w *fakeWatch) Stop() { w.once.Do(func() { close(w.stopped) }) }
@@ -152,12 +154,12 @@ func (w *fakeWatch) isStopped() bool {
 	}
 }
 
-func ev(t meta.EventType, name, rv string) Event[*pod] {
-	return Event[*pod]{Type: t, Object: mkPod(name, rv), ResourceVersion: rv}
+func ev(t meta.EventType, name, rv string) watchstream.Event[*pod] {
+	return watchstream.Event[*pod]{Type: t, Object: mkPod(name, rv), ResourceVersion: rv}
 }
 
-func endBookmark(rv string) Event[*pod] {
-	return Event[*pod]{Type: meta.Bookmark, Object: mkPod("", rv), ResourceVersion: rv, InitialEventsEnd: true}
+func endBookmark(rv string) watchstream.Event[*pod] {
+	return watchstream.Event[*pod]{Type: meta.Bookmark, Object: mkPod("", rv), ResourceVersion: rv, InitialEventsEnd: true}
 }
 
 // recSink records queue operations as strings.
@@ -219,17 +221,17 @@ func (f *scriptLW) watchCount() int {
 
 // chanWatch delivers events sent on ch until Stop.
 type chanWatch struct {
-	ch      <-chan Event[*pod]
+	ch      <-chan watchstream.Event[*pod]
 	stopped chan struct{}
 	once    sync.Once
 }
 
-func (w *chanWatch) Next() (Event[*pod], error) {
+func (w *chanWatch) Next() (watchstream.Event[*pod], error) {
 	select {
 	case e := <-w.ch:
 		return e, nil
 	case <-w.stopped:
-		return Event[*pod]{}, errStopped
+		return watchstream.Event[*pod]{}, errStopped
 	}
 }
 
@@ -238,15 +240,15 @@ func (w *chanWatch) Stop() { w.once.Do(func() { close(w.stopped) }) }
 // liveLW lists from a fixed reply, then watches from a channel the test feeds.
 type liveLW struct {
 	scriptLW
-	events chan Event[*pod]
+	events chan watchstream.Event[*pod]
 }
 
 func newLiveLW(items []*pod, rv string) *liveLW {
 	return &liveLW{scriptLW: scriptLW{lists: []listReply{{items: items, lm: meta.ListMeta{ResourceVersion: rv}}}},
-		events: make(chan Event[*pod])}
+		events: make(chan watchstream.Event[*pod])}
 }
 
-func (f *liveLW) Watch(ctx context.Context, opts WatchOptions) (Watch[*pod], error) {
+func (f *liveLW) Watch(ctx context.Context, opts apiclient.WatchOptions) (Watch[*pod], error) {
 	f.mu.Lock()
 	f.watchRq = append(f.watchRq, opts)
 	f.mu.Unlock()

@@ -78,8 +78,8 @@ func (f HandlerFuncs[P]) OnDelete(obj P, finalStateUnknown bool) {
 	}
 }
 
-// DefaultHandlerQueue is a handler queue's default capacity.
-const DefaultHandlerQueue = 1024
+// defaultHandlerQueue is a handler queue's default capacity.
+const defaultHandlerQueue = 1024
 
 // HandlerOptions configure one handler. The zero value means the defaults.
 type HandlerOptions struct {
@@ -88,7 +88,7 @@ type HandlerOptions struct {
 	// ResyncPeriod overrides the informer's ResyncPeriod for this handler;
 	// negative: never resync.
 	ResyncPeriod time.Duration
-	// QueueCapacity bounds the handler's queue; default DefaultHandlerQueue.
+	// QueueCapacity bounds the handler's queue; default 1,024.
 	// When the queue is full, a new notification for an object that already
 	// has one pending is merged into it (add+update → add of the new state,
 	// update+update → update from the first old to the last new, update+

@@ -11,6 +11,7 @@ import (
 
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // TestHealthTracksProgressAndStaleness: a synced informer is healthy while
@@ -19,7 +20,7 @@ import (
 func TestHealthTracksProgressAndStaleness(t *testing.T) {
 	clk := newFakeClock()
 	lw := newLiveLW(pods("a"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute})
 	require.False(t, inf.Health().Healthy(), "not synced yet")
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
@@ -35,7 +36,7 @@ func TestHealthTracksProgressAndStaleness(t *testing.T) {
 	require.False(t, h.Healthy())
 	require.Equal(t, 61*time.Second, h.SinceProgress)
 
-	lw.events <- Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "9"), ResourceVersion: "9"}
+	lw.events <- watchstream.Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "9"), ResourceVersion: "9"}
 	require.Eventually(t, func() bool { h := inf.Health(); return h.Healthy() && h.ResourceVersion == "9" }, wait, time.Millisecond)
 }
 

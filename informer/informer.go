@@ -19,8 +19,8 @@ var ErrAlreadyStarted = errors.New("informer: Run called twice")
 var ErrStopped = errors.New("informer: stopped before it synced")
 
 // Informer keeps an indexed cache of one resource in step with the server
-// and notifies any number of handlers. Create it with [New] or
-// [NewForResource], add handlers, then Run. All methods are safe for
+// and notifies any number of handlers. Create it with [New] (or get a
+// shared one from a [Factory]), add handlers, then Run. All methods are safe for
 // concurrent use.
 type Informer[T any, P meta.PtrObject[T]] struct {
 	opts Options[P]
@@ -29,23 +29,18 @@ type Informer[T any, P meta.PtrObject[T]] struct {
 	fatal    chan struct{} // closed when fail-fast stopped Run
 	fatalErr error         // set before fatal is closed
 	done     chan struct{} // closed when Run returns
-	setupErr error         // CheckType's verdict on T, or invalid options: Run refuses to start with it
+	setupErr error         // checkType's verdict on T, or invalid options: Run refuses to start with it
 	started  atomic.Bool
-	ref      apiclient.Ref // what NewForResource watches (see Ref); zero from New
+	ref      apiclient.Ref // what New was given (see Ref)
 }
 
-// New returns an informer over lw. It does nothing until Run.
-func New[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Informer[T, P] {
+// newInformer returns an informer over lw: New's, or a test's own.
+func newInformer[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *Informer[T, P] {
 	opts = opts.withDefaults()
 	i := &Informer[T, P]{opts: opts, p: newPipeline[T](lw, opts),
 		fatal: make(chan struct{}), done: make(chan struct{})}
-	if i.setupErr = CheckType[T, P](); i.setupErr != nil {
+	if i.setupErr = checkType[T, P](); i.setupErr != nil {
 		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.setupErr)
-	} else if opts.Queue > QueueDeltaFIFO {
-		// Caught here, not papered over with the default queue: a typo'd
-		// QueueKind would otherwise run with a queue the user did not pick.
-		i.setupErr = fmt.Errorf("informer %q: Options.Queue is %d, not a QueueKind (QueueInOrder or QueueDeltaFIFO)", opts.Name, opts.Queue)
-		opts.Logger.Error("informer: invalid options", "informer", opts.Name, "err", i.setupErr)
 	}
 	return i
 }
@@ -140,12 +135,12 @@ func (i *Informer[T, P]) fix(err error) string {
 	if !errors.As(err, &se) || se.Reason != observe.FailureBadRequest {
 		return ""
 	}
-	sel := i.opts.Selectors
-	if sel == (Selectors{}) {
+	o := i.opts
+	if o.LabelSelector == "" && o.FieldSelector == "" {
 		return "the server rejected the request as invalid (400): fix what the ListerWatcher sends (its selectors): "
 	}
-	return fmt.Sprintf("the server rejected the request as invalid (400): fix Options.Selectors (label selector %q, field selector %q): ",
-		sel.LabelSelector, sel.FieldSelector)
+	return fmt.Sprintf("the server rejected the request as invalid (400): fix Options.LabelSelector or FieldSelector (label selector %q, field selector %q): ",
+		o.LabelSelector, o.FieldSelector)
 }
 
 // SyncError returns why the initial sync is failing, nil once synced or

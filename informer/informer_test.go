@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -17,9 +18,9 @@ import (
 const wait = 5 * time.Second
 
 func TestInformerSyncsAndDeliversLiveEvents(t *testing.T) {
-	for _, q := range []QueueKind{QueueInOrder, QueueDeltaFIFO} {
+	for _, q := range []bool{false, true} {
 		lw := newLiveLW(pods("a", "b"), "5")
-		inf := New[pod](lw, Options[*pod]{Queue: q, Logger: quiet()})
+		inf := newInformer[pod](lw, Options[*pod]{DeltaFIFO: q, Logger: quiet()})
 		h := newView()
 		reg, err := inf.AddHandler(h, HandlerOptions{})
 		require.NoError(t, err)
@@ -44,7 +45,7 @@ func TestInformerSyncsAndDeliversLiveEvents(t *testing.T) {
 
 func TestLateHandlerGetsReplay(t *testing.T) {
 	lw := newLiveLW(pods("a", "b"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
 	h := newView()
@@ -63,7 +64,7 @@ func TestLateHandlerGetsReplay(t *testing.T) {
 // handler was removed, or the informer stopped first.
 func TestRegistrationWaitForSync(t *testing.T) {
 	lw := newLiveLW(pods("a", "b"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
 	h := newView()
 	h.block = make(chan struct{})
 	reg, err := inf.AddHandler(h, HandlerOptions{})
@@ -87,7 +88,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 	require.NoError(t, <-done)
 	close(h.block)
 
-	stopped := New[pod](&scriptLW{}, Options[*pod]{Logger: quiet()}) // its List waits for ctx
+	stopped := newInformer[pod](&scriptLW{}, Options[*pod]{Logger: quiet()}) // its List waits for ctx
 	never, err := stopped.AddHandler(newView(), HandlerOptions{})
 	require.NoError(t, err)
 	runCtx, stop := context.WithCancel(t.Context())
@@ -98,7 +99,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 
 func TestSlowHandlerDoesNotBlockAFastOne(t *testing.T) {
 	lw := newLiveLW(nil, "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
 	slow, fast := newView(), newView()
 	slow.block = make(chan struct{})
 	_, err := inf.AddHandler(slow, HandlerOptions{Name: "slow"})
@@ -117,7 +118,7 @@ func TestSlowHandlerDoesNotBlockAFastOne(t *testing.T) {
 func TestBoundedHandlerQueueKeepsFinalStates(t *testing.T) {
 	lw := newLiveLW(nil, "5")
 	var coalesced countMetrics
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &coalesced})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &coalesced})
 	h := newView()
 	h.block = make(chan struct{})
 	_, err := inf.AddHandler(h, HandlerOptions{QueueCapacity: 4})
@@ -150,7 +151,7 @@ func TestBoundedHandlerQueueKeepsFinalStates(t *testing.T) {
 func TestResyncDeliversUpdatesWithOldEqualNew(t *testing.T) {
 	clk := newFakeClock()
 	lw := newLiveLW(pods("a"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, ResyncPeriod: time.Minute})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, ResyncPeriod: time.Minute})
 	every, never := newView(), newView()
 	_, err := inf.AddHandler(every, HandlerOptions{})
 	require.NoError(t, err)
@@ -169,7 +170,7 @@ func TestResyncDeliversUpdatesWithOldEqualNew(t *testing.T) {
 func TestHandlerPanicIsRecoveredAndCounted(t *testing.T) {
 	lw := newLiveLW(pods("a", "b"), "5")
 	var m countMetrics
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m})
 	h := newView()
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(p *pod, _ bool) { panic("boom") }}, HandlerOptions{})
 	require.NoError(t, err)
@@ -187,7 +188,7 @@ func TestRelistDeliversMissedDeletesAsTombstones(t *testing.T) {
 		},
 		watches: []*fakeWatch{newFakeWatch(nil, statusErr(410, meta.ReasonExpired))},
 	}
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
 	h := newView()
 	_, err := inf.AddHandler(h, HandlerOptions{})
 	require.NoError(t, err)
@@ -199,7 +200,7 @@ func TestRelistDeliversMissedDeletesAsTombstones(t *testing.T) {
 
 func TestWaitForSyncReportsWhy(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)}}}
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
 	startInformer(t, inf)
 	require.Eventually(t, func() bool { return inf.SyncError() != nil }, wait, time.Millisecond)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
@@ -213,7 +214,7 @@ func TestWaitForSyncReportsWhy(t *testing.T) {
 
 func TestFailFastEndsRunAndWait(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(401, meta.ReasonUnauthorized)}}}
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true})
 	errc := make(chan error, 1)
 	go func() { errc <- inf.Run(context.Background()) }()
 	err := inf.WaitForSync(context.Background())
@@ -224,24 +225,33 @@ func TestFailFastEndsRunAndWait(t *testing.T) {
 	require.ErrorIs(t, inf.Run(context.Background()), ErrAlreadyStarted)
 }
 
-func TestWaitForCacheSyncJoinsInformers(t *testing.T) {
-	a := New[pod](newLiveLW(pods("a"), "1"), Options[*pod]{Logger: quiet()})
-	b := New[pod](&scriptLW{lists: []listReply{{err: errors.New("refused")}}}, Options[*pod]{Logger: quiet(), Name: "b"})
-	startInformer(t, a)
-	startInformer(t, b)
+func TestFactoryWaitForCacheSyncJoinsInformers(t *testing.T) {
+	c, err := apiclient.New(&apiclient.Config{Host: "http://127.0.0.1:1", QPS: -1})
+	require.NoError(t, err)
+	f := NewFactory(c, quiet())
+	replace := func(lw ListerWatcher[*pod]) func(ListerWatcher[*pod]) ListerWatcher[*pod] {
+		return func(ListerWatcher[*pod]) ListerWatcher[*pod] { return lw }
+	}
+	a := Shared[pod](f, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "a"},
+		Options[*pod]{Logger: quiet(), WrapListerWatcher: replace(newLiveLW(pods("a"), "1"))})
+	b := Shared[pod](f, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "b"},
+		Options[*pod]{Logger: quiet(), Name: "b", WrapListerWatcher: replace(&scriptLW{lists: []listReply{{err: errors.New("refused")}}})})
+	ctx, stop := context.WithCancel(t.Context())
+	t.Cleanup(func() { stop(); f.Shutdown() })
+	f.Start(ctx)
+	require.NoError(t, a.WaitForSync(t.Context()))
 	require.Eventually(t, func() bool { return b.SyncError() != nil }, wait, time.Millisecond)
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
+	wctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
 	defer cancel()
-	err := WaitForCacheSync(ctx, a, b)
+	err = f.WaitForCacheSync(wctx)
 	var se *SyncError
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, observe.FailureUnreachable, se.Reason)
-	require.NoError(t, WaitForCacheSync(t.Context(), a))
 }
 
 func TestStoppingAbandonsAHandlerBacklog(t *testing.T) {
 	lw := newLiveLW(pods("a", "b", "c", "d", "e"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
 	release := make(chan struct{})
 	var calls atomic.Int64
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(*pod, bool) {

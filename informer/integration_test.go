@@ -178,7 +178,7 @@ func TestSyncsNObjectsThenFollowsLiveChanges(t *testing.T) {
 			}
 			opts := fastOpts()
 			opts.StreamingList = streaming
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			v := newView()
 			_, err := inf.AddHandler(v, informer.HandlerOptions{})
 			require.NoError(t, err)
@@ -199,7 +199,7 @@ func TestDeletesWhileDisconnectedArriveAsTombstones(t *testing.T) {
 	for _, n := range []string{"a", "b", "c"} {
 		e.put(t, n, "0", nil)
 	}
-	inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+	inf := informer.New[configMap](e.client, cmRef, fastOpts())
 	v := newView()
 	_, err := inf.AddHandler(v, informer.HandlerOptions{})
 	require.NoError(t, err)
@@ -226,11 +226,11 @@ type compactingLW struct {
 	informer.ListerWatcher[*configMap]
 	e     *env
 	mu    sync.Mutex
-	pages []informer.ListOptions
+	pages []apiclient.ListOptions
 	once  sync.Once
 }
 
-func (c *compactingLW) List(ctx context.Context, o informer.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+func (c *compactingLW) List(ctx context.Context, o apiclient.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
 	lm, err := c.ListerWatcher.List(ctx, o, each)
 	c.mu.Lock()
 	c.pages = append(c.pages, o)
@@ -252,23 +252,27 @@ func TestGoneMidPaginatedListListsOnceWhole(t *testing.T) {
 	// A list at "0" is served whole; a 504 makes the reflector list at "",
 	// which is paginated.
 	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 504, Verb: "list"})
-	lw := &compactingLW{ListerWatcher: informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{}), e: e}
+	lw := &compactingLW{e: e}
 	opts := fastOpts()
 	opts.PageSize = 3
 	opts.StreamingList = false
-	inf := informer.New[configMap](lw, opts)
+	opts.WrapListerWatcher = func(inner informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] {
+		lw.ListerWatcher = inner
+		return lw
+	}
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	converges(t, e, inf)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	var starts []informer.ListOptions
+	var starts []apiclient.ListOptions
 	for _, p := range lw.pages {
 		if p.Continue == "" && p.ResourceVersion == "" {
 			starts = append(starts, p)
 		}
 	}
-	require.Equal(t, []informer.ListOptions{{Limit: 3}, {}}, starts,
+	require.Equal(t, []apiclient.ListOptions{{Limit: 3}, {}}, starts,
 		"after its continue token expired, the list at \"\" ran once more, unpaginated (client-go's pager): %+v", lw.pages)
 }
 
@@ -284,7 +288,7 @@ func TestStreamingListFallsBackWhenRejected(t *testing.T) {
 			relists.Store(ev.Cause, true)
 		}
 	}
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	_, ok := relists.Load(observe.CauseStreamingFallback)
@@ -295,7 +299,7 @@ func TestStreamingListFallsBackWhenRejected(t *testing.T) {
 func TestBookmarksAdvanceTheResourceVersion(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", nil)
-	inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+	inf := informer.New[configMap](e.client, cmRef, fastOpts())
 	run(t, inf)
 	synced(t, inf)
 	// Writes to another resource move the global resourceVersion; only
@@ -327,7 +331,7 @@ func TestTypedSyncFailures(t *testing.T) {
 			require.NoError(t, err)
 			opts := fastOpts()
 			opts.FailFast = true
-			inf := informer.NewForResource[configMap](c, tc.ref, opts)
+			inf := informer.New[configMap](c, tc.ref, opts)
 			errc := make(chan error, 1)
 			go func() { errc <- inf.Run(t.Context()) }()
 			err = inf.WaitForSync(t.Context())
@@ -344,8 +348,8 @@ func TestLabelSelectorNarrowsAndRelabelDeletes(t *testing.T) {
 	e.put(t, "web", "0", map[string]string{"app": "web"})
 	e.put(t, "db", "0", map[string]string{"app": "db"})
 	opts := fastOpts()
-	opts.Selectors.LabelSelector = "app=web"
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	opts.LabelSelector = "app=web"
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	v := newView()
 	_, err := inf.AddHandler(v, informer.HandlerOptions{})
 	require.NoError(t, err)
@@ -362,7 +366,7 @@ func TestLabelSelectorNarrowsAndRelabelDeletes(t *testing.T) {
 func TestRawObjects(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", map[string]string{"k": "v"})
-	inf := informer.NewForResource[meta.Raw](e.client, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
+	inf := informer.New[meta.Raw](e.client, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
 	run(t, inf)
 	synced(t, inf)
 	r, ok := inf.Lister().Namespace("default").Get("a")
@@ -377,17 +381,17 @@ func TestFactorySharesOneInformerPerResourceSelectorAndType(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", map[string]string{"app": "web"})
 	f := informer.NewFactory(e.client, quiet())
-	a := informer.ForResource[configMap](f, cmRef, fastOpts())
-	b := informer.ForResource[configMap](f, cmRef, fastOpts())
+	a := informer.Shared[configMap](f, cmRef, fastOpts())
+	b := informer.Shared[configMap](f, cmRef, fastOpts())
 	require.Same(t, a, b)
 	sel := fastOpts()
-	sel.Selectors.LabelSelector = "app=web"
-	c := informer.ForResource[configMap](f, cmRef, sel)
+	sel.LabelSelector = "app=web"
+	c := informer.Shared[configMap](f, cmRef, sel)
 	require.NotSame(t, a, c)
-	raw := informer.ForResource[meta.Raw](f, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
+	raw := informer.Shared[meta.Raw](f, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
 	ctx, cancel := context.WithCancel(t.Context())
 	f.Start(ctx)
-	late := informer.ForResource[configMap](f, apiclient.Ref{GVR: cmGVR}, fastOpts())
+	late := informer.Shared[configMap](f, apiclient.Ref{GVR: cmGVR}, fastOpts())
 	wctx, wcancel := context.WithTimeout(ctx, wait)
 	defer wcancel()
 	require.NoError(t, f.WaitForCacheSync(wctx))
@@ -403,12 +407,12 @@ func TestFactoryWarnsAboutDifferentOptions(t *testing.T) {
 	e := newEnv(t)
 	var logs bytes.Buffer
 	f := informer.NewFactory(e.client, slog.New(slog.NewTextHandler(&logs, nil)))
-	a := informer.ForResource[configMap](f, cmRef, fastOpts())
-	require.Same(t, a, informer.ForResource[configMap](f, cmRef, fastOpts()))
+	a := informer.Shared[configMap](f, cmRef, fastOpts())
+	require.Same(t, a, informer.Shared[configMap](f, cmRef, fastOpts()))
 	require.Empty(t, logs.String(), "the same options: nothing to say")
 	other := fastOpts()
 	other.ResyncPeriod = time.Hour
-	require.Same(t, a, informer.ForResource[configMap](f, cmRef, other))
+	require.Same(t, a, informer.Shared[configMap](f, cmRef, other))
 	require.Contains(t, logs.String(), "level=WARN")
 	require.Contains(t, logs.String(), "resync=1h0m0s")
 	require.Contains(t, logs.String(), "configmaps")
@@ -426,7 +430,7 @@ func TestManagedFieldsNeverReachTheCacheUnlessKept(t *testing.T) {
 			require.NoError(t, err)
 			opts := fastOpts()
 			opts.KeepManagedFields = keep
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)
 			_, err = e.srv.Create(cmGVR, withMF("watched"))
@@ -449,7 +453,7 @@ func TestPlainHTTPToAnHTTPSServerFailsFast(t *testing.T) {
 	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true})
 	c, err := apiclient.New(&apiclient.Config{Host: strings.Replace(srv.URL(), "https://", "http://", 1)})
 	require.NoError(t, err)
-	inf := informer.NewForResource[configMap](c, cmRef, informer.Options[*configMap]{Logger: quiet(), FailFast: true})
+	inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Logger: quiet(), FailFast: true})
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
 	err = inf.Run(ctx)

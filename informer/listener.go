@@ -104,7 +104,7 @@ func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P])
 	case o.Unbounded:
 		l.capacity = 0
 	case o.QueueCapacity <= 0:
-		l.capacity = DefaultHandlerQueue
+		l.capacity = defaultHandlerQueue
 	}
 	l.resync = o.ResyncPeriod
 	if l.resync == 0 {

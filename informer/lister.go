@@ -13,9 +13,6 @@ type Lister[P meta.Object] struct {
 	r cache.Reader[P]
 }
 
-// NewLister wraps any cache reader, e.g. for tests.
-func NewLister[P meta.Object](r cache.Reader[P]) Lister[P] { return Lister[P]{r: r} }
-
 // List returns the cached objects whose labels match sel (all for an empty
 // selector), in no particular order.
 func (l Lister[P]) List(sel meta.LabelSelector) []P {

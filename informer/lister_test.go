@@ -28,7 +28,7 @@ func TestListerSelectsByLabelNamespaceNameAndCustomIndex(t *testing.T) {
 		}
 		return nil, nil
 	}}
-	inf := New[pod](newLiveLW(objs, "1"), Options[*pod]{Logger: quiet(), Indexers: byApp})
+	inf := newInformer[pod](newLiveLW(objs, "1"), Options[*pod]{Logger: quiet(), Indexers: byApp})
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
 	l := inf.Lister()
@@ -59,6 +59,6 @@ func TestListerSelectsByLabelNamespaceNameAndCustomIndex(t *testing.T) {
 	_, err = l.ByIndex("nope", "x")
 	require.ErrorIs(t, err, cache.ErrNoIndex)
 
-	bare := NewLister[*pod](cache.New(func(p *pod) string { return meta.Key(p) }, nil))
+	bare := Lister[*pod]{r: cache.New(func(p *pod) string { return meta.Key(p) }, nil)}
 	require.Empty(t, bare.Namespace("a").List(meta.LabelSelector{}), "works without the namespace index")
 }

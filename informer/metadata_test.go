@@ -72,7 +72,7 @@ func TestAMetadataOnlyTypeAsksForPartialObjectMetadata(t *testing.T) {
 					}
 				}}
 			opts.Transport.JSON, opts.Transport.FullObjects = tc.json, tc.full
-			inf := informer.NewForResource[cmMeta](e.client, cmRef, opts)
+			inf := informer.New[cmMeta](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)
 			require.Equal(t, 5, inf.Store().Len())

@@ -54,7 +54,7 @@ func TestTraceFollowsAnObjectThroughTheDataPath(t *testing.T) {
 	var log traceLog
 	opts := fastOpts()
 	opts.Trace = log.record
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h"})
 	require.NoError(t, err)
 	run(t, inf)
@@ -81,7 +81,7 @@ func TestTraceIsOneSequenceWithInlineProcessing(t *testing.T) {
 	opts := fastOpts()
 	opts.Trace = log.record
 	opts.InlineProcessing = true
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h", Synchronous: true})
 	require.NoError(t, err)
 	run(t, inf)
@@ -131,7 +131,7 @@ func TestMetricsCountCallsEventsRelistsAndHandlers(t *testing.T) {
 	m := newCounting()
 	opts := fastOpts()
 	opts.Metrics = m
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h"})
 	require.NoError(t, err)
 	run(t, inf)
@@ -157,7 +157,7 @@ func TestStalledWatchIsEndedByTheIdleWatchdog(t *testing.T) {
 	clk := clocktest.New()
 	opts := fastOpts()
 	opts.Clock, opts.WatchIdleTimeout = clk, time.Minute
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))
@@ -175,7 +175,7 @@ func TestWebsocketWatch(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	opts := fastOpts()
 	opts.Transport.Websocket = true
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	e.put(t, "b", "0", nil)
@@ -198,7 +198,7 @@ func TestTooManyRequestsIsRetriedAfterRetryAfter(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	mu.Lock()
@@ -211,7 +211,7 @@ func TestStoppedInformerIsCollected(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	collected := make(chan struct{})
 	func() {
-		inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+		inf := informer.New[configMap](e.client, cmRef, fastOpts())
 		_, err := inf.AddHandler(newView(), informer.HandlerOptions{})
 		require.NoError(t, err)
 		// AddCleanup, not SetFinalizer: the informer is a cycle (reflector
@@ -260,7 +260,7 @@ func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
 					dropped.Store(true)
 				}
 			}
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)
 			require.NoError(t, e.srv.AwaitWatchers(t.Context(), 1))

@@ -13,14 +13,7 @@ import (
 	"github.com/zerokube/zerokube/watchstream"
 )
 
-// Selectors say which objects a resource ListerWatcher lists and watches:
-// the server filters by them, and the Factory shares an informer only among
-// callers with the same ones.
-type Selectors struct {
-	LabelSelector, FieldSelector string
-}
-
-// Transport says how a resource ListerWatcher watches: the wire, not what
+// Transport says how the informer lists and watches: the wire, not what
 // is selected. It changes no object the informer sees.
 type Transport struct {
 	// Websocket watches over a websocket instead of chunked HTTP.
@@ -51,25 +44,15 @@ func asksMetadata[T any, P meta.Object](o Options[P]) bool {
 	return !o.Transport.FullObjects && metadataOnly[T]()
 }
 
-// QueueKind picks the delta queue between the reflector and the processing
-// loop. See doc.go for why InOrder is the default.
-type QueueKind uint8
-
-const (
-	// QueueInOrder keeps every delta in arrival order (fifo.InOrder).
-	QueueInOrder QueueKind = iota
-	// QueueDeltaFIFO groups deltas per key (fifo.DeltaFIFO, client-go's
-	// classic queue).
-	QueueDeltaFIFO
-)
-
 // Options configure an Informer. The zero value means every default.
 type Options[P meta.Object] struct {
 	// Name appears in logs, traces and errors; default "informer".
 	Name string
-	// Queue picks the delta queue; default QueueInOrder. Any value other
-	// than the two QueueKinds makes Run fail at once, saying so.
-	Queue QueueKind
+	// DeltaFIFO groups the deltas of each key in the queue between the
+	// reflector and the processing loop (fifo.DeltaFIFO, client-go's
+	// classic queue) instead of keeping every delta in arrival order
+	// (fifo.InOrder, the default; doc.go says why).
+	DeltaFIFO bool
 	// InlineProcessing processes deltas (cache writes, handler queues) on
 	// the goroutine that wrote them (the reflector, the resync timer's)
 	// instead of on a processing loop of their own, client-go's shape and
@@ -144,13 +127,13 @@ type Options[P meta.Object] struct {
 	// default the reflector drops them before Transform runs: they are often
 	// the largest part of an object's metadata (kilobytes per pod) and only
 	// field-ownership tooling reads them, which is why client-go users add
-	// a transform to strip them. NewForResource goes further and skips them
+	// a transform to strip them. New goes further and skips them
 	// while decoding (meta.SkipManagedFields), so they are never even copied.
 	// Raw objects keep them in their bytes either way; types without a
 	// whole ObjectMeta (meta.SlimMeta) never keep them.
 	KeepManagedFields bool
 	// Sharer decodes the label and annotation maps (every map[string]string
-	// of the type) of the objects NewForResource lists and watches, so that
+	// of the type) of the objects the informer lists and watches, so that
 	// objects share what they have in common (see meta.Sharer): the pods of
 	// a ReplicaSet then hold one labels map, and often one annotations map,
 	// where each held a copy of about 340 bytes before its strings. Nil: a
@@ -200,13 +183,19 @@ type Options[P meta.Object] struct {
 	// period and at a clean stop, loaded at the next start instead of a
 	// relist. Zero: off.
 	Snapshot SnapshotOptions
-	// Selectors narrow what NewForResource lists and watches, and Transport
-	// says how it watches; New ignores both (there the ListerWatcher decides).
-	Selectors Selectors
+	// LabelSelector and FieldSelector narrow what the informer lists and
+	// watches: the server filters by them, and a Factory shares an informer
+	// only among callers with the same ones.
+	LabelSelector, FieldSelector string
+	// WrapListerWatcher, if non-nil, is given the ListerWatcher New builds
+	// and returns the one the informer uses: to count or trace requests, or
+	// to replace it in a test.
+	WrapListerWatcher func(ListerWatcher[P]) ListerWatcher[P]
 	// Shard, when set, keeps only one shard of the resource: filtered by
 	// the server when it supports shard selectors, by the informer
 	// otherwise, with the same result (see Shard). Nil: everything.
-	Shard     *Shard
+	Shard *Shard
+	// Transport says how the informer lists and watches: the wire.
 	Transport Transport
 	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
 	Clock clock.Clock

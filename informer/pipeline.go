@@ -38,7 +38,7 @@ type pipeline[T any, P meta.PtrObject[T]] struct {
 func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *pipeline[T, P] {
 	p := &pipeline[T, P]{opts: opts, rec: newRecord(opts.Backoff.withDefaults().ResetAfter)}
 	p.store = cache.New(func(o P) string { return meta.Key(o) }, indexers(opts))
-	p.queue = newQueue(opts.Queue, p.store)
+	p.queue = newQueue(opts.DeltaFIFO, p.store)
 	if opts.Shard != nil {
 		p.shard = newShardLW(lw, opts.Shard)
 		lw = p.shard

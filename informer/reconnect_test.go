@@ -73,7 +73,7 @@ func TestAfterAPartitionA410Or504RelistsAtOnce(t *testing.T) {
 				log := &backoffLog{}
 				opts := informer.Options[*configMap]{Logger: quiet(), Clock: clk, Rand: func() float64 { return 0 },
 					StreamingList: streaming, Trace: log.trace}
-				inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+				inf := informer.New[configMap](e.client, cmRef, opts)
 				run(t, inf)
 				synced(t, inf)
 

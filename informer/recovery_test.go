@@ -54,7 +54,7 @@ func TestReflectorSeesEveryListFailure(t *testing.T) {
 		defer mu.Unlock()
 		seen = append(seen, err)
 	}
-	inf := informer.NewForResource[configMap](c, cmRef, opts)
+	inf := informer.New[configMap](c, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	mu.Lock()

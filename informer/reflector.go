@@ -200,11 +200,11 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 }
 
 // planned is the relist of a planned change, not a failure: Shard.Set
-// moved the shard (the ListerWatcher's ErrReshard). No failure is
+// moved the shard (the ListerWatcher's errReshardMoved). No failure is
 // recorded, the watch-error handler is not called and nothing waits; nil
 // when err is anything else.
 func (r *reflector[P]) planned(err error) state {
-	if !errors.Is(err, ErrReshard) {
+	if !errors.Is(err, errReshardMoved) {
 		return nil
 	}
 	r.cfg.log.Info("informer: the shard moved, relisting", "informer", r.cfg.name)

@@ -7,8 +7,10 @@ import (
 	"io"
 	"sync/atomic"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // listFrom is the listing state for a (re)list at rv. Lists at "" and "0"
@@ -19,7 +21,7 @@ import (
 // back paged, watch cache or not: it says nothing, as client-go also
 // reasons.)
 func (r *reflector[P]) listFrom(rv string, cause observe.RelistCause) listing[P] {
-	opts := ListOptions{ResourceVersion: rv}
+	opts := apiclient.ListOptions{ResourceVersion: rv}
 	if rv == "" || rv == "0" || r.paginated {
 		opts.Limit = r.cfg.pageSize
 	}
@@ -50,10 +52,10 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		r.tr(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
 	}
 	if s.cont != "" {
-		opts = ListOptions{Limit: s.opts.Limit, Continue: s.cont}
+		opts = apiclient.ListOptions{Limit: s.opts.Limit, Continue: s.cont}
 	}
 	if r.cfg.skipUndecodable {
-		opts.SkipUndecodable = func(u UndecodableObject) { r.skipUndecodable(&s, u) }
+		opts.SkipUndecodable = func(e *watchstream.DecodeError) { r.skipUndecodable(&s, fromDecodeError(e)) }
 	}
 	n := len(s.items)
 	lm, err := r.listPage(ctx, opts, func(obj P) error {
@@ -114,7 +116,7 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 // wholeList is the unpaginated list at s's rv that replaces a paged list
 // whose continue token expired.
 func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
-	opts := ListOptions{ResourceVersion: s.opts.ResourceVersion}
+	opts := apiclient.ListOptions{ResourceVersion: s.opts.ResourceVersion}
 	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
 		opts.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
@@ -182,7 +184,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
 	r.cfg.metrics.Relist(s.cause)
 	r.tr(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
-	opts := WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
+	opts := apiclient.WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -28,14 +29,14 @@ func (r *reflector[P]) resumeAt(rv string) state { return resuming{rv: rv} }
 // is still known as an expired snapshot); any other error → as for
 // opening a watch.
 func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
-	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
+	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout, NoInitialEvents: r.streaming}
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
 	if err != nil {
 		err = fmt.Errorf("informer: watch from the snapshot's rv %q: %w", s.rv, err)
 		switch {
-		case isGone(err) && !errors.Is(err, ErrReshard):
+		case isGone(err) && !errors.Is(err, errReshardMoved):
 			return r.fail(ctx, err, r.relist(s.rv, observe.CauseSnapshotExpired), true)
 		case r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)):
 			r.streaming = false

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // ErrStalled is in the error of a reply the informer abandoned because it
@@ -19,7 +21,7 @@ var ErrStalled = errors.New("informer: the reply stalled")
 // while it delivers nothing, and kube-apiserver itself sends a page's
 // objects back to back. client-go has no such bound: its LIST waits as
 // long as the connection lives.
-func (r *reflector[P]) listPage(ctx context.Context, opts ListOptions, each func(P) error) (meta.ListMeta, error) {
+func (r *reflector[P]) listPage(ctx context.Context, opts apiclient.ListOptions, each func(P) error) (meta.ListMeta, error) {
 	d := r.cfg.stallTimeout
 	if d <= 0 {
 		return r.lw.List(ctx, opts, each)
@@ -30,7 +32,7 @@ func (r *reflector[P]) listPage(ctx context.Context, opts ListOptions, each func
 	dog := r.cfg.clock.AfterFunc(d, func() { cancel(stalled) })
 	defer dog.Stop()
 	if skip := opts.SkipUndecodable; skip != nil {
-		opts.SkipUndecodable = func(u UndecodableObject) { dog.Reset(d); skip(u) }
+		opts.SkipUndecodable = func(e *watchstream.DecodeError) { dog.Reset(d); skip(e) }
 	}
 	lm, err := r.lw.List(ctx, opts, func(obj P) error {
 		dog.Reset(d)

@@ -3,6 +3,7 @@ package informer
 import (
 	"time"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 )
 
@@ -14,7 +15,7 @@ type state interface{ stateName() string }
 // the continue token of the next page ("" for the first); items holds the
 // pages fetched so far. After the last page: Replace, then watchOpening.
 type listing[P any] struct {
-	opts  ListOptions
+	opts  apiclient.ListOptions
 	cause observe.RelistCause
 	cont  string
 	page  int

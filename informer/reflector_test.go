@@ -11,6 +11,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -27,7 +28,7 @@ func pods(names ...string) []*pod {
 func TestFirstListIsAtRVZeroPaginatedBy500(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
 	s := stateAs[listing[*pod]](t, r.initialState())
-	require.Equal(t, ListOptions{ResourceVersion: "0", Limit: 500}, s.opts)
+	require.Equal(t, apiclient.ListOptions{ResourceVersion: "0", Limit: 500}, s.opts)
 	require.Equal(t, observe.CauseInitial, s.cause)
 }
 
@@ -45,7 +46,7 @@ func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
 	require.Empty(t, q.got(), "nothing is queued before the last page")
 
 	s = r.step(ctx, next)
-	require.Equal(t, ListOptions{Limit: 500, Continue: "c1"}, lw.lastList(), "pages 2+ send only limit and continue")
+	require.Equal(t, apiclient.ListOptions{Limit: 500, Continue: "c1"}, lw.lastList(), "pages 2+ send only limit and continue")
 	require.Equal(t, watchOpening{rv: "10"}, s)
 	require.Equal(t, []string{"replace [a b c] 10"}, q.got())
 	require.Equal(t, "10", r.lastSyncResourceVersion())
@@ -54,10 +55,10 @@ func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
 
 func TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	require.Equal(t, ListOptions{ResourceVersion: "7"}, r.listFrom("7", observe.CauseWatchGone).opts)
-	require.Equal(t, ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", observe.CauseListGone).opts)
+	require.Equal(t, apiclient.ListOptions{ResourceVersion: "7"}, r.listFrom("7", observe.CauseWatchGone).opts)
+	require.Equal(t, apiclient.ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", observe.CauseListGone).opts)
 	r.paginated = true
-	require.Equal(t, ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: meta.MatchNotOlderThan},
+	require.Equal(t, apiclient.ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: meta.MatchNotOlderThan},
 		r.listFrom("7", observe.CauseWatchGone).opts)
 }
 
@@ -94,17 +95,17 @@ func TestListErrorTransitions(t *testing.T) {
 		nextLimit int64
 	}{
 		{"410 on a continue token lists once, whole, at the first rv (client-go's pager)",
-			listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
+			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
 			statusErr(410, meta.ReasonExpired), false, "0", observe.CauseContinueExpired, 0},
-		{"410 at an rv relists consistently", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
+		{"410 at an rv relists consistently", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "9"}},
 			statusErr(410, meta.ReasonGone), false, "", observe.CauseListGone, 500},
-		{"410 with an unknown reason is gone too", listing[*pod]{opts: ListOptions{ResourceVersion: "9"}},
+		{"410 with an unknown reason is gone too", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "9"}},
 			statusErr(410, "SomethingNewer"), false, "", observe.CauseListGone, 500},
-		{"504 too-large rv lists consistently at once: its Retry-After is about the rv, not \"\"", listing[*pod]{opts: ListOptions{ResourceVersion: "99"}},
+		{"504 too-large rv lists consistently at once: its Retry-After is about the rv, not \"\"", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "99"}},
 			tooLarge, false, "", observe.CauseTooLargeRV, 500},
-		{"500 waits, then retries the same list", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
+		{"500 waits, then retries the same list", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "0", Limit: 500}},
 			statusErr(500, meta.ReasonInternalError), true, "0", observe.CauseListError, 500},
-		{"a connection error waits, then retries", listing[*pod]{opts: ListOptions{ResourceVersion: "0", Limit: 500}},
+		{"a connection error waits, then retries", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "0", Limit: 500}},
 			errors.New("dial tcp: connection refused"), true, "0", observe.CauseListError, 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -182,7 +183,7 @@ func TestWatchOpeningErrorTransitions(t *testing.T) {
 }
 
 func TestWatchingAppliesEventsAndRewatchesAfterCleanEnd(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{
+	w := newFakeWatch([]watchstream.Event[*pod]{
 		ev(meta.Added, "a", "11"), ev(meta.Modified, "a", "12"),
 		{Type: meta.Bookmark, Object: mkPod("", "15"), ResourceVersion: "15"},
 		ev(meta.Deleted, "a", "16"),
@@ -197,7 +198,7 @@ func TestWatchingAppliesEventsAndRewatchesAfterCleanEnd(t *testing.T) {
 }
 
 func TestBookmarkAloneAdvancesTheRV(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20"}}, nil)
+	w := newFakeWatch([]watchstream.Event[*pod]{{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20"}}, nil)
 	r, q, _ := testReflector(t, &scriptLW{}, nil)
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "10"})
 	require.Equal(t, watchOpening{rv: "20"}, s)
@@ -214,29 +215,29 @@ func TestWatchEndTransitions(t *testing.T) {
 	undecodable := &watchstream.DecodeError{Problem: watchstream.Undecodable, Event: 2, Offset: 40, Err: errors.New("cannot unmarshal string into int32")}
 	for _, tc := range []struct {
 		name   string
-		events []Event[*pod]
+		events []watchstream.Event[*pod]
 		end    error
 		short  bool  // the watch lasted under a second
 		want   state // after the backoff
 		wantIs error // the recorded failure
 	}{
-		{"410 event relists at the last rv", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired), false,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchGone}, nil},
-		{"500 event relists, as client-go does by default", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(500, meta.ReasonInternalError), false,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, nil},
+		{"410 event relists at the last rv", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired), false,
+			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchGone}, nil},
+		{"500 event relists, as client-go does by default", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(500, meta.ReasonInternalError), false,
+			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, nil},
 		{"504 too-large event relists consistently", nil, tooLarge, false,
-			listing[*pod]{opts: ListOptions{Limit: 500}, cause: observe.CauseTooLargeRV}, nil},
-		{"429 event rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(429, meta.ReasonTooManyRequests), false,
+			listing[*pod]{opts: apiclient.ListOptions{Limit: 500}, cause: observe.CauseTooLargeRV}, nil},
+		{"429 event rewatches", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(429, meta.ReasonTooManyRequests), false,
 			watchOpening{rv: "11"}, nil},
-		{"an event that does not decode relists instead of replaying it forever", []Event[*pod]{ev(meta.Added, "a", "11")}, undecodable, false,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, undecodable},
-		{"a broken stream rewatches", []Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
+		{"an event that does not decode relists instead of replaying it forever", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, undecodable, false,
+			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, undecodable},
+		{"a broken stream rewatches", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
-		{"a stream cut mid-event rewatches: the transport failed, not the event", []Event[*pod]{ev(meta.Added, "a", "11")},
+		{"a stream cut mid-event rewatches: the transport failed, not the event", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")},
 			&watchstream.DecodeError{Problem: watchstream.Truncated, Event: 2, Err: io.ErrUnexpectedEOF}, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a very short empty watch relists, as client-go does", nil, nil, true,
-			listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, errShortWatch},
+			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, errShortWatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var seen []error
@@ -289,14 +290,14 @@ func TestAnEmptyWatchIsShortOnlyUnderASecond(t *testing.T) {
 				require.Nil(t, r.rec.lastFailure())
 				return
 			}
-			require.Equal(t, listing[*pod]{opts: ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, stateAs[backingOff](t, s).next)
+			require.Equal(t, listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, stateAs[backingOff](t, s).next)
 			require.ErrorIs(t, r.rec.lastFailure(), errShortWatch)
 		})
 	}
 }
 
 func TestWatchFromZeroHoldsRVDuringSyntheticAdds(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{
+	w := newFakeWatch([]watchstream.Event[*pod]{
 		ev(meta.Added, "a", "30"), ev(meta.Added, "b", "20"),
 		{Type: meta.Bookmark, Object: mkPod("", "31"), ResourceVersion: "31", InitialEventsEnd: true},
 	}, statusErr(500, meta.ReasonInternalError))
@@ -340,7 +341,7 @@ func TestStreamingListAsksForInitialEvents(t *testing.T) {
 	s := r.step(t.Context(), r.initialState())
 	require.Equal(t, "stream-initial", s.stateName())
 	opts := lw.lastWatch()
-	require.Equal(t, WatchOptions{ResourceVersionMatch: meta.MatchNotOlderThan, SendInitialEvents: true,
+	require.Equal(t, apiclient.WatchOptions{ResourceVersionMatch: meta.MatchNotOlderThan, SendInitialEvents: true,
 		AllowWatchBookmarks: true, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, opts,
 		"the open timeout is the idle timeout: a request never answered must not hold the reflector")
 }
@@ -382,7 +383,7 @@ func TestStreamingTooLargeRVListsConsistently(t *testing.T) {
 }
 
 func TestStreamingInitialEventsEndInReplaceThenWatching(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{
+	w := newFakeWatch([]watchstream.Event[*pod]{
 		ev(meta.Added, "b", "7"), ev(meta.Added, "a", "5"), endBookmark("9"), ev(meta.Added, "c", "10"),
 	}, nil)
 	r, q, _ := testReflector(t, &scriptLW{}, nil)
@@ -396,7 +397,7 @@ func TestStreamingInitialEventsEndInReplaceThenWatching(t *testing.T) {
 }
 
 func TestStreamingWithoutEndBookmarkFallsBack(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
+	w := newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "a", "5")}, nil)
 	streaming := func(c *reflectorConfig[*pod]) { c.streaming = true }
 	r, q, _ := testReflector(t, &scriptLW{}, streaming)
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
@@ -415,7 +416,7 @@ func TestAStreamingListFailingOtherwiseFallsBackAtOnce(t *testing.T) {
 		&watchstream.DecodeError{Event: 1, Err: errors.New("kubeproto: malformed")},
 		statusErr(500, meta.ReasonInternalError),
 	} {
-		w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, end)
+		w := newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "a", "5")}, end)
 		r, q, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 		s := r.step(t.Context(), streamInitial[*pod]{w: w})
 		l := stateAs[listing[*pod]](t, s)
@@ -428,7 +429,7 @@ func TestAStreamingListFailingOtherwiseFallsBackAtOnce(t *testing.T) {
 }
 
 func TestStreamingTimeoutFallsBack(t *testing.T) {
-	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, nil)
+	w := newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "a", "5")}, nil)
 	w.block = true
 	r, _, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	done := make(chan state)
@@ -590,7 +591,7 @@ func TestTransformRunsBeforeQueueing(t *testing.T) {
 func TestRunListsWatchesAndStopsOnCancel(t *testing.T) {
 	lw := &scriptLW{
 		lists:   []listReply{{items: pods("a"), lm: meta.ListMeta{ResourceVersion: "3"}}},
-		watches: []*fakeWatch{newFakeWatch([]Event[*pod]{ev(meta.Added, "b", "4")}, errors.New("reset"))},
+		watches: []*fakeWatch{newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "b", "4")}, errors.New("reset"))},
 	}
 	r, q, clk := testReflector(t, lw, nil)
 	clk.SetInstant(true)
@@ -672,7 +673,7 @@ func TestStreamingListFallsBackToListOnAnUndecodableObject(t *testing.T) {
 	var v struct{ A int }
 	semantic := json.Unmarshal([]byte(`{"A":"x"}`), &v)
 	bad := &watchstream.DecodeError{Problem: watchstream.Undecodable, Event: 2, Object: "ns/b", Path: "/object/A", Err: semantic}
-	w := newFakeWatch([]Event[*pod]{ev(meta.Added, "a", "5")}, bad)
+	w := newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "a", "5")}, bad)
 	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	s := r.step(t.Context(), streamInitial[*pod]{w: w})
 	b := stateAs[backingOff](t, s)

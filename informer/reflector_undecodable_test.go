@@ -29,7 +29,7 @@ func TestUndecodableObjectIsNamedUntilDeleted(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "1", nil)
 	putUndecodable(t, e, "b")
-	inf := informer.NewForResource[configMap](e.client, cmRef, fastOpts())
+	inf := informer.New[configMap](e.client, cmRef, fastOpts())
 	run(t, inf)
 	var se *informer.SyncError
 	require.Eventually(t, func() bool { se = inf.SyncError(); return se != nil }, wait, time.Millisecond)
@@ -57,7 +57,7 @@ func TestSkipUndecodableSyncsWithoutTheObject(t *testing.T) {
 	putUndecodable(t, e, "b")
 	opts := fastOpts()
 	opts.SkipUndecodable = true
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	require.Equal(t, []string{"default/a"}, inf.Store().ListKeys())

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -33,7 +34,7 @@ func (r *reflector[P]) watchTimeout() int64 {
 // freshly restarted apiserver behind a load balancer) must not get a LIST
 // per round trip (goneLimit).
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
-	opts := WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
+	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)
 	r.cfg.metrics.WatchCall(err)
@@ -48,7 +49,7 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 
 // watchOpenFailed is where a WATCH that could not be opened leads: again
 // the state that opened it (again), after a backoff, when the server was
-// not reached or is overloaded; a planned relist after ErrReshard; else a
+// not reached or is overloaded; a planned relist after errReshardMoved; else a
 // relist.
 func (r *reflector[P]) watchOpenFailed(ctx context.Context, err error, again state) state {
 	if next := r.planned(err); next != nil {
@@ -223,7 +224,7 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 
 // apply turns one event into a queue operation. kept is false when the
 // event's object was dropped (wrong kind, unknown event type).
-func (r *reflector[P]) apply(ev Event[P]) (kept bool, err error) {
+func (r *reflector[P]) apply(ev watchstream.Event[P]) (kept bool, err error) {
 	var op func(P) error
 	var name observe.Op
 	switch ev.Type {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
@@ -103,12 +104,12 @@ func TestASnapshotOfDifferentlyShapedObjectsIsNotResumed(t *testing.T) {
 }
 
 // TestAnObjectCreatedDuringDowntimeIsNoSnapshotObject (item 3): with
-// QueueDeltaFIFO a relist that came before the snapshot's batch was popped
+// Options.DeltaFIFO a relist that came before the snapshot's batch was popped
 // merged into it, and an object created while the informer was down was
 // handed to OnSnapshotAdd. The snapshot is now applied alone before the
 // reflector starts.
 func TestAnObjectCreatedDuringDowntimeIsNoSnapshotObject(t *testing.T) {
-	deltaFIFO := func(o *informer.Options[*configMap]) { o.Queue = informer.QueueDeltaFIFO }
+	deltaFIFO := func(o *informer.Options[*configMap]) { o.DeltaFIFO = true }
 	for i := range 5 { // the race was lost 47 times in 50
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			e, dir := newEnv(t), t.TempDir()
@@ -125,11 +126,11 @@ func TestAnObjectCreatedDuringDowntimeIsNoSnapshotObject(t *testing.T) {
 // failingLW fails every request with err.
 type failingLW struct{ err error }
 
-func (lw failingLW) List(context.Context, informer.ListOptions, func(*configMap) error) (meta.ListMeta, error) {
+func (lw failingLW) List(context.Context, apiclient.ListOptions, func(*configMap) error) (meta.ListMeta, error) {
 	return meta.ListMeta{}, lw.err
 }
 
-func (lw failingLW) Watch(context.Context, informer.WatchOptions) (informer.Watch[*configMap], error) {
+func (lw failingLW) Watch(context.Context, apiclient.WatchOptions) (informer.Watch[*configMap], error) {
 	return nil, lw.err
 }
 
@@ -140,13 +141,12 @@ func restartOffline(t *testing.T, err error, tweak func(*informer.Options[*confi
 	seed(t, e, "a")
 	startAgent(t, e, dir, nil).stop()
 	opts := fastOpts()
-	opts.Name = cmRef.String() // NewForResource's, and so the snapshot's name
-	opts.Snapshot = informer.SnapshotOptions{Dir: dir, Period: -1,
-		Identity: informer.SnapshotIdentity(e.client, cmRef, informer.Selectors{})}
+	opts.Snapshot = informer.SnapshotOptions{Dir: dir, Period: -1}
+	opts.WrapListerWatcher = func(informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] { return failingLW{err} }
 	if tweak != nil {
 		tweak(&opts)
 	}
-	inf := informer.New[configMap](failingLW{err}, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
@@ -235,7 +235,7 @@ func TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure(t *testing.T) {
 	// that does not fit the type.
 	opts.Transport.JSON = true
 	opts.WatchErrorHandler = func(_ context.Context, err error) { mu.Lock(); failures = append(failures, err); mu.Unlock() }
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
 	require.Equal(t, []string{"default/a"}, inf.Store().ListKeys())

@@ -14,9 +14,11 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // Regression tests of issue #25's items, one per bug, named after it; the
@@ -29,7 +31,7 @@ import (
 func TestABlockedSynchronousHandlerMakesTheInformerStale(t *testing.T) {
 	clk := newFakeClock()
 	lw := newLiveLW(pods("a"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute, WatchIdleTimeout: -1})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute, WatchIdleTimeout: -1})
 	h := &blockingHandler{entered: make(chan string, 4), release: make(chan struct{})}
 	_, err := inf.AddHandler(h, HandlerOptions{Synchronous: true})
 	require.NoError(t, err)
@@ -43,7 +45,7 @@ func TestABlockedSynchronousHandlerMakesTheInformerStale(t *testing.T) {
 	lw.events <- ev(meta.Modified, "a", "7")  // queued behind it: the cache is behind
 	require.Eventually(t, func() bool { return inf.p.queue.Len() > 0 }, wait, time.Millisecond)
 	clk.Advance(61 * time.Second)
-	lw.events <- Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "8"), ResourceVersion: "8"} // the server is heard
+	lw.events <- watchstream.Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "8"), ResourceVersion: "8"} // the server is heard
 	require.Eventually(t, func() bool { return inf.LastSyncResourceVersion() == "8" }, wait, time.Millisecond)
 	health := inf.Health()
 	require.True(t, health.Stale, "the cache has applied nothing for 61 s: %+v", health)
@@ -71,7 +73,7 @@ func (h *blockingHandler) OnUpdate(_, p *pod)      { h.call("update " + p.Name) 
 func (h *blockingHandler) OnDelete(p *pod, _ bool) { h.call("delete " + p.Name) }
 
 // TestReshardingIsAPlannedRelistNotAFailure (item 6): the ListerWatcher's
-// ErrReshard leads to a relist at once, with its own cause: no failure
+// errReshardMoved leads to a relist at once, with its own cause: no failure
 // recorded, no watch-error handler call, no backoff.
 func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 	var handled []error
@@ -85,7 +87,7 @@ func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 	}{
 		{"a watch ended by it", watching[*pod]{w: newFakeWatch(nil, errReshard()), rv: "10", events: 3}},
 		{"a watch refused by it", watchOpening{rv: "10"}},
-		{"a list page refused by it", listing[*pod]{opts: ListOptions{Limit: 500}, cont: "next", page: 1}},
+		{"a list page refused by it", listing[*pod]{opts: apiclient.ListOptions{Limit: 500}, cont: "next", page: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lw := &reshardLW{}
@@ -100,14 +102,16 @@ func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 	}
 }
 
-// reshardLW refuses every request with the shard filter's ErrReshard.
+// reshardLW refuses every request with the shard filter's errReshardMoved.
 type reshardLW struct{}
 
-func (reshardLW) List(context.Context, ListOptions, func(*pod) error) (meta.ListMeta, error) {
+func (reshardLW) List(context.Context, apiclient.ListOptions, func(*pod) error) (meta.ListMeta, error) {
 	return meta.ListMeta{}, errReshard()
 }
 
-func (reshardLW) Watch(context.Context, WatchOptions) (Watch[*pod], error) { return nil, errReshard() }
+func (reshardLW) Watch(context.Context, apiclient.WatchOptions) (Watch[*pod], error) {
+	return nil, errReshard()
+}
 
 // TestInitialEventsTimeoutIsAnIdleTimeout (item 8): a streaming list that
 // keeps delivering is never cut, however long it takes in all; only one
@@ -118,11 +122,11 @@ func TestInitialEventsTimeoutIsAnIdleTimeout(t *testing.T) {
 		c.streaming = true
 		c.trace = func(e observe.Event) { traced <- e }
 	})
-	events := make(chan Event[*pod])
+	events := make(chan watchstream.Event[*pod])
 	w := &chanWatch{ch: events, stopped: make(chan struct{})}
 	done := make(chan state, 1)
 	go func() { done <- r.step(t.Context(), streamInitial[*pod]{w: w}) }()
-	send := func(e Event[*pod]) {
+	send := func(e watchstream.Event[*pod]) {
 		t.Helper()
 		select {
 		case events <- e:
@@ -136,7 +140,7 @@ func TestInitialEventsTimeoutIsAnIdleTimeout(t *testing.T) {
 		send(ev(meta.Added, fmt.Sprint("p", i), fmt.Sprint(10+i)))
 		<-traced // the event is traced after the timeout restarted
 	}
-	send(Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20", InitialEventsEnd: true})
+	send(watchstream.Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20", InitialEventsEnd: true})
 	s := stateAs[watching[*pod]](t, <-done)
 	require.Equal(t, "20", s.rv)
 	require.Equal(t, []string{"replace [p0 p1 p2 p3 p4] 20"}, q.got())
@@ -161,7 +165,7 @@ func TestFailuresCountAcrossRelists(t *testing.T) {
 		w.openErr = statusErr(410, meta.ReasonExpired)
 		lw.watches = append(lw.watches, w)
 	}
-	lw.watches = append(lw.watches, newFakeWatch([]Event[*pod]{ev(meta.Modified, "a", "13")}, statusErr(500, meta.ReasonInternalError)))
+	lw.watches = append(lw.watches, newFakeWatch([]watchstream.Event[*pod]{ev(meta.Modified, "a", "13")}, statusErr(500, meta.ReasonInternalError)))
 	r, _, clk := testReflector(t, lw, nil)
 	clk.SetInstant(true)
 	var s state = r.initialState()
@@ -221,7 +225,7 @@ func TestHealthTurnsUnhealthyAtTheThirdFailureNotAfterStaleAfter(t *testing.T) {
 		w.openErr = refused
 		lw.watches = append(lw.watches, w)
 	}
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk})
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
 	var h Health
@@ -249,8 +253,8 @@ func TestHealthTurnsUnhealthyAtTheThirdFailureNotAfterStaleAfter(t *testing.T) {
 func TestABadRequestStopsFailFastAndSaysWhatToFix(t *testing.T) {
 	bad := meta.NewStatusError(400, meta.ReasonBadRequest, "field label not supported: spec.nodname")
 	lw := &scriptLW{lists: []listReply{{err: bad}}}
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true,
-		Selectors: Selectors{FieldSelector: "spec.nodname=node-1"}})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true,
+		FieldSelector: "spec.nodname=node-1"})
 	ctx, cancel := context.WithTimeout(t.Context(), wait) // a Run that does not stop fails, not hangs
 	defer cancel()
 	err := inf.Run(ctx)
@@ -259,7 +263,7 @@ func TestABadRequestStopsFailFastAndSaysWhatToFix(t *testing.T) {
 	require.Equal(t, observe.FailureBadRequest, se.Reason)
 	werr := inf.WaitForSync(t.Context())
 	require.ErrorAs(t, werr, &se)
-	for _, part := range []string{"bad request", "field label not supported: spec.nodname", "fix Options.Selectors",
+	for _, part := range []string{"bad request", "field label not supported: spec.nodname", "fix Options.LabelSelector or FieldSelector",
 		`field selector "spec.nodname=node-1"`} {
 		require.ErrorContains(t, werr, part)
 	}
@@ -304,13 +308,13 @@ func (c *calls) OnDelete(p *pod, unknown bool) {
 }
 
 // TestASnapshotBatchIsClosedBeforeTheFirstRelist (item 3): with
-// QueueDeltaFIFO, a relist queued before the snapshot's batch was popped
+// Options.DeltaFIFO, a relist queued before the snapshot's batch was popped
 // merged into that batch, and an object created during the downtime was
 // handed to OnSnapshotAdd. Here the relist is queued before processing
 // starts, deterministically: resume must have applied the snapshot by then.
 func TestASnapshotBatchIsClosedBeforeTheFirstRelist(t *testing.T) {
 	dir := t.TempDir()
-	opts := Options[*pod]{Logger: quiet(), Queue: QueueDeltaFIFO, Snapshot: SnapshotOptions{Dir: dir, Period: -1}}.withDefaults()
+	opts := Options[*pod]{Logger: quiet(), DeltaFIFO: true, Snapshot: SnapshotOptions{Dir: dir, Period: -1}}.withDefaults()
 	p := newPipeline[pod](&scriptLW{}, opts)
 	h := &calls{}
 	_, err := p.disp.add(h, HandlerOptions{})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/fifo"
 	"github.com/zerokube/zerokube/informer/observe"
@@ -19,7 +20,7 @@ import (
 
 // startDispatcher runs the processing loop over a fresh cache and a queue
 // of kind, as New wires them.
-func startDispatcher(t *testing.T, kind QueueKind, opts Options[*pod]) (*dispatcher[*pod], *cache.Store[*pod], fifo.Queue[*pod]) {
+func startDispatcher(t *testing.T, kind bool, opts Options[*pod]) (*dispatcher[*pod], *cache.Store[*pod], fifo.Queue[*pod]) {
 	t.Helper()
 	opts = opts.withDefaults()
 	store := cache.New(func(p *pod) string { return meta.Key(p) }, nil)
@@ -45,7 +46,7 @@ func (w writtenQueue[P]) Replace(list []P, rv string) error {
 
 // queueKinds names every queue the informer offers, for tests that must
 // hold for each.
-var queueKinds = map[string]QueueKind{"InOrder": QueueInOrder, "DeltaFIFO": QueueDeltaFIFO}
+var queueKinds = map[string]bool{"InOrder": false, "DeltaFIFO": true}
 
 // relistN is the n-th list of the atomicity test: the objects j < objects
 // with (n+j)%4 != 0, all at resourceVersion n, so that every relist changes
@@ -93,7 +94,7 @@ type pacedLW struct {
 	served int      // lists served; only the reflector's goroutine lists
 }
 
-func (p *pacedLW) List(ctx context.Context, opts ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+func (p *pacedLW) List(ctx context.Context, opts apiclient.ListOptions, each func(*pod) error) (meta.ListMeta, error) {
 	for p.served > 0 {
 		select {
 		case n := <-p.seen:
@@ -128,7 +129,7 @@ func TestRelistIsAtomicForReaders(t *testing.T) {
 			clk := newFakeClock()
 			clk.SetInstant(true)
 			var swaps atomic.Int64
-			inf := New[pod](lw, Options[*pod]{Queue: kind, Logger: quiet(), Clock: clk,
+			inf := newInformer[pod](lw, Options[*pod]{DeltaFIFO: kind, Logger: quiet(), Clock: clk,
 				Rand: func() float64 { return 0 }, Trace: func(e observe.Event) {
 					if e.Stage == observe.StageCacheReplaced {
 						swaps.Add(1)
@@ -186,7 +187,7 @@ func TestRelistNotifiesLikeClientGo(t *testing.T) {
 	}
 }
 
-func testRelistNotifiesLikeClientGo(t *testing.T, kind QueueKind, loop bool) {
+func testRelistNotifiesLikeClientGo(t *testing.T, kind bool, loop bool) {
 	clock := newFakeClock()
 	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock, InlineProcessing: !loop})
 	plain, resyncing := newView(), newView()

@@ -2,22 +2,31 @@ package informer
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/zerokube/zerokube/apiclient"
-	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/snapshot"
-	"github.com/zerokube/zerokube/watchstream"
 )
 
-// NewForResource returns an informer for ref over c, narrowed by
-// opts.Selectors (zero: everything). ExpectedAPIVersion defaults to ref's
-// group/version.
-func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
+// New returns an informer for ref over c: it lists and watches ref's
+// objects that opts.LabelSelector and opts.FieldSelector select, decodes
+// them as opts say, and does nothing until Run. ExpectedAPIVersion
+// defaults to ref's group/version.
+//
+// For a resource named as kubectl names it ("deploy", "deployments.apps",
+// the short name of a custom resource), resolve the name with discovery
+// first; the reference it gives is the one to write back to
+// ([Informer.Ref]):
+//
+//	r, err := disco.Resolve(ctx, "deploy")
+//	…
+//	inf := informer.New[Deployment](disco.APIClient(), r.Ref("default"), opts)
+//
+// To share one informer among callers, ask a [Factory] ([Shared]) instead.
+func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
 	if opts.Name == "" {
 		opts.Name = ref.String()
 	}
@@ -26,49 +35,24 @@ func NewForResource[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclie
 		opts.ExpectedAPIVersion = ref.GVR.GroupVersion()
 	}
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
-		opts.Snapshot.Identity = SnapshotIdentity(c, ref, opts.Selectors)
+		opts.Snapshot.Identity = snapshotIdentity(c, ref, opts)
 	}
-	i := New[T](NewListerWatcher[T](c, ref, opts), opts)
+	var lw ListerWatcher[P] = newResourceLW[T](c, ref, opts)
+	if opts.WrapListerWatcher != nil {
+		lw = opts.WrapListerWatcher(lw)
+	}
+	i := newInformer[T](lw, opts)
 	i.ref = ref
 	return i
 }
 
-// Ref is the resource the informer lists and watches, as NewForName,
-// ForName, NewForResource or ForResource resolved it: the group, version,
-// resource and namespace to write back to (apiclient.UpdateMetadata,
-// apiclient.Patch) without resolving the name a second time. The
-// namespace is "" for a cluster-scoped resource or all namespaces. An
-// informer made by New over a ListerWatcher of one's own has no resource
-// to say: Ref is then the zero Ref.
+// Ref is the resource the informer lists and watches, as New or Shared
+// were given it: the group, version, resource and namespace to write back
+// to (apiclient.UpdateMetadata, apiclient.Patch). The namespace is "" for
+// a cluster-scoped resource or all namespaces.
 func (i *Informer[T, P]) Ref() apiclient.Ref { return i.ref }
 
-// NewForName is NewForResource for a resource type named as kubectl names
-// it: "deploy", "deployments.apps", "deployments.v1.apps", "Deployment", or
-// the plural, singular or short name of a custom resource. d resolves the
-// name (reading discovery again when the name is new to it, so a custom
-// resource installed after d's first read is found) and lists and watches
-// over its client. namespace is ignored for a cluster-scoped resource.
-// ExpectedAPIVersion defaults to the resolved group/version.
-func NewForName[T any, P meta.PtrObject[T]](ctx context.Context, d *discovery.Client, name, namespace string, opts Options[P]) (*Informer[T, P], error) {
-	r, err := d.Resolve(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("informer: resource %q: %w", name, err)
-	}
-	return NewForResource[T, P](d.APIClient(), r.Ref(namespace), opts), nil
-}
-
-// ForName is ForResource for a resource type named as kubectl names it,
-// resolved by d as NewForName does: callers that name one resource type
-// differently ("deploy", "deployments.apps") share one informer.
-func ForName[T any, P meta.PtrObject[T]](ctx context.Context, f *Factory, d *discovery.Client, name, namespace string, opts Options[P]) (*Informer[T, P], error) {
-	r, err := d.Resolve(ctx, name)
-	if err != nil {
-		return nil, fmt.Errorf("informer: resource %q: %w", name, err)
-	}
-	return ForResource[T, P](f, r.Ref(namespace), opts), nil
-}
-
-// decodeOptions are the extra options NewForResource's list and watch
+// decodeOptions are the extra options New's list and watch
 // decoders take for objects (nil: none), and the Sharer among them (nil:
 // none).
 func decodeOptions[P meta.Object](opts Options[P]) (json.Options, *meta.Sharer) {
@@ -101,36 +85,33 @@ func decodeOptions[P meta.Object](opts Options[P]) (json.Options, *meta.Sharer) 
 	return json.WithUnmarshalers(json.JoinUnmarshalers(us...)), sharer
 }
 
-// SnapshotIdentity is what a snapshot of ref over c with sel is of: the
-// server, resource, namespace and selectors. NewForResource sets it; a
-// caller of New that lists and watches a resource should set
-// Options.Snapshot.Identity to it.
-func SnapshotIdentity(c *apiclient.Client, ref apiclient.Ref, sel Selectors) snapshot.Identity {
+// snapshotIdentity is what a snapshot of ref over c with opts' selectors
+// is of: the server, resource, namespace and selectors.
+func snapshotIdentity[P meta.Object](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) snapshot.Identity {
 	return snapshot.Identity{Server: c.Host(), Group: ref.GVR.Group, Version: ref.GVR.Version,
 		Resource: ref.GVR.Resource, Namespace: ref.Namespace,
-		LabelSelector: sel.LabelSelector, FieldSelector: sel.FieldSelector}
+		LabelSelector: opts.LabelSelector, FieldSelector: opts.FieldSelector}
 }
 
-// NewListerWatcher is the ListerWatcher NewForResource builds: it lists and
-// watches the objects of ref over c that opts.Selectors select, as
-// opts.Transport says, decoding as opts say (managedFields skipped unless
+// newResourceLW is the ListerWatcher New builds: it lists and watches the
+// objects of ref over c that opts' selectors select, as opts.Transport
+// says, decoding as opts say (managedFields skipped unless
 // KeepManagedFields, label maps shared by opts.Sharer), in protobuf or JSON
-// as wire.go says. It reads no other option. A caller of New that wraps the
-// ListerWatcher (to count or trace requests) starts from this one and
-// passes New the same opts.
-func NewListerWatcher[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) ListerWatcher[P] {
+// as wire.go says.
+func newResourceLW[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) resourceLW[T, P] {
 	unmarshal, sharer := decodeOptions(opts)
 	metadata := asksMetadata[T](opts)
-	return resourceLW[T, P]{c: c, ref: ref, sel: opts.Selectors, tr: opts.Transport, unmarshal: unmarshal, metadata: metadata,
+	return resourceLW[T, P]{c: c, ref: ref, label: opts.LabelSelector, field: opts.FieldSelector, tr: opts.Transport,
+		unmarshal: unmarshal, metadata: metadata,
 		proto: newWire(ref, opts.Transport, protodec.Options{Sharer: sharer,
 			SkipManagedFields: !opts.KeepManagedFields, JSON: unmarshal}, metadata)}
 }
 
 type resourceLW[T any, P meta.PtrObject[T]] struct {
-	c   *apiclient.Client
-	ref apiclient.Ref
-	sel Selectors
-	tr  Transport
+	c            *apiclient.Client
+	ref          apiclient.Ref
+	label, field string
+	tr           Transport
 	// unmarshal holds extra decode options for objects; nil: none.
 	unmarshal json.Options
 	// proto chooses protobuf or JSON for each request; see wire.go.
@@ -139,42 +120,33 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 	metadata bool
 }
 
-func (lw resourceLW[T, P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
-	var skip func(*watchstream.DecodeError)
-	if o.SkipUndecodable != nil {
-		skip = func(e *watchstream.DecodeError) { o.SkipUndecodable(fromDecodeError(e)) }
-	}
-	lm, err := apiclient.List[T, P](ctx, lw.c, lw.ref, apiclient.ListOptions{
-		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
-		Limit: o.Limit, Continue: o.Continue,
-		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
-		ShardSelector: o.ShardSelector, Unmarshal: lw.unmarshal,
-		// The reflector owns recovery: a retry underneath it would hide
-		// failures from its backoff, its error handler and SyncError.
-		NoRetry:         true,
-		SkipUndecodable: skip,
-		Protobuf:        lw.proto.decoder(),
-		Metadata:        lw.metadata,
-	}, each)
+// List fills in what belongs to the resource (its selectors, the wire,
+// decoding) around what the reflector decided for this page.
+func (lw resourceLW[T, P]) List(ctx context.Context, o apiclient.ListOptions, each func(P) error) (meta.ListMeta, error) {
+	o.LabelSelector, o.FieldSelector = lw.label, lw.field
+	o.Unmarshal = lw.unmarshal
+	// The reflector owns recovery: a retry underneath it would hide
+	// failures from its backoff, its error handler and SyncError.
+	o.NoRetry = true
+	o.Protobuf = lw.proto.decoder()
+	o.Metadata = lw.metadata
+	lm, err := apiclient.List[T, P](ctx, lw.c, lw.ref, o, each)
 	lw.proto.observe(err)
 	return lm, err
 }
 
-func (lw resourceLW[T, P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
-	stream := lw.tr.Stream
+// Watch fills in what belongs to the resource around what the reflector
+// decided for this watch.
+func (lw resourceLW[T, P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watch[P], error) {
+	o.LabelSelector, o.FieldSelector = lw.label, lw.field
+	o.Websocket = lw.tr.Websocket
+	o.Stream = lw.tr.Stream
 	if lw.unmarshal != nil {
-		stream.Unmarshal = lw.unmarshal
+		o.Stream.Unmarshal = lw.unmarshal
 	}
-	s, err := apiclient.Watch[T, P](ctx, lw.c, lw.ref, apiclient.WatchOptions{
-		LabelSelector: lw.sel.LabelSelector, FieldSelector: lw.sel.FieldSelector,
-		ResourceVersion: o.ResourceVersion, ResourceVersionMatch: o.ResourceVersionMatch,
-		AllowWatchBookmarks: o.AllowWatchBookmarks, SendInitialEvents: o.SendInitialEvents,
-		TimeoutSeconds: o.TimeoutSeconds, Websocket: lw.tr.Websocket, Stream: stream,
-		OpenTimeout: o.OpenTimeout, ShardSelector: o.ShardSelector,
-		NoInitialEvents: o.NoInitialEvents,
-		Protobuf:        lw.proto.decoder(),
-		Metadata:        lw.metadata,
-	})
+	o.Protobuf = lw.proto.decoder()
+	o.Metadata = lw.metadata
+	s, err := apiclient.Watch[T, P](ctx, lw.c, lw.ref, o)
 	if err != nil {
 		return nil, err
 	}

@@ -12,10 +12,20 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-func TestNewForNameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing.T) {
+// byName resolves a resource named as kubectl names it into the reference
+// an informer is built for: the one way to build an informer by name.
+func byName(t *testing.T, d *discovery.Client, name, namespace string) (apiclient.Ref, error) {
+	r, err := d.Resolve(t.Context(), name)
+	if err != nil {
+		return apiclient.Ref{}, err
+	}
+	return r.Ref(namespace), nil
+}
+
+func TestANameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing.T) {
 	e := newEnv(t)
 	d := discovery.New(e.client, discovery.Options{})
-	_, err := informer.NewForName[meta.Raw](t.Context(), d, "foos", "default", informer.Options[*meta.Raw]{Logger: quiet()})
+	_, err := byName(t, d, "foos", "default")
 	require.True(t, discovery.IsNotFound(err), "not installed yet: %v", err)
 
 	foos := meta.GVR{Group: "example.com", Version: "v1", Resource: "foos"}
@@ -27,8 +37,9 @@ func TestNewForNameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing
 	_, err = e.srv.Create(foos, map[string]any{"metadata": map[string]any{"name": "b", "namespace": "other"}})
 	require.NoError(t, err)
 
-	inf, err := informer.NewForName[meta.Raw](t.Context(), d, "fo", "default", informer.Options[*meta.Raw]{Logger: quiet()})
+	ref, err := byName(t, d, "fo", "default")
 	require.NoError(t, err)
+	inf := informer.New[meta.Raw](d.APIClient(), ref, informer.Options[*meta.Raw]{Logger: quiet()})
 	run(t, inf)
 	synced(t, inf)
 	got := inf.Lister().List(meta.LabelSelector{})
@@ -37,36 +48,34 @@ func TestNewForNameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing
 	require.Equal(t, apiclient.Ref{GVR: foos, Namespace: "default"}, inf.Ref(), "the short name, resolved")
 }
 
-func TestNewForNameWatchesAClusterScopedResourceWhateverTheNamespace(t *testing.T) {
+func TestANameOfAClusterScopedResourceIsWatchedWhateverTheNamespace(t *testing.T) {
 	e := newEnv(t)
 	_, err := e.srv.Create(meta.GVR{Version: "v1", Resource: "nodes"}, map[string]any{"metadata": map[string]any{"name": "n1"}})
 	require.NoError(t, err)
-	inf, err := informer.NewForName[meta.Raw](t.Context(), discovery.New(e.client, discovery.Options{}), "no", "default",
-		informer.Options[*meta.Raw]{Logger: quiet()})
+	ref, err := byName(t, discovery.New(e.client, discovery.Options{}), "no", "default")
 	require.NoError(t, err)
+	inf := informer.New[meta.Raw](e.client, ref, informer.Options[*meta.Raw]{Logger: quiet()})
 	run(t, inf)
 	synced(t, inf)
 	require.Len(t, inf.Lister().List(meta.LabelSelector{}), 1)
 	require.Equal(t, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "nodes"}}, inf.Ref(), "no namespace for a cluster-scoped resource")
 }
 
-func TestForNameSharesOneInformerWhateverTheName(t *testing.T) {
+func TestAFactorySharesOneInformerWhateverTheName(t *testing.T) {
 	e := newEnv(t)
 	d := discovery.New(e.client, discovery.Options{})
 	f := informer.NewFactory(e.client, quiet())
 	var got []*informer.Informer[meta.Raw, *meta.Raw]
 	for _, name := range []string{"deploy", "deployments.apps", "Deployment", "apps/v1/deployments"} {
-		inf, err := informer.ForName[meta.Raw](t.Context(), f, d, name, "default", informer.Options[*meta.Raw]{Logger: quiet()})
+		ref, err := byName(t, d, name, "default")
 		require.NoError(t, err, name)
-		got = append(got, inf)
+		got = append(got, informer.Shared[meta.Raw](f, ref, informer.Options[*meta.Raw]{Logger: quiet()}))
 	}
 	for _, inf := range got[1:] {
 		require.Same(t, got[0], inf)
 	}
 	deployments := meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}
 	require.Equal(t, apiclient.Ref{GVR: deployments, Namespace: "default"}, got[0].Ref())
-	require.Zero(t, informer.New[meta.Raw](informer.NewListerWatcher[meta.Raw](e.client, got[0].Ref(), informer.Options[*meta.Raw]{}),
-		informer.Options[*meta.Raw]{Logger: quiet()}).Ref(), "New over a ListerWatcher: no resource to say")
-	_, err := informer.ForName[meta.Raw](t.Context(), f, d, "nothing", "default", informer.Options[*meta.Raw]{})
+	_, err := byName(t, d, "nothing", "default")
 	require.True(t, discovery.IsNotFound(err), "%v", err)
 }

@@ -24,7 +24,7 @@ func TestInlineResyncReachesHandlersWithoutAServerWrite(t *testing.T) {
 			clk := clocktest.New()
 			opts := fastOpts()
 			opts.InlineProcessing, opts.Clock, opts.ResyncPeriod = true, clk, time.Minute
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			var mu sync.Mutex
 			var resyncs []string
 			_, err := inf.AddHandler(informer.HandlerFuncs[*configMap]{UpdateFunc: func(old, cm *configMap) {

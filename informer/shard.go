@@ -7,8 +7,10 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // Shard is the part of a resource an informer caches (Options.Shard), and
@@ -31,7 +33,7 @@ import (
 //     streaming list, which has no shardInfo, a LIST of one object asks.
 //  4. Set moves the shard: open watches end and the reflector relists with
 //     the new selector (the ListerWatcher reports a 410 wrapping
-//     [ErrReshard], which the reflector answers with an immediate relist).
+//     errReshardMoved, which the reflector answers with an immediate relist).
 //     The relist's Replace turns objects that left into deletes for the
 //     handlers and new ones into adds; nothing restarts.
 type Shard struct {
@@ -51,13 +53,13 @@ const (
 // reshardable is an open watch that Set must end.
 type reshardable interface{ reshard() }
 
-// ErrReshard is wrapped by the error that ends a watch or list when the
+// errReshardMoved is wrapped by the error that ends a watch or list when the
 // shard changes: a 410 Expired Status, so that the reflector relists at
 // once.
-var ErrReshard = errors.New("informer: the shard changed")
+var errReshardMoved = errors.New("informer: the shard changed")
 
 func errReshard() error {
-	return fmt.Errorf("%w: %w", ErrReshard, meta.NewStatusError(410, meta.ReasonExpired, "the shard changed; relisting"))
+	return fmt.Errorf("%w: %w", errReshardMoved, meta.NewStatusError(410, meta.ReasonExpired, "the shard changed; relisting"))
 }
 
 // NewShard returns a Shard holding sel, which must be valid and not empty.
@@ -223,7 +225,7 @@ func (lw *shardLW[P]) watchable(gen uint64) bool {
 	return l != nil && l.gen == gen
 }
 
-func (lw *shardLW[P]) List(ctx context.Context, o ListOptions, each func(P) error) (meta.ListMeta, error) {
+func (lw *shardLW[P]) List(ctx context.Context, o apiclient.ListOptions, each func(P) error) (meta.ListMeta, error) {
 	sel, gen := lw.sh.current()
 	if o.Continue == "" {
 		lw.pageGen = gen
@@ -256,7 +258,7 @@ func (lw *shardLW[P]) List(ctx context.Context, o ListOptions, each func(P) erro
 	return lm, nil
 }
 
-func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], error) {
+func (lw *shardLW[P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watch[P], error) {
 	sel, gen := lw.sh.current()
 	if !o.SendInitialEvents && !lw.watchable(gen) {
 		return nil, errReshard() // the cache holds another shard's list
@@ -288,13 +290,13 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o WatchOptions) (Watch[P], erro
 // because a LIST at "0" comes whole from kube-apiserver's watch cache,
 // limit or not. A failed probe leaves the question open.
 func (lw *shardLW[P]) probe(ctx context.Context, sel shard.Selector) {
-	lm, err := lw.inner.List(ctx, ListOptions{Limit: 1, ShardSelector: sel.String()}, func(P) error { return nil })
+	lm, err := lw.inner.List(ctx, apiclient.ListOptions{Limit: 1, ShardSelector: sel.String()}, func(P) error { return nil })
 	if err == nil {
 		lw.sh.listed(sel, lm.ShardInfo, false)
 	}
 }
 
-// shardWatch drops events from outside its shard and ends with ErrReshard
+// shardWatch drops events from outside its shard and ends with errReshardMoved
 // when the shard moves.
 type shardWatch[P meta.Object] struct {
 	inner  Watch[P]
@@ -310,11 +312,11 @@ func (w *shardWatch[P]) reshard() {
 	w.inner.Stop()
 }
 
-func (w *shardWatch[P]) Next() (Event[P], error) {
+func (w *shardWatch[P]) Next() (watchstream.Event[P], error) {
 	for {
 		ev, err := w.inner.Next()
 		if w.moved.Load() {
-			return Event[P]{}, errReshard()
+			return watchstream.Event[P]{}, errReshard()
 		}
 		if err != nil {
 			return ev, err

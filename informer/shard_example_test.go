@@ -22,7 +22,7 @@ func ExampleNewShard() {
 		fmt.Println(err)
 		return
 	}
-	opts := informer.Options[*Pod]{Shard: sh} // then informer.NewForResource[Pod](client, ref, opts)
+	opts := informer.Options[*Pod]{Shard: sh} // then informer.New[Pod](client, ref, opts)
 	fmt.Println(opts.Shard.Selector())
 
 	two, _ := shard.Of(1, 2)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
@@ -25,14 +26,18 @@ type replica struct {
 	done chan error
 }
 
-func startReplica(t *testing.T, lw informer.ListerWatcher[*configMap], sel shard.Selector) *replica {
+// startReplica runs an informer of ref's shard sel over c; wrap, if non-nil,
+// stands between it and the server (Options.WrapListerWatcher).
+func startReplica(t *testing.T, c *apiclient.Client, ref apiclient.Ref, sel shard.Selector,
+	wrap func(informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap]) *replica {
 	t.Helper()
 	sh, err := informer.NewShard(sel)
 	require.NoError(t, err)
 	opts := fastOpts()
 	opts.Shard = sh
 	opts.WatchIdleTimeout = 300 * time.Millisecond
-	r := &replica{sh: sh, inf: informer.New[configMap](lw, opts), view: newView(), done: make(chan error, 1)}
+	opts.WrapListerWatcher = wrap
+	r := &replica{sh: sh, inf: informer.New[configMap](c, ref, opts), view: newView(), done: make(chan error, 1)}
 	_, err = r.inf.AddHandler(r.view, informer.HandlerOptions{})
 	require.NoError(t, err)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -139,12 +144,11 @@ func TestShardsPartitionTheResourceUnderChurnAndFaults(t *testing.T) {
 				e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: serverSide,
 					BookmarkInterval: 20 * time.Millisecond, WatchBuffer: 16})
 				churn(t, e, rnd, 40) // some objects before the replicas start
-				lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 				rs := make([]*replica, n)
 				for i := range n {
 					sel, err := shard.Of(i, n)
 					require.NoError(t, err)
-					rs[i] = startReplica(t, lw, sel)
+					rs[i] = startReplica(t, e.client, cmRef, sel, nil)
 				}
 				churn(t, e, rnd, 150)
 				shardsConverge(t, e, rs...)
@@ -161,12 +165,12 @@ type clientOnlyLW struct {
 	informer.ListerWatcher[*configMap]
 }
 
-func (lw clientOnlyLW) List(ctx context.Context, o informer.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+func (lw clientOnlyLW) List(ctx context.Context, o apiclient.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
 	o.ShardSelector = ""
 	return lw.ListerWatcher.List(ctx, o, each)
 }
 
-func (lw clientOnlyLW) Watch(ctx context.Context, o informer.WatchOptions) (informer.Watch[*configMap], error) {
+func (lw clientOnlyLW) Watch(ctx context.Context, o apiclient.WatchOptions) (informer.Watch[*configMap], error) {
 	o.ShardSelector = ""
 	return lw.ListerWatcher.Watch(ctx, o)
 }
@@ -175,11 +179,13 @@ func TestServerSideAndClientSideShardsAreIdentical(t *testing.T) {
 	e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: true, BookmarkInterval: 20 * time.Millisecond})
 	rnd := rand.New(rand.NewPCG(7, 7))
 	churn(t, e, rnd, 60)
-	lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 	for i := range 3 {
 		sel, err := shard.Of(i, 3)
 		require.NoError(t, err)
-		server, client := startReplica(t, lw, sel), startReplica(t, clientOnlyLW{lw}, sel)
+		server := startReplica(t, e.client, cmRef, sel, nil)
+		client := startReplica(t, e.client, cmRef, sel, func(lw informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] {
+			return clientOnlyLW{lw}
+		})
 		churn(t, e, rnd, 60)
 		replicasConverge(t, e, server, client)
 		require.Equal(t, cacheState(server.inf), cacheState(client.inf))
@@ -194,18 +200,17 @@ func TestReshardingFrom2To3AndBackConverges(t *testing.T) {
 			e := newEnv(t, fakeapiserver.Options{ShardedListAndWatch: serverSide, BookmarkInterval: 20 * time.Millisecond})
 			rnd := rand.New(rand.NewPCG(11, 13))
 			churn(t, e, rnd, 80)
-			lw := informer.NewListerWatcher[configMap](e.client, cmRef, informer.Options[*configMap]{})
 			of := func(i, n int) shard.Selector {
 				s, err := shard.Of(i, n)
 				require.NoError(t, err)
 				return s
 			}
-			a, b := startReplica(t, lw, of(0, 2)), startReplica(t, lw, of(1, 2))
+			a, b := startReplica(t, e.client, cmRef, of(0, 2), nil), startReplica(t, e.client, cmRef, of(1, 2), nil)
 			synced(t, a.inf)
 			synced(t, b.inf)
 			shardsConverge(t, e, a, b)
 
-			c := startReplica(t, lw, of(2, 3))
+			c := startReplica(t, e.client, cmRef, of(2, 3), nil)
 			require.NoError(t, a.sh.Set(of(0, 3)))
 			require.NoError(t, b.sh.Set(of(1, 3)))
 			churn(t, e, rnd, 60)
@@ -231,12 +236,11 @@ func TestShardByNamespaceKeepsANamespaceTogether(t *testing.T) {
 		_, err := e.srv.Create(cmGVR, map[string]any{"metadata": map[string]any{"name": fmt.Sprint("cm-", i), "namespace": ns}})
 		require.NoError(t, err)
 	}
-	all := informer.NewListerWatcher[configMap](e.client, cmRef.Namespaced(""), informer.Options[*configMap]{})
 	owner := map[string]int{}
 	for i := range 2 {
 		sel, err := shard.Of(i, 2)
 		require.NoError(t, err)
-		r := startReplica(t, all, sel.On(shard.Namespace))
+		r := startReplica(t, e.client, cmRef.Namespaced(""), sel.On(shard.Namespace), nil)
 		synced(t, r.inf)
 		for _, cm := range r.inf.Lister().List(meta.LabelSelector{}) {
 			if o, ok := owner[cm.Namespace]; ok {
@@ -268,7 +272,7 @@ func TestStreamingListsLearnWhoFilters(t *testing.T) {
 			require.NoError(t, err)
 			opts := fastOpts()
 			opts.Shard, opts.StreamingList = sh, true
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)
 			require.Equal(t, shardOf(serverObjects(t, e), sel), cacheState(inf))

@@ -48,7 +48,7 @@ func TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot(t *testing.T) {
 				e.put(t, fmt.Sprintf("cm-%02d", i), "0", map[string]string{"parity": fmt.Sprint(i % 2)})
 			}
 			tc.opts.Logger = quiet()
-			inf := informer.NewForResource[configMap](e.client, cmRef, tc.opts)
+			inf := informer.New[configMap](e.client, cmRef, tc.opts)
 			run(t, inf)
 			synced(t, inf)
 			want := 5

@@ -28,7 +28,7 @@ func TestSlimMetaTypesSyncSelectAndFollow(t *testing.T) {
 			for i := range 30 {
 				e.put(t, fmt.Sprintf("cm-%02d", i), "0", map[string]string{"parity": fmt.Sprint(i % 2)})
 			}
-			inf := informer.NewForResource[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{
+			inf := informer.New[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{
 				Logger: quiet(), StreamingList: streaming})
 			run(t, inf)
 			synced(t, inf)
@@ -60,29 +60,17 @@ type untaggedSlim struct {
 }
 
 func TestTypeWithoutMetadataTagIsRefused(t *testing.T) {
-	err := informer.CheckType[untaggedSlim]()
-	require.ErrorContains(t, err, "untaggedSlim does not decode an object's metadata")
-	require.ErrorContains(t, err, `json:"metadata"`)
-	require.NoError(t, informer.CheckType[slimConfigMap]())
-	require.NoError(t, informer.CheckType[meta.Raw]())
-
 	e := newEnv(t)
-	inf := informer.NewForResource[untaggedSlim](e.client, cmRef, informer.Options[*untaggedSlim]{Logger: quiet()})
+	inf := informer.New[untaggedSlim](e.client, cmRef, informer.Options[*untaggedSlim]{Logger: quiet()})
 	require.ErrorContains(t, inf.Run(t.Context()), "untaggedSlim does not decode")
 	require.ErrorContains(t, inf.WaitForSync(t.Context()), "untaggedSlim does not decode")
-}
-
-func TestAnUnknownQueueKindIsRefused(t *testing.T) {
-	e := newEnv(t)
-	inf := informer.NewForResource[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Logger: quiet(), Queue: informer.QueueDeltaFIFO + 1})
-	require.ErrorContains(t, inf.Run(t.Context()), "Options.Queue is 2, not a QueueKind")
-	require.ErrorContains(t, inf.WaitForSync(t.Context()), "not a QueueKind")
+	require.ErrorContains(t, inf.WaitForSync(t.Context()), `json:"metadata"`, "and says what to add")
 }
 
 func TestAddIndexersBeforeAndAfterRun(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "x", map[string]string{"team": "red"})
-	inf := informer.NewForResource[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Logger: quiet()})
+	inf := informer.New[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Logger: quiet()})
 	byValue := func(cm *slimConfigMap) ([]string, error) { return []string{cm.Data["v"]}, nil }
 	byTeam := func(cm *slimConfigMap) ([]string, error) { return []string{cm.Labels["team"]}, nil }
 	require.NoError(t, inf.AddIndexers(cache.Indexers[*slimConfigMap]{"value": byValue}))

@@ -42,9 +42,8 @@ type SnapshotOptions struct {
 	// server's history, so that the restart needs no relist.
 	Period time.Duration
 	// Identity says what the snapshot is of; a snapshot of anything else is
-	// rejected at start. NewForResource fills it in (server, resource,
-	// namespace, selectors); callers of New with their own ListerWatcher
-	// should. The informer always sets what shapes its objects: Type (its
+	// rejected at start. New fills it in (server, resource, namespace,
+	// selectors) when it is zero. The informer always sets what shapes its objects: Type (its
 	// Go type), Shard (Options.Shard's selector), ManagedFields
 	// (Options.KeepManagedFields) and Transform (TransformVersion).
 	Identity snapshot.Identity

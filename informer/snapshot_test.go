@@ -124,7 +124,7 @@ func startAgent(t *testing.T, e *env, dir string, tweak func(*informer.Options[*
 	if tweak != nil {
 		tweak(&opts)
 	}
-	a.inf = informer.NewForResource[configMap](e.client, cmRef, opts)
+	a.inf = informer.New[configMap](e.client, cmRef, opts)
 	_, err := a.inf.AddHandler(a.h, informer.HandlerOptions{})
 	require.NoError(t, err)
 	var ctx context.Context
@@ -288,7 +288,7 @@ func TestABadSnapshotIsReportedAndIgnored(t *testing.T) {
 		{"version", func(t *testing.T, path string) {
 			rewrite(t, path, func(b []byte) []byte { return rewriteVersion(b, 9) })
 		}, nil},
-		{"identity", nil, func(o *informer.Options[*configMap]) { o.Selectors.LabelSelector = "app=web" }},
+		{"identity", nil, func(o *informer.Options[*configMap]) { o.LabelSelector = "app=web" }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.reason, func(t *testing.T) {

@@ -105,7 +105,7 @@ func TestAStalledReplyIsAbandonedAndRetried(t *testing.T) {
 			if !tc.synced {
 				e.srv.SlowBodies(tc.slow)
 			}
-			inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			if tc.synced {
 				synced(t, inf)

@@ -36,7 +36,7 @@ func TestAStreamingListThatDoesNotDecodeFallsBackToList(t *testing.T) {
 				mu.Unlock()
 			}
 		}}
-	inf := informer.NewForResource[configMap](e.client, cmRef, opts)
+	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf) // the fake clock never moves: no backoff is waited
 	converges(t, e, inf)

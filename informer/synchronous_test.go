@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // A synchronous handler is called on the goroutine that processes the
@@ -18,7 +19,7 @@ import (
 // been called for event k, and the cache held each change when it was.
 func TestSynchronousHandlerRunsBeforeTheNextEventIsRead(t *testing.T) {
 	lw := newLiveLW(pods("a"), "5")
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: true})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: true})
 	h := newView()
 	var stale atomic.Int64 // calls that found the cache behind the change
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{
@@ -39,7 +40,7 @@ func TestSynchronousHandlerRunsBeforeTheNextEventIsRead(t *testing.T) {
 			require.GreaterOrEqual(t, len(h.lines()), i+1, "event %d was read before the handler heard of event %d", i, i-1)
 		}
 	}
-	lw.events <- Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "11"), ResourceVersion: "11"}
+	lw.events <- watchstream.Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "11"), ResourceVersion: "11"}
 	require.Equal(t, []string{"add a@1 initial=true", "update a@1->6", "update a@6->7", "update a@7->8",
 		"update a@8->9", "update a@9->10"}, h.lines())
 	require.Zero(t, stale.Load(), "a call before the cache held its change")
@@ -58,7 +59,7 @@ func TestSynchronousHandler(t *testing.T) {
 func testSynchronousHandler(t *testing.T, loop bool) {
 	lw := newLiveLW(pods("a", "b"), "5")
 	var m countMetrics
-	inf := New[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m, InlineProcessing: !loop})
+	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m, InlineProcessing: !loop})
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(*pod, bool) { panic("boom") }},
 		HandlerOptions{Synchronous: true})
 	require.NoError(t, err)

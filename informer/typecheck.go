@@ -10,18 +10,18 @@ import (
 	"github.com/zerokube/zerokube/meta"
 )
 
-// probeObject is what CheckType decodes: just enough metadata to tell
+// probeObject is what checkType decodes: just enough metadata to tell
 // whether a type reads it.
 const probeObject = `{"apiVersion":"v1","kind":"Probe","metadata":{"name":"zerokube-probe","namespace":"zerokube-probe-ns"}}`
 
-// CheckType reports whether T decodes an object's metadata, by decoding a
+// checkType reports whether T decodes an object's metadata, by decoding a
 // probe object into it and checking that its name and namespace come back.
 // A struct that embeds meta.ObjectMeta or meta.SlimMeta without the tag
 // json:"metadata" compiles, but its embedded fields are then read from the
 // top level of the object, where the server never puts them: every object
 // would be cached under the key "". New runs this check; an informer of
 // such a type fails Run and WaitForSync with this error instead of syncing.
-func CheckType[T any, P meta.PtrObject[T]]() error {
+func checkType[T any, P meta.PtrObject[T]]() error {
 	var obj T
 	if err := json.Unmarshal([]byte(probeObject), &obj); err != nil {
 		return fmt.Errorf("informer: type %v cannot decode a Kubernetes object: %w", reflect.TypeFor[T](), err)

@@ -66,3 +66,15 @@ func TestASnapshotOfMetadataIsNotOneOfWholeObjects(t *testing.T) {
 	require.Equal(t, "PartialObjectMetadata", id(false))
 	require.Equal(t, "", id(true))
 }
+
+// untagged forgets the json:"metadata" tag on its embedded SlimMeta.
+type untagged struct {
+	meta.SlimMeta
+	Data map[string]string `json:"data,omitempty"`
+}
+
+func TestCheckTypeRefusesOnlyATypeThatLosesTheMetadata(t *testing.T) {
+	require.ErrorContains(t, checkType[untagged](), "untagged does not decode an object's metadata")
+	require.NoError(t, checkType[pod]())
+	require.NoError(t, checkType[meta.Raw]())
+}

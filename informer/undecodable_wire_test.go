@@ -100,7 +100,7 @@ type strictRun struct {
 func startStrict(t *testing.T, e *env, tr informer.Transport, how strictRun) (*informer.Informer[strictPod, *strictPod], *watchErrors) {
 	t.Helper()
 	w := &watchErrors{}
-	inf := informer.NewForResource[strictPod](e.client, podRef, informer.Options[*strictPod]{Logger: quiet(),
+	inf := informer.New[strictPod](e.client, podRef, informer.Options[*strictPod]{Logger: quiet(),
 		Transport: tr, StreamingList: how.streaming, PageSize: how.pageSize, ConsistentFirstList: how.pageSize > 0,
 		SkipUndecodable: !how.noSkip, WatchErrorHandler: w.add,
 		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}})

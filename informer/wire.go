@@ -7,6 +7,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/protodec"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // wire chooses, per resource, what a resource ListerWatcher asks the
@@ -79,7 +80,7 @@ type protoWatch[P any] struct {
 	w *wire
 }
 
-func (p protoWatch[P]) Next() (Event[P], error) {
+func (p protoWatch[P]) Next() (watchstream.Event[P], error) {
 	ev, err := p.Watch.Next()
 	p.w.observe(err)
 	return ev, err

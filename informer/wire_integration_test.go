@@ -62,12 +62,12 @@ func TestProtobufAndJSONInformersCacheTheSameStructs(t *testing.T) {
 				}
 			}
 		}
-		return informer.NewForResource[workload.Pod](e.client, ref, o)
+		return informer.New[workload.Pod](e.client, ref, o)
 	}
 	slim := func(tr informer.Transport) *informer.Informer[workload.SlimPod, *workload.SlimPod] {
 		o := informer.Options[*workload.SlimPod]{Logger: quiet(), Transport: tr, StreamingList: true,
 			Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
-		return informer.NewForResource[workload.SlimPod](e.client, ref, o)
+		return informer.New[workload.SlimPod](e.client, ref, o)
 	}
 	pbFull, jsFull := full(informer.Transport{}), full(informer.Transport{JSON: true})
 	pbSlim, jsSlim := slim(informer.Transport{}), slim(informer.Transport{JSON: true})

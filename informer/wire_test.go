@@ -58,8 +58,8 @@ func TestEachResourceAsksForTheWireItsKindHas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			log := &acceptLog{}
 			c := listServer(t, log, jsonList)
-			lw := NewListerWatcher[pod](c, apiclient.Ref{GVR: tc.gvr}, Options[*pod]{Transport: tc.tr})
-			_, err := lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
+			lw := newResourceLW[pod](c, apiclient.Ref{GVR: tc.gvr}, Options[*pod]{Transport: tc.tr})
+			_, err := lw.List(context.Background(), apiclient.ListOptions{}, func(*pod) error { return nil })
 			require.NoError(t, err)
 			require.Equal(t, []string{tc.want}, log.accepts)
 		})
@@ -76,10 +76,10 @@ func TestAProtobufReplyOfAKindTheTableLacksTurnsTheResourceToJSON(t *testing.T) 
 		w.Header().Set("Content-Type", kubeproto.ContentType)
 		_, _ = w.Write(kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v1", Kind: "PodFromTheFutureList", Raw: []byte{0x12, 0}}))
 	})
-	lw := NewListerWatcher[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, Options[*pod]{})
-	_, err := lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
+	lw := newResourceLW[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, Options[*pod]{})
+	_, err := lw.List(context.Background(), apiclient.ListOptions{}, func(*pod) error { return nil })
 	require.ErrorIs(t, err, kubeproto.ErrUnknownKind)
-	_, err = lw.List(context.Background(), ListOptions{}, func(*pod) error { return nil })
+	_, err = lw.List(context.Background(), apiclient.ListOptions{}, func(*pod) error { return nil })
 	require.NoError(t, err, "the retry asks for JSON")
 	require.Equal(t, []string{apiclient.AcceptProtobuf, "application/json"}, log.accepts)
 }
@@ -115,7 +115,7 @@ func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
 	c, err := apiclient.New(&apiclient.Config{Host: srv.URL, QPS: -1})
 	require.NoError(t, err)
 	skipped := make(chan observe.Event, 4)
-	inf := NewForResource[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"},
+	inf := New[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"},
 		Options[*pod]{Logger: quiet(), Trace: func(ev observe.Event) {
 			if ev.Stage == observe.StageSkipped {
 				skipped <- ev

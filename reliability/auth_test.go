@@ -71,7 +71,7 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 					opts := informer.Options[*object]{Logger: logger, FailFast: failFast, StreamingList: mode == "streaming",
 						Transport: informer.Transport{Websocket: mode == "websocket"},
 						Backoff:   informer.BackoffOptions{Initial: time.Millisecond, Max: 5 * time.Millisecond}}
-					inf := informer.NewForResource[object](c, allCMs, opts)
+					inf := informer.New[object](c, allCMs, opts)
 					ctx, cancel := context.WithCancel(context.Background())
 					done := make(chan error, 1)
 					go func() { done <- inf.Run(ctx) }()
@@ -140,7 +140,7 @@ func TestTokenFileRotationUnderARunningInformer(t *testing.T) {
 	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(),
+	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(),
 		Backoff: informer.BackoffOptions{Initial: 5 * time.Millisecond, Max: 50 * time.Millisecond}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

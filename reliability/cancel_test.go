@@ -179,7 +179,7 @@ func TestCancelAtEveryStage(t *testing.T) {
 				if st.opts != nil {
 					st.opts(&opts)
 				}
-				inf := informer.NewForResource[object](c, allCMs, opts)
+				inf := informer.New[object](c, allCMs, opts)
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				if st.handler != nil {

@@ -68,7 +68,7 @@ func newRig(t *testing.T, o rigOptions) *rig {
 	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(r.srv), apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	r.inf = informer.NewForResource[object](c, allCMs, informer.Options[*object]{
+	r.inf = informer.New[object](c, allCMs, informer.Options[*object]{
 		Name: t.Name(), Logger: quiet(), Metrics: rigMetrics{r: r}, StreamingList: o.streaming, PageSize: o.pageSize,
 		InitialEventsTimeout: 2 * time.Second, WatchIdleTimeout: 500 * time.Millisecond, Backoff: r.backoff,
 		Trace: r.observe,

@@ -110,7 +110,7 @@ var chaosBackoff = informer.BackoffOptions{Initial: 5 * time.Millisecond, Max: 1
 
 // shape is the informer configuration a scenario drew.
 type shape struct {
-	queue     informer.QueueKind
+	deltaFIFO bool
 	streaming bool
 	websocket bool
 	selector  bool
@@ -121,7 +121,7 @@ type shape struct {
 
 func (s shape) String() string {
 	q := "inorder"
-	if s.queue == informer.QueueDeltaFIFO {
+	if s.deltaFIFO {
 		q = "deltafifo"
 	}
 	return fmt.Sprintf("%s/stream=%t/ws=%t/sel=%t/fsel=%t/tls=%t/page=%d", q, s.streaming, s.websocket, s.selector, s.fieldSel, s.tls, s.pageSize)
@@ -173,7 +173,7 @@ const (
 func newScenario(t *testing.T, seed uint64) *scenario {
 	rnd := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	sh := shape{
-		queue:     []informer.QueueKind{informer.QueueInOrder, informer.QueueDeltaFIFO}[rnd.IntN(2)],
+		deltaFIFO: rnd.IntN(2) == 1,
 		streaming: rnd.IntN(2) == 0, websocket: rnd.IntN(3) == 0, selector: rnd.IntN(2) == 0,
 		pageSize: []int64{3, 17, 500, -1}[rnd.IntN(4)], tls: rnd.IntN(2) == 0, fieldSel: rnd.IntN(3) == 0,
 	}
@@ -216,7 +216,7 @@ func (sc *scenario) start(t *testing.T) {
 	t.Cleanup(c.CloseIdleConnections)
 	opts := informer.Options[*object]{
 		Name: fmt.Sprintf("chaos-%d", sc.seed), Logger: quiet(), Metrics: metrics{sc: sc},
-		Queue: sc.shape.queue, StreamingList: sc.shape.streaming, PageSize: sc.shape.pageSize,
+		DeltaFIFO: sc.shape.deltaFIFO, StreamingList: sc.shape.streaming, PageSize: sc.shape.pageSize,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
 		Backoff:   chaosBackoff,
 		Transport: informer.Transport{Websocket: sc.shape.websocket},
@@ -229,12 +229,12 @@ func (sc *scenario) start(t *testing.T) {
 		},
 	}
 	if sc.shape.selector {
-		opts.Selectors.LabelSelector = selectorLabel + "=in"
+		opts.LabelSelector = selectorLabel + "=in"
 	}
 	if sc.shape.fieldSel {
-		opts.Selectors.FieldSelector = "metadata.namespace!=" + excludedNS
+		opts.FieldSelector = "metadata.namespace!=" + excludedNS
 	}
-	sc.inf = informer.NewForResource[object](c, allCMs, opts)
+	sc.inf = informer.New[object](c, allCMs, opts)
 	for _, h := range []struct {
 		v    *view
 		opts informer.HandlerOptions

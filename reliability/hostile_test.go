@@ -70,7 +70,7 @@ func startInformer(t *testing.T, s http.Handler, h informer.Handler[*object], id
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: "http://" + ln.Addr().String(), QPS: -1},
 		apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}, HeaderTimeout: 500 * time.Millisecond})
 	require.NoError(t, err)
-	inf := informer.NewForResource[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2, WatchIdleTimeout: idle,
+	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2, WatchIdleTimeout: idle,
 		Trace: func(ev observe.Event) {
 			if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != observe.StageHandlerCalled {
 				t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)

@@ -143,11 +143,11 @@ func mustShard(t *testing.T, i, n int) shard.Selector {
 func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
 	// No fault stalls a watch here: a short WatchIdleTimeout (which also
 	// bounds the wait for a watch's answer) would only fire under load.
-	o := informer.Options[*object]{Name: name, Logger: quiet(), Queue: m.c.queue, StreamingList: m.c.streaming,
+	o := informer.Options[*object]{Name: name, Logger: quiet(), DeltaFIFO: m.c.deltaFIFO, StreamingList: m.c.streaming,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 2 * time.Second,
 		StallTimeout: 2 * time.Second,
 		Backoff:      chaosBackoff, SkipUndecodable: m.c.skip,
-		Selectors: informer.Selectors{LabelSelector: matrixLabel + "=in"}}
+		LabelSelector: matrixLabel + "=in"}
 	if m.c.transform {
 		o.Transform = transform
 	}
@@ -178,7 +178,7 @@ func transform(o *object) (*object, error) {
 // must deliver exactly those changes.
 func (m *mcase) prepareSnapshot(t *testing.T) {
 	t.Helper()
-	inf := informer.NewForResource[object](m.client, allCMs, m.options(t, "matrix"))
+	inf := informer.New[object](m.client, allCMs, m.options(t, "matrix"))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
@@ -315,7 +315,7 @@ func (m *mcase) newInformer(t *testing.T) informer.HandlerOptions {
 		m.lastErr.Store(&msg)
 		m.watchErrs.Add(1)
 	}
-	m.inf = informer.NewForResource[object](m.client, allCMs, opts)
+	m.inf = informer.New[object](m.client, allCMs, opts)
 	m.h = &mview{view: newView("matrix", 0), m: m}
 	m.h.changed = m.progress
 	return informer.HandlerOptions{Synchronous: m.c.handler == handlerSync}

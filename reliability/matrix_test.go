@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/zerokube/zerokube/informer"
 )
 
 // The option matrix (issue #25, step 4): the informer's options proven
@@ -65,7 +63,7 @@ var (
 
 // combo is one combination of the matrix.
 type combo struct {
-	queue     informer.QueueKind
+	deltaFIFO bool
 	streaming bool
 	snap      snapMode
 	shard     shardMode
@@ -82,13 +80,13 @@ type combo struct {
 var dims = []int{2, 2, 4, 4, 2, 2, 3, 2}
 
 func comboOf(v []int) combo {
-	return combo{queue: informer.QueueKind(v[0]), streaming: v[1] == 1, snap: snapMode(v[2]), shard: shardMode(v[3]),
+	return combo{deltaFIFO: v[0] == 1, streaming: v[1] == 1, snap: snapMode(v[2]), shard: shardMode(v[3]),
 		skip: v[4] == 1, transform: v[5] == 1, handler: handlerMode(v[6]), json: v[7] == 1}
 }
 
 func (c combo) String() string {
 	q, s := "inorder", "list"
-	if c.queue == informer.QueueDeltaFIFO {
+	if c.deltaFIFO {
 		q = "deltafifo"
 	}
 	if c.streaming {
@@ -206,7 +204,7 @@ func TestPairwiseCoversEveryPair(t *testing.T) {
 	rows := pairwise()
 	seen := map[[4]int]bool{}
 	for _, c := range rows {
-		v := []int{int(c.queue), b2i(c.streaming), int(c.snap), int(c.shard), b2i(c.skip), b2i(c.transform), int(c.handler), b2i(c.json)}
+		v := []int{b2i(c.deltaFIFO), b2i(c.streaming), int(c.snap), int(c.shard), b2i(c.skip), b2i(c.transform), int(c.handler), b2i(c.json)}
 		for d1 := range dims {
 			for d2 := d1 + 1; d2 < len(dims); d2++ {
 				seen[[4]int{d1, v[d1], d2, v[d2]}] = true

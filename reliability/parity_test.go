@@ -337,7 +337,7 @@ func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] 
 	if p.verb == verbResume {
 		o.Snapshot = informer.SnapshotOptions{Dir: p.dir, Period: -1}
 	}
-	inf = informer.NewForResource[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
+	inf = informer.New[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
 	return inf
 }
 
@@ -347,7 +347,7 @@ func (p *parityCase) saveSnapshot(t *testing.T) {
 	o := informer.Options[*object]{Logger: quiet(), Backoff: chaosBackoff,
 		Snapshot: informer.SnapshotOptions{Dir: p.dir, Period: -1}}
 	o.Transport.JSON = p.json
-	inf := informer.NewForResource[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
+	inf := informer.New[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()

@@ -106,7 +106,7 @@ func (z *ZK) agent(i int) (*informer.Informer[workload.SlimPod, *workload.SlimPo
 		Name:          fmt.Sprintf("agent-%04d", i),
 		Logger:        slog.New(slog.DiscardHandler),
 		StreamingList: z.c.Has("stream"),
-		Selectors:     informer.Selectors{FieldSelector: z.c.FieldSelector(i)},
+		FieldSelector: z.c.FieldSelector(i),
 		Trace:         z.trace,
 	}
 	sel, err := z.c.Shard(i)
@@ -121,7 +121,7 @@ func (z *ZK) agent(i int) (*informer.Informer[workload.SlimPod, *workload.SlimPo
 	if z.c.Has("snap") {
 		opts.Snapshot = informer.SnapshotOptions{Dir: z.c.SnapDir}
 	}
-	inf := informer.NewForResource[workload.SlimPod](cl, PodsRef, opts)
+	inf := informer.New[workload.SlimPod](cl, PodsRef, opts)
 	h := informer.HandlerFuncs[*workload.SlimPod]{UpdateFunc: func(_, _ *workload.SlimPod) { z.updates.Add(1) }}
 	if _, err := inf.AddHandler(h, informer.HandlerOptions{}); err != nil {
 		return nil, nil, err

@@ -107,11 +107,11 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		StreamingList:       d.cfg.streamingList,
 		PageSize:            d.cfg.pageSize,
 		ConsistentFirstList: d.cfg.consistent,
-		Selectors:           informer.Selectors{LabelSelector: d.cfg.selector},
+		LabelSelector:       d.cfg.selector,
 		Transport:           informer.Transport{Websocket: d.cfg.websocket},
 		FailFast:            true, // 401, 403, 404: say so at once instead of retrying forever
 		Logger:              slog.New(d.logHandler()),
-		Queue:               d.queueKind(),
+		DeltaFIFO:           d.cfg.deltaFIFO,
 		WatchErrorHandler: func(ctx context.Context, err error) {
 			if !d.synced.Load() && ctx.Err() == nil && unreachable(err) {
 				giveUp(err)
@@ -124,13 +124,12 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		d.tell(msg{en: "caching shard %s of %s: %s", zh: "只缓存分片 %[1]s：%[2]s，%[3]s"}, d.cfg.shard, refSaid(ref), sel)
 	}
 	if d.cfg.snapshot != "" {
-		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot, Identity: informer.SnapshotIdentity(c, ref, opts.Selectors)}
+		opts.Snapshot = informer.SnapshotOptions{Dir: d.cfg.snapshot} // New fills in what it is of
 	}
 	var metrics []observe.Metrics
 	if d.cfg.snapshot != "" {
 		metrics = append(metrics, snapshotReport{d: d})
 	}
-	lw := informer.NewListerWatcher[T](c, ref, opts)
 	var traces []func(observe.Event)
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket,
@@ -144,20 +143,12 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		metrics = append(metrics, m)
 	}
 	opts.Trace, opts.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
-	inf := informer.New[T](lw, opts)
+	inf := informer.New[T](c, ref, opts) // and its ListerWatcher, the article's ListWatch
 	if d.dash != nil {
 		store := inf.Store()
 		d.dash.watchCache(store.Len, func() []string { return store.ListIndexFuncValues(cache.NamespaceIndex) })
 	}
 	return inf
-}
-
-// queueKind is the delta queue --delta-fifo asks for.
-func (d *demo) queueKind() informer.QueueKind {
-	if d.cfg.deltaFIFO {
-		return informer.QueueDeltaFIFO
-	}
-	return informer.QueueInOrder
 }
 
 // unreachable reports a failure with no Status from the server (refused,

@@ -23,7 +23,7 @@ const (
 	// FailureBadRequest: the server rejected the informer's own request as
 	// invalid (400 Bad Request), e.g. a field selector on a field the
 	// resource does not support; the Status message names what it
-	// rejected. Fix the request (Options.Selectors): retrying sends it
+	// rejected. Fix the request (the informer's selectors): retrying sends it
 	// again unchanged.
 	FailureBadRequest
 	// FailureMalformed: a reply body that is not a list or a watch stream

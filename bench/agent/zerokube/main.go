@@ -66,10 +66,10 @@ func run(ctx context.Context, kubeconfig, node string) error {
 	if err != nil {
 		return err
 	}
-	inf := informer.NewForResource[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}},
+	inf := informer.New[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}},
 		informer.Options[*pod]{
-			Logger:    slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			Selectors: informer.Selectors{FieldSelector: "spec.nodeName=" + node},
+			Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+			FieldSelector: "spec.nodeName=" + node,
 		})
 	// The count is printed once the sync is, then whenever it changes.
 	var count, printed atomic.Int64

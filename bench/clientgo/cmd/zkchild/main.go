@@ -126,7 +126,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		// with nothing beyond metadata, FullObjects unset.
 		note += ", PartialObjectMetadata"
 	}
-	inf := informer.NewForResource[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
+	inf := informer.New[T, P](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}}, opts)
 	h := informer.HandlerFuncs[P]{
 		AddFunc:    func(P, bool) { adds.Add() },
 		UpdateFunc: func(_, p P) { rec.Observe(p.GetLabels()) },
