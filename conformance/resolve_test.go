@@ -119,7 +119,11 @@ func TestACustomResourceInstalledAfterDiscoveryIsFoundByItsShortName(t *testing.
 		go func() { done <- inf.Run(runCtx) }()
 		defer func() { stop(); require.NoError(t, <-done) }()
 		require.NoError(t, inf.WaitForSync(ctx))
-		require.Len(t, inf.Lister().List(meta.LabelSelector{}), 1)
+		// A list at resourceVersion 0 is the watch cache's, which may not
+		// hold an object of a custom resource created a moment ago yet;
+		// the watch brings it.
+		require.Eventually(t, func() bool { return len(inf.Lister().List(meta.LabelSelector{})) == 1 },
+			10*time.Second, 10*time.Millisecond)
 	})
 }
 

@@ -33,6 +33,7 @@ import (
 // processed, after the fact, outside mu.
 type dispatcher[P meta.Object] struct {
 	opts  Options[P]
+	obs   observers
 	store cache.Writer[P]
 	read  cache.Reader[P]
 	queue fifo.Queue[P]
@@ -82,7 +83,7 @@ func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo
 	if afterPop == nil {
 		afterPop = func() {}
 	}
-	d := &dispatcher[P]{opts: opts, store: store, read: store, queue: q, rec: rec, afterPop: afterPop,
+	d := &dispatcher[P]{opts: opts, obs: observersOf(opts), store: store, read: store, queue: q, rec: rec, afterPop: afterPop,
 		loop: !opts.InlineProcessing, changed: make(chan struct{}, 1), synced: make(chan struct{})}
 	d.processFn = d.process
 	return d
@@ -327,13 +328,11 @@ func (d *dispatcher[P]) markSynced() bool {
 	}
 	close(d.synced)
 	d.rec.markSynced()
-	if d.opts.Trace != nil {
-		ev := observe.Event{Stage: observe.StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()}
-		if d.snapshotting {
-			ev.Op = observe.OpSnapshot
-		}
-		d.opts.Trace(ev)
+	ev := observe.Event{Stage: observe.StageSynced, Items: d.read.Len(), ResourceVersion: d.rec.resourceVersion()}
+	if d.snapshotting {
+		ev.Op = observe.OpSnapshot
 	}
+	d.obs.emit(ev)
 	return true
 }
 
@@ -449,9 +448,7 @@ func (d *dispatcher[P]) resyncWait(ctx context.Context) bool {
 	case <-d.changed:
 	case <-tick:
 		if due := d.resyncDue(d.opts.Clock.Now()); len(due) > 0 {
-			if d.opts.Trace != nil {
-				d.opts.Trace(observe.Event{Stage: observe.StageResync, Handler: due, Items: d.read.Len()})
-			}
+			d.obs.emit(observe.Event{Stage: observe.StageResync, Handler: due, Items: d.read.Len()})
 			if d.queue.Resync() != nil {
 				return false
 			}

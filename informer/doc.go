@@ -169,15 +169,24 @@
 //
 // # Observing
 //
-// Logs go to Options.Logger (log/slog). Counters and gauges go to a
-// [observe.Metrics] (list/watch calls, relists by cause, events by type, queue
-// depths, handler lag and duration, resourceVersion); package metrics
-// (github.com/zerokube/zerokube/metrics) exports them in Prometheus's format,
-// and the prom module into a client_golang registry. Options.Trace receives
-// a typed [observe.Event] at every stage of an object's way (list page, watch
-// opened, event, bookmark, delta queued, cache replaced by a relist, store
-// updated, resync, handler called, relist with its cause), which the demo
-// prints in its --trace mode.
+// Each happening is said once: the stage where it happens emits one typed
+// [observe.Event] (observers.go's emit), and three observers hear it
+// there. Options.Trace receives it as it is: every stage of an object's
+// way (list page, watch opened, event, bookmark, delta queued, cache
+// replaced by a relist, store updated, resync, handler called, relist with
+// its cause) and what goes wrong beside it (list or watch failed, backoff,
+// skipped, transform failed, queue coalesced, the snapshot's fate), which
+// the demo prints in its --trace mode. Options.Metrics ([observe.Metrics])
+// gets the counter each one moves (list/watch calls, relists by cause,
+// events by type, handler lag and duration, skips, snapshots), and
+// Options.Logger (log/slog) the line an operator should read, at its
+// level. So a happening cannot be traced but not counted, and the log
+// uses the trace's words; a test (TestOnlyTheObserversCountAndLog) keeps
+// counting and logging out of every other file. The gauges (queue depths,
+// resourceVersion) sample states, not happenings, and are set where the
+// state changes. Package metrics (github.com/zerokube/zerokube/metrics)
+// exports the Metrics in Prometheus's format, and the prom module into a
+// client_golang registry.
 //
 // # Warm restart
 //

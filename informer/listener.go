@@ -2,8 +2,6 @@ package informer
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -65,10 +63,9 @@ type listener[P meta.Object] struct {
 	turn     chan struct{} // inline: cap 1, held by the goroutine calling the handler
 	capacity int           // 0: unbounded
 	resync   time.Duration
-	metrics  observe.Metrics
-	log      *slog.Logger
+	metrics  observe.Metrics // for the handler queue's depth gauge
+	obs      observers
 	clock    clock.Clock
-	trace    func(observe.Event)
 	timed    bool // metrics or trace want each call's lag and duration
 
 	synced  chan struct{} // closed by run when it reaches the sync marker
@@ -92,11 +89,11 @@ type listener[P meta.Object] struct {
 // and the informer's for the rest.
 func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P]) *listener[P] {
 	l := &listener[P]{
-		name: o.Name, h: h, inline: o.Synchronous, capacity: o.QueueCapacity, metrics: opts.Metrics, log: opts.Logger,
-		clock: opts.Clock, trace: opts.Trace, synced: make(chan struct{}),
+		name: o.Name, h: h, inline: o.Synchronous, capacity: o.QueueCapacity, metrics: opts.Metrics, obs: observersOf(opts),
+		clock: opts.Clock, synced: make(chan struct{}),
 		removed: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
-	l.timed = l.trace != nil || !observe.IsNop(l.metrics)
+	l.timed = l.obs.timed()
 	if l.inline {
 		l.turn = make(chan struct{}, 1)
 	}
@@ -158,7 +155,7 @@ func (l *listener[P]) push(n *notification[P]) {
 				l.live--
 			}
 			l.mu.Unlock()
-			l.metrics.Coalesced(l.name)
+			l.obs.emit(observe.Event{Stage: observe.StageCoalesced, Handler: l.name, Key: n.key})
 			return
 		}
 	}
@@ -347,18 +344,18 @@ func (l *listener[P]) call(n *notification[P]) {
 		start = l.clock.Now()
 	}
 	defer func() {
-		if v := recover(); v != nil {
-			l.metrics.HandlerPanic(l.name)
-			l.log.Error("informer: handler panicked", "handler", l.name, "key", n.key, "panic", fmt.Sprint(v))
+		v := recover()
+		if !l.timed && v == nil {
+			return // nobody times calls, and nothing went wrong
 		}
-		if !l.timed {
-			return
+		ev := observe.Event{Stage: observe.StageHandlerCalled, Handler: l.name, Op: n.op(), Key: n.key}
+		if v != nil {
+			ev.Err = panicked(v)
 		}
-		took := l.clock.Now().Sub(start)
-		l.metrics.HandlerCall(l.name, start.Sub(n.queued), took)
-		if l.trace != nil {
-			l.trace(observe.Event{Stage: observe.StageHandlerCalled, Handler: l.name, Op: n.op(), Key: n.key, Duration: took})
+		if l.timed {
+			ev.Duration, ev.Lag = l.clock.Now().Sub(start), start.Sub(n.queued)
 		}
+		l.obs.emit(ev)
 	}()
 	switch n.kind {
 	case notifAdd:

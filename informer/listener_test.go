@@ -36,7 +36,7 @@ func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newView()
 			// Capacity 1 with a filler entry: every push finds the queue full.
-			l := &listener[*pod]{name: "h", h: h, capacity: 1, metrics: observe.NopMetrics{}, log: quiet(),
+			l := &listener[*pod]{name: "h", h: h, capacity: 1, metrics: observe.NopMetrics{}, obs: observers{metrics: observe.NopMetrics{}, log: quiet()},
 				clock: newFakeClock(), wake: make(chan struct{}, 1)}
 			l.push(&notification[*pod]{kind: notifAdd, key: "ns/filler", obj: mkPod("filler", "1")})
 			for _, n := range tc.in {
@@ -53,7 +53,7 @@ func TestFullQueueMergesPerKeyKeepingTheFinalState(t *testing.T) {
 
 func TestUnboundedQueueNeverMerges(t *testing.T) {
 	h := newView()
-	l := &listener[*pod]{name: "h", h: h, metrics: observe.NopMetrics{}, log: quiet(), clock: newFakeClock(),
+	l := &listener[*pod]{name: "h", h: h, metrics: observe.NopMetrics{}, obs: observers{metrics: observe.NopMetrics{}, log: quiet()}, clock: newFakeClock(),
 		wake: make(chan struct{}, 1)}
 	for i := range 100 {
 		l.push(&notification[*pod]{kind: notifUpdate, key: "ns/a", old: mkPod("a", "0"), obj: mkPod("a", string(rune('0'+i%10)))})
@@ -66,7 +66,7 @@ func TestUnboundedQueueNeverMerges(t *testing.T) {
 // none of that room, while a queue that stays small keeps its array (a
 // steady watch does not reallocate per event).
 func TestDrainedQueueGivesAReplaysRoomBack(t *testing.T) {
-	l := &listener[*pod]{name: "h", h: newView(), metrics: observe.NopMetrics{}, log: quiet(), clock: newFakeClock(),
+	l := &listener[*pod]{name: "h", h: newView(), metrics: observe.NopMetrics{}, obs: observers{metrics: observe.NopMetrics{}, log: quiet()}, clock: newFakeClock(),
 		wake: make(chan struct{}, 1)}
 	for i := range 10_000 {
 		l.push(&notification[*pod]{kind: notifAdd, key: "ns/p" + strconv.Itoa(i), obj: mkPod("p", "1")})
@@ -135,7 +135,7 @@ func TestListenerDeliversEverythingPushedWhileBusy(t *testing.T) {
 
 // The untimed path still recovers a panicking handler.
 func TestUntimedListenerRecoversPanics(t *testing.T) {
-	l := &listener[*pod]{name: "h", metrics: observe.NopMetrics{}, log: quiet(), clock: newFakeClock(),
+	l := &listener[*pod]{name: "h", metrics: observe.NopMetrics{}, obs: observers{metrics: observe.NopMetrics{}, log: quiet()}, clock: newFakeClock(),
 		h: HandlerFuncs[*pod]{AddFunc: func(*pod, bool) { panic("boom") }}}
 	require.NotPanics(t, func() { l.call(&notification[*pod]{kind: notifAdd, key: "ns/a", obj: mkPod("a", "1")}) })
 }

@@ -254,6 +254,6 @@ func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
 		keepManagedFields: o.KeepManagedFields,
 		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, skipUndecodable: o.SkipUndecodable, clock: o.Clock,
-		rand: o.Rand, log: o.Logger, metrics: o.Metrics, trace: o.Trace, backoff: o.Backoff,
+		rand: o.Rand, obs: observersOf(o), metrics: o.Metrics, backoff: o.Backoff,
 	}
 }

@@ -3,7 +3,6 @@ package informer
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/zerokube/zerokube/clock"
@@ -47,10 +46,11 @@ type reflectorConfig[P meta.Object] struct {
 	skipUndecodable   bool
 	clock             clock.Clock
 	rand              func() float64
-	log               *slog.Logger
-	metrics           observe.Metrics
-	trace             func(observe.Event)
-	backoff           BackoffOptions
+	// obs hears every happening (observers.go); metrics, for the
+	// resourceVersion gauge, is the same Options.Metrics.
+	obs     observers
+	metrics observe.Metrics
+	backoff BackoffOptions
 }
 
 // reflector keeps a sink in step with the server: LIST (or a streaming list)
@@ -143,12 +143,6 @@ func (r *reflector[P]) step(ctx context.Context, s state) state {
 	panic("informer: reflector in an unknown state")
 }
 
-func (r *reflector[P]) tr(ev observe.Event) {
-	if r.cfg.trace != nil {
-		r.cfg.trace(ev)
-	}
-}
-
 // stepBackingOff waits, then moves on. The failure that led here was
 // recorded by fail already: backingOff only waits. The wait is the server's
 // Retry-After hint when it gave one (429, 504), capped at the backoff's
@@ -160,9 +154,7 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 		// longer than its own worst backoff would.
 		delay = min(hint, r.back.opts.Max)
 	}
-	r.tr(observe.Event{Stage: observe.StageBackoff, Duration: delay, Err: s.err})
-	r.cfg.log.Warn("informer: list/watch failed, backing off",
-		"informer", r.cfg.name, "err", s.err, "delay", delay, "next", s.next.stateName())
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageBackoff, Duration: delay, Err: s.err})
 	t := r.cfg.clock.NewTimer(delay)
 	defer t.Stop()
 	select {
@@ -193,7 +185,6 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 		return stopped{err: se}
 	}
 	if immediate && r.rec.goneStreak() < goneLimit {
-		r.cfg.log.Info("informer: relisting", "informer", r.cfg.name, "err", err, "next", next.stateName())
 		return next
 	}
 	return backingOff{err: err, next: next}
@@ -207,6 +198,5 @@ func (r *reflector[P]) planned(err error) state {
 	if !errors.Is(err, errReshardMoved) {
 		return nil
 	}
-	r.cfg.log.Info("informer: the shard moved, relisting", "informer", r.cfg.name)
 	return r.relist(r.relistRV(), observe.CauseReshard)
 }

@@ -116,6 +116,13 @@ var (
 	// has no streaming lists: the informer falls back to LIST, and the 400
 	// says nothing about the request otherwise.
 	errStreamingRejected = errors.New("informer: the server rejected the streaming list; using LIST")
+	// errStreamingUnfit wraps an object a streaming list brought that does
+	// not fit the type, under SkipUndecodable: LIST, which skips it, from
+	// then on.
+	errStreamingUnfit = errors.New("informer: an object does not fit the type; using LIST, which skips it")
+	// errIdle ends a watch that heard nothing for Options.WatchIdleTimeout
+	// on a server that has sent no bookmark: a quiet resource, reopened.
+	errIdle = errors.New("informer: watch idle, reopening")
 )
 
 // isDecodeError reports a reply the server sent that could not be read

@@ -48,8 +48,7 @@ func (r *reflector[P]) relistRV() string {
 func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	opts := s.opts
 	if s.page == 0 && s.cont == "" {
-		r.cfg.metrics.Relist(s.cause)
-		r.tr(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
 	}
 	if s.cont != "" {
 		opts = apiclient.ListOptions{Limit: s.opts.Limit, Continue: s.cont}
@@ -64,12 +63,12 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 		}
 		return nil
 	})
-	r.cfg.metrics.ListCall(err)
 	if err != nil {
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageListFailed, Page: s.page + 1, ResourceVersion: s.opts.ResourceVersion, Err: err})
 		return r.listFailed(ctx, s, err)
 	}
 	s.page++
-	r.tr(observe.Event{Stage: observe.StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion,
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion,
 		More: lm.Continue != ""})
 	if lm.Continue != "" {
 		if _, loop := s.seen[lm.Continue]; loop {
@@ -129,7 +128,7 @@ func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
 // have applied the list and declared the informer synced, and the
 // snapshot gate reads the skipped objects inside Replace.
 func (r *reflector[P]) replace(items []P, rv string, skipped []UndecodableObject) error {
-	r.tr(observe.Event{Stage: observe.StageReplace, Items: len(items), ResourceVersion: rv})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageReplace, Items: len(items), ResourceVersion: rv})
 	r.cfg.metrics.ResourceVersion(rv)
 	r.rec.listed(r.cfg.clock.Now(), rv, skipped)
 	if err := r.q.Replace(items, rv); err != nil {
@@ -152,9 +151,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 				(t.APIVersion != "" && r.cfg.expectedAPIVersion != "" && t.APIVersion != r.cfg.expectedAPIVersion)) {
 				err := fmt.Errorf("informer: %s: expected %s %s, got %s %s", meta.Key(obj),
 					r.cfg.expectedAPIVersion, r.cfg.expectedKind, t.APIVersion, t.Kind)
-				r.cfg.log.Error("informer: skipping object of the wrong kind", "informer", r.cfg.name, "err", err)
-				r.cfg.metrics.Skipped("wrong-kind")
-				r.tr(observe.Event{Stage: observe.StageSkipped, Key: meta.Key(obj), Err: err})
+				r.cfg.obs.emit(observe.Event{Stage: observe.StageSkipped, Key: meta.Key(obj), Err: err})
 				return obj, false
 			}
 		}
@@ -167,8 +164,7 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 	if r.cfg.transform != nil {
 		t, err := r.cfg.transform(obj)
 		if err != nil {
-			r.cfg.log.Error("informer: transform failed; keeping the object as received",
-				"informer", r.cfg.name, "key", meta.Key(obj), "err", err)
+			r.cfg.obs.emit(observe.Event{Stage: observe.StageTransformFailed, Key: meta.Key(obj), Err: err})
 			return obj, true
 		}
 		return t, true
@@ -182,15 +178,17 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 // streamListing at "" (the server's history went back: retrying the same
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
-	r.cfg.metrics.Relist(s.cause)
-	r.tr(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
 	opts := apiclient.WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
 		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)
-	r.cfg.metrics.WatchCall(err)
 	if err != nil {
 		err = fmt.Errorf("informer: streaming list at rv %q: %w", s.rv, err)
+		if meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405 {
+			err = fmt.Errorf("%w: %w", errStreamingRejected, err)
+		}
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchFailed, ResourceVersion: s.rv, Streaming: true, Err: err})
 		if next := r.planned(err); next != nil {
 			return next
 		}
@@ -199,21 +197,19 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 			return r.fail(ctx, err, streamListing{cause: observe.CauseListGone}, true)
 		case meta.IsTooLargeResourceVersion(err):
 			return r.fail(ctx, err, streamListing{cause: observe.CauseTooLargeRV}, true)
-		case meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405:
+		case errors.Is(err, errStreamingRejected):
 			return r.fallBackToList(ctx, err)
 		}
 		return r.fail(ctx, err, streamListing{rv: s.rv, cause: observe.CauseListError}, false)
 	}
-	r.tr(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
 	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
 }
 
 // fallBackToList gives up on streaming lists for good: the server said it
-// does not support them (400, 422, 405).
+// does not support them (400, 422, 405; err wraps errStreamingRejected).
 func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
 	r.streaming = false
-	r.cfg.log.Warn("informer: streaming list unsupported, using LIST from now on", "informer", r.cfg.name, "err", err)
-	err = fmt.Errorf("%w: %w", errStreamingRejected, err)
 	return r.fail(ctx, err, r.fallbackList(err), true)
 }
 
@@ -253,9 +249,12 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			return r.streamInitialFailed(ctx, err, race.Load() == streamTimedOut)
 		}
 		t.Reset(r.cfg.initialEventsTimeout)
-		r.cfg.metrics.WatchEvent(ev.Type)
 		if ev.Type != meta.Bookmark {
-			r.tr(observe.Event{Stage: observe.StageEvent, EventType: ev.Type, Key: meta.Key(ev.Object), ResourceVersion: ev.ResourceVersion})
+			var key string
+			if r.cfg.obs.tracing() {
+				key = meta.Key(ev.Object)
+			}
+			r.cfg.obs.emit(observe.Event{Stage: observe.StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
 		}
 		switch ev.Type {
 		case meta.Added, meta.Modified:
@@ -270,7 +269,7 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			if ev.InitialEventsEnd {
 				bm.Op = observe.OpInitialEventsEnd // this bookmark ends the streaming list
 			}
-			r.tr(bm)
+			r.cfg.obs.emit(bm)
 			if !ev.InitialEventsEnd {
 				continue
 			}
@@ -299,7 +298,6 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 			// reply that stalled (observe.FailureStalled), not one cut short.
 			err = fmt.Errorf("%w: no event for %v (%w)", ErrStalled, r.cfg.initialEventsTimeout, err)
 		}
-		r.cfg.log.Warn("informer: streaming list cut short, using LIST this once", "informer", r.cfg.name, "err", err)
 		err = fmt.Errorf("%w: %w", errNoStreamingEnd, err)
 		return r.fail(ctx, err, r.fallbackList(err), true)
 	case isGone(err):
@@ -312,9 +310,7 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 		// skips it as asked, from now on. Not a failure: the list
 		// reports the object (Undecodable, the Skipped metric).
 		r.streaming = false
-		r.cfg.log.Warn("informer: an object does not fit the type; using LIST, which skips it, from now on",
-			"informer", r.cfg.name, "err", err)
-		return r.fallbackList(err)
+		return r.fallbackList(fmt.Errorf("%w: %w", errStreamingUnfit, err))
 	case isUndecodable(err):
 		// A stream cannot step over an object that does not fit; a LIST
 		// names it in the SyncError.
@@ -327,7 +323,6 @@ func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timed
 	// better than deadlocking"); retrying the stream could meet the same
 	// failure for ever. The next relist streams again.
 	err = fmt.Errorf("informer: streaming list: %w", err)
-	r.cfg.log.Warn("informer: streaming list failed, using LIST this once", "informer", r.cfg.name, "err", err)
 	return r.fail(ctx, err, r.fallbackList(err), true)
 }
 

@@ -32,22 +32,24 @@ func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout, NoInitialEvents: r.streaming}
 	w, err := r.lw.Watch(ctx, opts)
-	r.cfg.metrics.WatchCall(err)
 	if err != nil {
 		err = fmt.Errorf("informer: watch from the snapshot's rv %q: %w", s.rv, err)
+		if r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)) {
+			err = fmt.Errorf("%w: %w", errStreamingRejected, err)
+		}
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchFailed, ResourceVersion: s.rv, Err: err})
 		switch {
 		case isGone(err) && !errors.Is(err, errReshardMoved):
 			return r.fail(ctx, err, r.relist(s.rv, observe.CauseSnapshotExpired), true)
-		case r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)):
+		case errors.Is(err, errStreamingRejected):
 			r.streaming = false
-			r.cfg.log.Warn("informer: streaming list unavailable, using LIST from now on", "informer", r.cfg.name, "err", err)
-			return r.fail(ctx, fmt.Errorf("%w: %w", errStreamingRejected, err), s, true)
+			return r.fail(ctx, err, s, true)
 		}
 		return r.watchOpenFailed(ctx, err, s)
 	}
 	now := r.cfg.clock.Now()
 	r.rec.resumed(now)
-	r.tr(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, resumed: true}
 }
 

@@ -31,10 +31,7 @@ func fromDecodeError(e *watchstream.DecodeError) UndecodableObject {
 func (r *reflector[P]) skipUndecodable(s *listing[P], u UndecodableObject) {
 	u.Page = s.page + 1
 	s.skipped = append(s.skipped, u)
-	r.cfg.log.Error("informer: skipping an object that does not fit the type (Options.SkipUndecodable)",
-		"informer", r.cfg.name, "key", u.Key, "page", u.Page, "item", u.Item, "path", u.Path, "err", u.Err)
-	r.cfg.metrics.Skipped("undecodable")
-	r.tr(observe.Event{Stage: observe.StageSkipped, Key: u.Key, Err: u.Err})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageSkipped, Key: u.Key, Page: u.Page, Err: u.Err})
 }
 
 // undecodable returns the objects the last complete list skipped.

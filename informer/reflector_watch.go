@@ -37,13 +37,14 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
 	w, err := r.lw.Watch(ctx, opts)
-	r.cfg.metrics.WatchCall(err)
 	if err != nil {
-		return r.watchOpenFailed(ctx, fmt.Errorf("informer: watch from rv %q: %w", s.rv, err), s)
+		err = fmt.Errorf("informer: watch from rv %q: %w", s.rv, err)
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchFailed, ResourceVersion: s.rv, Err: err})
+		return r.watchOpenFailed(ctx, err, s)
 	}
 	now := r.cfg.clock.Now()
 	r.rec.opened(now)
-	r.tr(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
 	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
 
@@ -125,24 +126,29 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 	res := r.readEvents(s, alive)
 	s, err := res.watching, res.err
 	stopping := ctx.Err() != nil
-	if stopping {
+	switch {
+	case stopping:
 		// Run is stopping: the server did not close anything, whatever the
 		// stream, closed under it, said (an EOF looks like a clean close).
 		err = context.Cause(ctx)
+	case idled.Load() && r.bookmarks:
+		// kube-apiserver bookmarks about once a minute: a watch silent
+		// for the idle timeout (three minutes by default) has stalled.
+		err = fmt.Errorf("informer: watching from rv %q: %w: no event or bookmark for %v", s.rv, ErrStalled, r.cfg.idleTimeout)
+	case idled.Load():
+		// The watchdog closed it, not the server: say so, not what the
+		// stream said as it was closed under it.
+		err = fmt.Errorf("%w (nothing for %v)", errIdle, r.cfg.idleTimeout)
 	}
-	r.tr(observe.Event{Stage: observe.StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv, Stopping: stopping})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv, Stopping: stopping})
 	switch {
 	case ctx.Err() != nil:
 		return stopped{}
 	case res.stopErr != nil:
 		return stopped{err: res.stopErr}
 	case idled.Load() && r.bookmarks:
-		// kube-apiserver bookmarks about once a minute: a watch silent
-		// for the idle timeout (three minutes by default) has stalled.
-		return r.fail(ctx, fmt.Errorf("informer: watching from rv %q: %w: no event or bookmark for %v",
-			s.rv, ErrStalled, r.cfg.idleTimeout), r.reopen(s), false)
+		return r.fail(ctx, err, r.reopen(s), false)
 	case idled.Load():
-		r.cfg.log.Info("informer: watch idle, reopening", "informer", r.cfg.name, "rv", s.rv)
 		return r.reopen(s)
 	case errors.Is(err, io.EOF):
 		if s.events == 0 && r.cfg.clock.Now().Sub(s.opened) < time.Second {
@@ -205,7 +211,6 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 		r.rec.contacted(r.cfg.clock.Now())
 		r.rec.watchWorked()
 		s.events++
-		r.cfg.metrics.WatchEvent(ev.Type)
 		if ev.Type != meta.Added {
 			s.holdRV = false
 		}
@@ -225,6 +230,16 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 // apply turns one event into a queue operation. kept is false when the
 // event's object was dropped (wrong kind, unknown event type).
 func (r *reflector[P]) apply(ev watchstream.Event[P]) (kept bool, err error) {
+	// The key is only for traces: the queue computes its own, and
+	// building it here for nobody is an allocation per event.
+	tracing := r.cfg.obs.tracing()
+	var key string
+	if ev.Type != meta.Bookmark {
+		if tracing {
+			key = meta.Key(ev.Object)
+		}
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
+	}
 	var op func(P) error
 	var name observe.Op
 	switch ev.Type {
@@ -236,7 +251,7 @@ func (r *reflector[P]) apply(ev watchstream.Event[P]) (kept bool, err error) {
 		op, name = r.q.Delete, observe.OpDelete
 	case meta.Bookmark:
 		r.bookmarks = true
-		r.tr(observe.Event{Stage: observe.StageBookmark, ResourceVersion: ev.ResourceVersion})
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageBookmark, ResourceVersion: ev.ResourceVersion})
 		if b, ok := r.q.(bookmarker); ok {
 			b.Bookmark(ev.ResourceVersion)
 		}
@@ -245,16 +260,7 @@ func (r *reflector[P]) apply(ev watchstream.Event[P]) (kept bool, err error) {
 		return false, nil
 	}
 	if op == nil {
-		r.cfg.log.Error("informer: unknown watch event type", "informer", r.cfg.name, "type", ev.Type)
-		return false, nil
-	}
-	// The key is only for traces and errors: the queue computes its own,
-	// and building it here for nobody is an allocation per event.
-	tracing := r.cfg.trace != nil
-	var key string
-	if tracing {
-		key = meta.Key(ev.Object)
-		r.tr(observe.Event{Stage: observe.StageEvent, EventType: ev.Type, Key: key, ResourceVersion: ev.ResourceVersion})
+		return false, nil // an unknown type: its event line says so in the log
 	}
 	obj, ok := r.accept(ev.Object)
 	if !ok {
@@ -263,7 +269,7 @@ func (r *reflector[P]) apply(ev watchstream.Event[P]) (kept bool, err error) {
 	// Traced before the call, so that the trace shows stages in data-path
 	// order: the processing loop may apply the delta before op returns.
 	if tracing {
-		r.tr(observe.Event{Stage: observe.StageDeltaQueued, Op: name, Key: key})
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageDeltaQueued, Op: name, Key: key})
 	}
 	if err := op(obj); err != nil {
 		return false, fmt.Errorf("informer: queue %s %s: %w", name, meta.Key(obj), err)

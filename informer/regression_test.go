@@ -120,7 +120,7 @@ func TestInitialEventsTimeoutIsAnIdleTimeout(t *testing.T) {
 	traced := make(chan observe.Event, 16)
 	r, q, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) {
 		c.streaming = true
-		c.trace = func(e observe.Event) { traced <- e }
+		c.obs.trace = func(e observe.Event) { traced <- e }
 	})
 	events := make(chan watchstream.Event[*pod])
 	w := &chanWatch{ch: events, stopped: make(chan struct{})}

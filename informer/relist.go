@@ -111,9 +111,7 @@ func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial, fromS
 		}
 	}
 	d.store.Replace(list)
-	if d.opts.Trace != nil {
-		d.opts.Trace(observe.Event{Stage: observe.StageCacheReplaced, Items: len(list)})
-	}
+	d.obs.emit(observe.Event{Stage: observe.StageCacheReplaced, Items: len(list)})
 	for _, c := range changes {
 		d.traceStored(c)
 		d.distributeLocked(c.n, c.isSync)
@@ -122,8 +120,6 @@ func (d *dispatcher[P]) applyRelistLocked(deltas []fifo.Delta[P], initial, fromS
 
 // traceStored reports that the cache holds c (store-updated).
 func (d *dispatcher[P]) traceStored(c change[P]) {
-	if d.opts.Trace != nil {
-		d.opts.Trace(observe.Event{Stage: observe.StageStoreUpdated, Op: c.op, Key: c.n.key,
-			ResourceVersion: c.n.obj.GetResourceVersion()})
-	}
+	d.obs.emit(observe.Event{Stage: observe.StageStoreUpdated, Op: c.op, Key: c.n.key,
+		ResourceVersion: c.n.obj.GetResourceVersion()})
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"reflect"
 	"strings"
 	"sync"
@@ -78,11 +77,8 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	queue   fifo.Queue[P]
 	rec     *record       // the skipped objects of each list
 	shardOf func() string // the selector of the shard the last list was of ("" without a shard)
-	log     *slog.Logger
-	metrics observe.Metrics
-	trace   func(observe.Event)
+	obs     observers
 	clock   clock.Clock
-	name    string // the informer's, for logs
 
 	mu      sync.Mutex // held across each queue write and by capture
 	rv      string     // the resourceVersion of the last write or bookmark
@@ -118,8 +114,8 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 	if o.Transform != nil {
 		so.Identity.Transform = cmp.Or(so.TransformVersion, "unversioned")
 	}
-	return &snapshotter[T, P]{opts: so, store: store, queue: q, rec: rec, shardOf: shardOf, log: o.Logger,
-		metrics: o.Metrics, trace: o.Trace, clock: o.Clock, name: o.Name, popped: make(chan struct{}, 1)}
+	return &snapshotter[T, P]{opts: so, store: store, queue: q, rec: rec, shardOf: shardOf,
+		obs: observersOf(o), clock: o.Clock, popped: make(chan struct{}, 1)}
 }
 
 // identity is what a snapshot of shard (a selector, "" for none) is of.
@@ -157,12 +153,6 @@ func typeName[T any]() string {
 	return t.String()
 }
 
-func (s *snapshotter[T, P]) tr(ev observe.Event) {
-	if s.trace != nil {
-		s.trace(ev)
-	}
-}
-
 // load reads the saved snapshot of shard (a selector, "" for none). ok is
 // false when there is none or it was rejected; then the reason has been
 // logged, counted and traced, and the informer lists as if there were
@@ -171,35 +161,24 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
-		s.metrics.SnapshotLoaded("none")
-		s.log.Info("informer: no snapshot saved, listing", "informer", s.name, "snapshot", s.opts.Name)
+		s.obs.emit(observe.Event{Stage: observe.StageSnapshotMissing})
 		return l, false
+	case err == nil && h.ResourceVersion == "":
+		err = &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
+		fallthrough
 	case err != nil:
-		result := "error"
-		if r, ok := snapshot.ReasonOf(err); ok {
-			result = r.String()
-		}
 		if ctx.Err() != nil {
 			return l, false
 		}
-		err = fmt.Errorf("informer %s: snapshot %s: %w", s.name, s.opts.Name, err)
-		s.metrics.SnapshotLoaded(result)
-		s.log.Warn("informer: snapshot rejected, listing instead", "informer", s.name, "reason", result, "err", err)
-		s.tr(observe.Event{Stage: observe.StageSnapshotRejected, Err: err, Cause: observe.CauseInitial})
-		return l, false
-	case h.ResourceVersion == "":
-		s.metrics.SnapshotLoaded(snapshot.ReasonCorrupt.String())
-		s.log.Warn("informer: snapshot without a resourceVersion, listing instead", "informer", s.name)
+		err = fmt.Errorf("informer %s: snapshot %s: %w", s.obs.name, s.opts.Name, err)
+		s.obs.emit(observe.Event{Stage: observe.StageSnapshotRejected, Err: err, Cause: observe.CauseInitial})
 		return l, false
 	}
 	items := make([]P, len(objs))
 	for i, o := range objs {
 		items[i] = P(o)
 	}
-	s.metrics.SnapshotLoaded("resumed")
-	s.log.Info("informer: resumed from snapshot", "informer", s.name, "rv", h.ResourceVersion,
-		"objects", len(items), "saved", h.Saved)
-	s.tr(observe.Event{Stage: observe.StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
+	s.obs.emit(observe.Event{Stage: observe.StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
 	s.mu.Lock()
 	s.rv, s.saved, s.shard, s.skipped = h.ResourceVersion, h.ResourceVersion, shard, h.Skipped
 	s.mu.Unlock()
@@ -264,13 +243,17 @@ func (s *snapshotter[T, P]) afterPop() {
 	}
 }
 
+// errStillQueued is why no snapshot is written at a stop: deltas were
+// still queued, so the cache was not a state the server had.
+var errStillQueued = errors.New("deltas were still queued")
+
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 	c, ok := s.capture(ctx, wait)
 	if !ok {
 		if !wait {
-			s.log.Info("informer: no snapshot at stop: deltas were still queued", "informer", s.name)
+			s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: errStillQueued})
 		}
 		return
 	}
@@ -286,16 +269,10 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 		return snapshot.Encode(ctx, &n, h, items)
 	})
 	took := s.clock.Now().Sub(start)
-	s.metrics.SnapshotSaved(err, n.n, took)
-	if err != nil {
-		if ctx.Err() == nil {
-			s.log.Warn("informer: saving a snapshot failed", "informer", s.name, "rv", rv, "err", err)
-		}
-		return
+	s.obs.emit(observe.Event{Stage: observe.StageSnapshotSaved, Items: len(items), ResourceVersion: rv, Bytes: n.n, Duration: took, Err: err})
+	if err == nil {
+		s.saved = rv
 	}
-	s.saved = rv
-	s.tr(observe.Event{Stage: observe.StageSnapshotSaved, Items: len(items), ResourceVersion: rv, Duration: took})
-	s.log.Debug("informer: snapshot saved", "informer", s.name, "rv", rv, "objects", len(items), "bytes", n.n, "took", took)
 }
 
 // run saves a snapshot every period until ctx ends.

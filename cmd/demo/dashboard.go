@@ -280,6 +280,8 @@ func (d *dashboard) apply(ev observe.Event, now time.Time) {
 			r.LastError = oneLine(ev.Err)
 		}
 		d.setStateLocked("watch-ended", now)
+	case observe.StageListFailed, observe.StageWatchFailed:
+		r.LastError = errText(ev.Err)
 	case observe.StageBackoff:
 		r.Backoffs++
 		r.Backoff = ev.Duration.Round(time.Millisecond).String()
@@ -483,6 +485,14 @@ func stageTerms(s observe.Stage, deltaFIFO bool) (part, clientGo string) {
 		return "loop", "resync: " + q + ".Resync queues Sync deltas"
 	case observe.StageCacheReplaced:
 		return "cache", "processDeltas of a Replace (client-go applies it key by key)"
+	case observe.StageListFailed:
+		return "reflector", "Reflector.list returns an error"
+	case observe.StageWatchFailed:
+		return "reflector", "ListWatch.Watch returns an error"
+	case observe.StageCoalesced:
+		return "handlers", "no client-go twin: its processorListener buffer grows without bound"
+	case observe.StageTransformFailed:
+		return "reflector", "TransformFunc returns an error"
 	}
 	return "informer", ""
 }

@@ -19,7 +19,14 @@ func (t *tracer) describeSnapshot(ev observe.Event) (text, bool) {
 				"从 %[1]s 开始的 WATCH 只带来 demo 停止期间发生的变化"}, ev.ResourceVersion, ev.Items), true
 	case observe.StageSnapshotRejected:
 		return say(msg{en: "snapshot not used, listing instead: %s", zh: "快照没有用上，改为全量 list：%s"}, errSaid(ev.Err)), true
+	case observe.StageSnapshotMissing:
+		return say(msg{en: "no snapshot saved yet: listing", zh: "还没有保存过快照：改为全量 list"}), true
+	case observe.StageSnapshotSkipped:
+		return say(msg{en: "no snapshot at stop: %s", zh: "停止时没有保存快照：%s"}, errSaid(ev.Err)), true
 	case observe.StageSnapshotSaved:
+		if ev.Err != nil {
+			return say(msg{en: "saving the snapshot failed: %s", zh: "快照保存失败：%s"}, errSaid(ev.Err)), true
+		}
 		return say(msg{en: "snapshot saved: %d objects at resourceVersion %s (took %v)", zh: "快照已保存：%d 个对象，资源版本 %s（耗时 %v）"},
 			ev.Items, ev.ResourceVersion, ev.Duration.Round(time.Microsecond)), true
 	}

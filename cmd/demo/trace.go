@@ -66,9 +66,12 @@ func stageColor(s observe.Stage) string {
 		return ansiGreen
 	case observe.StageHandlerCalled, observe.StageSynced:
 		return ansiBold + ansiGreen
-	case observe.StageSnapshotLoaded, observe.StageSnapshotSaved:
+	case observe.StageSnapshotLoaded, observe.StageSnapshotSaved, observe.StageSnapshotMissing, observe.StageSnapshotSkipped:
 		return ansiBold + ansiBlue
-	case observe.StageRelist, observe.StageBackoff, observe.StageSkipped, observe.StageSnapshotRejected:
+	case observe.StageCoalesced:
+		return ansiMagenta
+	case observe.StageRelist, observe.StageBackoff, observe.StageSkipped, observe.StageSnapshotRejected,
+		observe.StageListFailed, observe.StageWatchFailed, observe.StageTransformFailed:
 		return ansiRed
 	}
 	return ""

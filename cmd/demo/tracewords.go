@@ -64,6 +64,22 @@ func (t *tracer) describe(ev observe.Event) text {
 		return say(msg{en: "synced: %d objects in the cache at resourceVersion %s", zh: "同步完成（synced）：本地缓存中有 %d 个对象，资源版本 %s"}, ev.Items, ev.ResourceVersion)
 	case observe.StageSkipped:
 		return say(msg{en: "skipped %s: %s", zh: "跳过 %s：%s"}, ev.Key, errSaid(ev.Err))
+	case observe.StageListFailed:
+		return say(msg{en: "LIST page %d at resourceVersion %q failed: %s", zh: "LIST 第 %d 页（资源版本 %q）失败：%s"},
+			ev.Page, ev.ResourceVersion, errSaid(ev.Err))
+	case observe.StageWatchFailed:
+		if ev.Streaming {
+			return say(msg{en: "the streaming list from resourceVersion %q could not be opened: %s",
+				zh: "流式列表没能建立（起始资源版本 %q）：%s"}, ev.ResourceVersion, errSaid(ev.Err))
+		}
+		return say(msg{en: "WATCH from resourceVersion %q could not be opened: %s", zh: "WATCH 没能建立（起始资源版本 %q）：%s"},
+			ev.ResourceVersion, errSaid(ev.Err))
+	case observe.StageCoalesced:
+		return say(msg{en: "handler %s's queue is full: the notification for %s merged into the one already waiting",
+			zh: "事件处理函数 %s 的队列已满：%s 的通知并入已在等待的那一条"}, ev.Handler, ev.Key)
+	case observe.StageTransformFailed:
+		return say(msg{en: "Transform failed for %s; the object is kept as received: %s", zh: "%s 的 Transform 失败；对象按收到的原样保留：%s"},
+			ev.Key, errSaid(ev.Err))
 	}
 	if s, ok := t.describeSnapshot(ev); ok {
 		return s

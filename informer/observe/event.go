@@ -24,7 +24,7 @@ const (
 	StageWatchEnded                     // a WATCH ended: Items events, Stopping (Run is stopping: nobody closed it but us), Err (nil = clean close by the server; the context's cause when Stopping)
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
-	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration
+	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration, Lag (queued to called); Err when it panicked
 	StageRelist                         // a relist starts: Cause; Err, for a streaming-fallback, the streaming list's failure
 	StageBackoff                        // the reflector waits Duration after Err
 	StageSynced                         // the initial list is in the cache: Items at ResourceVersion; Op OpSnapshot when a snapshot, not a list, filled it
@@ -37,7 +37,20 @@ const (
 const (
 	StageSnapshotLoaded   = StageCacheReplaced + 1 + iota // the cache was loaded from a snapshot: Items at ResourceVersion; the watch resumes from it
 	StageSnapshotRejected                                 // a saved snapshot was rejected (Err says why): the informer lists instead
-	StageSnapshotSaved                                    // a snapshot was written: Items at ResourceVersion, in Duration
+	StageSnapshotSaved                                    // a snapshot was written: Items at ResourceVersion, Bytes, in Duration; Err when writing failed
+)
+
+// The stages of what goes wrong beside the data path, and of what it
+// skips: each was a log line or a counter of its own before it was a
+// stage, and is now one event that the trace, the metrics and the log all
+// hear (the informer's observers.go).
+const (
+	StageListFailed      = StageSnapshotSaved + 1 + iota // a LIST page failed: Page (the one asked for), ResourceVersion (the list's), Err
+	StageWatchFailed                                     // a WATCH (or a streaming list) could not be opened: ResourceVersion, Streaming, Err
+	StageCoalesced                                       // a handler's queue was full: the notification for Key merged into the one pending (Handler, Key)
+	StageTransformFailed                                 // Options.Transform failed: Key is kept as received, Err says why
+	StageSnapshotMissing                                 // Options.Snapshot found nothing saved: the informer lists
+	StageSnapshotSkipped                                 // no snapshot was written at stop: Err says why
 )
 
 var stageNames = [...]string{
@@ -48,6 +61,8 @@ var stageNames = [...]string{
 	StageSynced: "synced", StageSkipped: "skipped", StageResync: "resync",
 	StageCacheReplaced:  "cache-replaced",
 	StageSnapshotLoaded: "snapshot-loaded", StageSnapshotRejected: "snapshot-rejected", StageSnapshotSaved: "snapshot-saved",
+	StageListFailed: "list-failed", StageWatchFailed: "watch-failed", StageCoalesced: "coalesced",
+	StageTransformFailed: "transform-failed", StageSnapshotMissing: "snapshot-missing", StageSnapshotSkipped: "snapshot-skipped",
 }
 
 // String returns the stage's short name, e.g. "list-page".
@@ -82,7 +97,12 @@ type Event struct {
 	Handler   string
 	Cause     RelistCause
 	Duration  time.Duration
-	Err       error
+	// Lag: handler-called's wait between the notification's dispatch and
+	// the call.
+	Lag time.Duration
+	// Bytes: snapshot-saved's size.
+	Bytes int64
+	Err   error
 }
 
 // Op says what a stage did with one object. Which stages set which Op is
@@ -193,6 +213,12 @@ func (e Event) String() string {
 	}
 	if e.Duration > 0 {
 		add("took", e.Duration.String())
+	}
+	if e.Lag > 0 {
+		add("lag", e.Lag.String())
+	}
+	if e.Bytes > 0 {
+		add("bytes", strconv.FormatInt(e.Bytes, 10))
 	}
 	if e.Err != nil {
 		add("err", e.Err.Error())

@@ -10,8 +10,18 @@ import (
 // informer's goroutines and must not block. Embed [NopMetrics] to implement
 // only what you export and stay compatible when methods are added.
 //
+// The counters are not counted where things happen: the informer emits one
+// [Event] per happening, and its metrics observer turns each into the
+// matching call (list-page and list-failed into ListCall, watch-opened and
+// watch-failed into WatchCall, relist into Relist, event and bookmark into
+// WatchEvent, handler-called into HandlerCall and HandlerPanic, coalesced,
+// skipped, snapshot-loaded, -rejected, -missing and -saved), so a
+// happening the trace shows is counted too. The gauges (ResourceVersion,
+// QueueDepth, HandlerQueueDepth) sample a state, not a happening, and are
+// set where the state changes.
+//
 // For Prometheus, metrics.Informer (package github.com/zerokube/zerokube/metrics)
-// implements it (it records every method; the informer calls them): pass metrics.Informer(reg, "pods") with the standard-library
+// implements it: pass metrics.Informer(reg, "pods") with the standard-library
 // metrics.Registry, or sink.Informer("pods") with the prom module's Sink over
 // a client_golang registry.
 type Metrics interface {
