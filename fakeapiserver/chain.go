@@ -21,6 +21,7 @@ import (
 // injected failures) sit where they hit every request they are set for.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{s: s, w: w, r: r}
+	x.later = x.buf[:0]
 	defer x.undo()
 	for _, step := range [...]func(*exchange) (next bool){
 		(*exchange).admitUnlessShuttingDown,
@@ -59,6 +60,7 @@ type exchange struct {
 	tok   *Token  // the authenticated token; nil with authentication off
 	req   request // set by parse
 	later []func()
+	buf   [3]func() // later's room: no step list needs more
 }
 
 // after registers f to run when the request ends, before what was
