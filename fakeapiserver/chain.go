@@ -17,8 +17,10 @@ import (
 // DefaultBuildHandlerChain, k8s.io/apiserver/pkg/server/config.go):
 // shutdown's 503 (WithWaitGroup) before authentication, authentication's
 // 401 before authorization's 403, and the handler's own checks (content
-// negotiation, dryRun) after both. The faults (latency, slow bodies,
-// injected failures) sit where they hit every request they are set for.
+// negotiation, dryRun) after both. Of the faults, latency delays every
+// request but the /fake/ endpoints'; slow bodies and injected failures hit
+// only requests for a resource that passed authentication and
+// authorization.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{s: s, w: w, r: r}
 	x.later = x.buf[:0]
