@@ -11,9 +11,11 @@
 // through two layers, as in kube-apiserver:
 //
 //	HTTP front ─────────────────────▶ internal/storage.Store
-//	(http.go, list.go, watch.go,       (objects, resourceVersions,
-//	 write.go, patch.go: parse and      history, watchers: its own lock,
-//	 write the wire format;             no HTTP)
+//	(chain.go: the steps a request     (objects, resourceVersions,
+//	 goes through, in order;            history, watchers: its own lock,
+//	 http.go, list.go, watch.go,        no HTTP)
+//	 write.go, patch.go: parse and
+//	 write the wire format;
 //	 strategy.go: what a write makes)
 //
 // Server is an http.Handler: it mounts in httptest or any mux, or serves

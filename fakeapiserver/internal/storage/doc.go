@@ -32,4 +32,7 @@
 //     most recently used); once the history is compacted past it, the
 //     continue token gets 410 Expired.
 //  7. Stored objects are immutable; lists, watches and history share them.
+//  8. Each object carries the values of its resource's field selectors,
+//     read once when it is built (fields.go): a field selector is matched
+//     against those, never by decoding the object.
 package storage

@@ -42,7 +42,10 @@ func (f *Filter) Matches(o *Object) bool {
 		case "metadata.namespace":
 			return m.Namespace, true
 		}
-		if decoded == nil {
+		if v, found := o.fields.get(field); found {
+			return v.v, v.ok
+		}
+		if decoded == nil { // a field the resource did not list when o was built
 			decoded = o.Decode()
 		}
 		return LookupField(decoded, field)

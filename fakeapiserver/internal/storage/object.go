@@ -19,6 +19,7 @@ type Object struct {
 	// the same bytes without it, as kube-apiserver sends them.
 	prefix int
 	rv     int64
+	fields fields // the selectable fields' values (fields.go)
 }
 
 // Raw is the object with its metadata decoded. Callers must not modify it.
@@ -109,7 +110,7 @@ func build(res *Resource, m object, rv int64) (*Object, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Object{raw: raw, prefix: prefix, rv: rv}, nil
+	return &Object{raw: raw, prefix: prefix, rv: rv, fields: selectableFields(res, m)}, nil
 }
 
 // Decode returns a fresh editable copy of o.
@@ -159,7 +160,10 @@ func RandomSuffix() string {
 }
 
 // LookupField returns the value at a dotted path of m as a string, for field
-// selectors on fields other than metadata.
+// selectors on fields other than metadata. An absent field is "" (ok); a
+// field that holds an object or an array is not ok: it matches no selector.
+// Values that are not what JSON decodes to (a write's own int64 or
+// []string) are read as their JSON encoding decodes.
 func LookupField(m object, path string) (string, bool) {
 	var cur any = m
 	start := 0
@@ -169,7 +173,9 @@ func LookupField(m object, path string) (string, bool) {
 		}
 		mm, ok := cur.(map[string]any)
 		if !ok {
-			return "", false
+			if mm, ok = asJSON(cur).(map[string]any); !ok {
+				return "", false
+			}
 		}
 		cur, ok = mm[path[start:i]]
 		if !ok {
@@ -177,15 +183,27 @@ func LookupField(m object, path string) (string, bool) {
 		}
 		start = i + 1
 	}
-	switch v := cur.(type) {
-	case string:
-		return v, true
-	case bool:
-		return strconv.FormatBool(v), true
-	case float64:
-		return strconv.FormatFloat(v, 'f', -1, 64), true
-	case nil:
-		return "", true
+	if s, ok, native := scalarString(cur); native {
+		return s, ok
 	}
-	return "", false
+	s, ok, _ := scalarString(asJSON(cur))
+	return s, ok
+}
+
+// scalarString formats a decoded JSON value as a field selector compares
+// it; native is false for a value of any other Go type.
+func scalarString(v any) (s string, ok, native bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true, true
+	case bool:
+		return strconv.FormatBool(v), true, true
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64), true, true
+	case nil:
+		return "", true, true
+	case map[string]any, []any:
+		return "", false, true
+	}
+	return "", false, false
 }
