@@ -22,14 +22,16 @@ type cmMetadata struct {
 }
 
 // TestAMetadataOnlyInformerSyncsAndFollows: on the fake and on
-// kube-apiserver, over protobuf and JSON, by LIST and by streaming list, an
+// kube-apiserver, over protobuf and JSON, by LIST and by streaming list,
+// watching over chunked HTTP and over a websocket, an
 // informer of a metadata-only type syncs from PartialObjectMetadata
 // (every object of kind PartialObjectMetadata) and follows a relabel and a
 // delete.
 func TestAMetadataOnlyInformerSyncsAndFollows(t *testing.T) {
 	onBoth(t, func(t *testing.T, tg *target) {
-		for _, tc := range []struct{ json, streaming bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
-			t.Run(fmt.Sprintf("json=%t/streaming=%t", tc.json, tc.streaming), func(t *testing.T) {
+		for _, tc := range []struct{ json, streaming, websocket bool }{{false, false, false}, {true, false, false}, {false, true, false},
+			{true, true, false}, {false, false, true}, {true, false, true}} {
+			t.Run(fmt.Sprintf("json=%t/streaming=%t/websocket=%t", tc.json, tc.streaming, tc.websocket), func(t *testing.T) {
 				ns := tg.namespace(t)
 				p := "/api/v1/namespaces/" + ns + "/configmaps"
 				for i := range 12 {
@@ -38,7 +40,7 @@ func TestAMetadataOnlyInformerSyncsAndFollows(t *testing.T) {
 				c, err := apiclient.New(tg.cfg)
 				require.NoError(t, err)
 				opts := informer.Options[*cmMetadata]{Logger: quiet(), StreamingList: tc.streaming, PageSize: 5}
-				opts.Transport.JSON = tc.json
+				opts.Transport.JSON, opts.Transport.Websocket = tc.json, tc.websocket
 				inf := informer.New[cmMetadata](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/gorilla/websocket"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -238,6 +239,16 @@ func (x *exchange) serveTable() bool {
 // servePartial answers a request for metadata only (PartialObjectMetadata)
 // from the handler's JSON (partial.go).
 func (x *exchange) servePartial() bool {
+	if x.req.verb == "watch" && websocket.IsWebSocketUpgrade(x.r) {
+		// The upgrade needs the connection itself, and the websocket sink
+		// writes each event past any ResponseWriter: it converts them.
+		partial, proto, err := wantsPartial(x.r.Header.Get("Accept"), x.req.verb)
+		if err != nil {
+			return x.fail(err)
+		}
+		x.req.partial, x.req.proto = partial, proto
+		return true
+	}
 	pw, pr, err := x.s.asPartial(x.w, x.r, x.req.verb)
 	if err != nil {
 		return x.fail(err)

@@ -21,7 +21,12 @@ type request struct {
 	verb string // get list watch create update patch delete deletecollection
 	// proto: the reply is protobuf (negotiated from Accept; protobuf.go)
 	proto bool
-	tok   *Token // who asks, nil without authentication (reviews.go)
+	// partial: a websocket watch asked for PartialObjectMetadata. Its
+	// sink writes each event itself, past any ResponseWriter, so the sink
+	// converts them (partial.go); every other metadata-only request is
+	// converted by a partialWriter around the handler.
+	partial bool
+	tok     *Token // who asks, nil without authentication (reviews.go)
 }
 
 func (s *Server) dispatch(w http.ResponseWriter, r *http.Request, req request) {

@@ -150,6 +150,15 @@ func (pw *partialWriter) convertEvents() error {
 	}
 }
 
+// partialFrames is partialEvent for each line of frames.
+func partialFrames(frames []byte) []byte {
+	var out []byte
+	for line := range bytes.SplitSeq(bytes.TrimSuffix(frames, []byte("\n")), []byte("\n")) {
+		out = append(append(out, partialEvent(line)...), '\n')
+	}
+	return out
+}
+
 // partialEvent is an event line with its object as PartialObjectMetadata;
 // a line that is no event (a fault's garbage) and ERROR events stay as
 // they are.

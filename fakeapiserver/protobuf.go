@@ -224,6 +224,9 @@ func newProtoFrames(req request) *protoFrames {
 		return nil
 	}
 	m, _ := kubeproto.MessageFor(req.res.APIVersion(), req.res.Kind)
+	if req.partial {
+		m, _ = kubeproto.MessageFor("meta.k8s.io/v1", "PartialObjectMetadata")
+	}
 	return &protoFrames{res: m}
 }
 

@@ -70,9 +70,15 @@ type websocketSink struct {
 	// proto, when set, sends each event as one binary message holding a
 	// bare WatchEvent (no length prefix), as kube-apiserver does.
 	proto *protoFrames
+	// partial sends each event's object as its PartialObjectMetadata
+	// (request.partial).
+	partial bool
 }
 
 func (c websocketSink) write(frame []byte) error {
+	if c.partial {
+		frame = partialFrames(frame)
+	}
 	if c.proto == nil {
 		return watchstream.WriteWebsocketFrame(c.conn, frame)
 	}
@@ -157,7 +163,7 @@ func (s *Server) handleWatch(w http.ResponseWriter, r *http.Request, req request
 	var sk sink
 	if websocket.IsWebSocketUpgrade(r) {
 		var cancel context.CancelFunc
-		if sk, ctx, cancel = s.upgrade(w, r, newProtoFrames(req)); sk == nil {
+		if sk, ctx, cancel = s.upgrade(w, r, newProtoFrames(req), req.partial); sk == nil {
 			return
 		}
 		defer cancel()
@@ -193,7 +199,7 @@ func (s *Server) chunked(w http.ResponseWriter, r *http.Request, watchList bool,
 
 // upgrade switches to websocket. It returns a context that ends when the
 // client goes away (a reader goroutine sees the close).
-func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto *protoFrames) (sink, context.Context, context.CancelFunc) {
+func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto *protoFrames, partial bool) (sink, context.Context, context.CancelFunc) {
 	up := websocket.Upgrader{
 		CheckOrigin:  func(*http.Request) bool { return true }, // presence was checked
 		Subprotocols: acceptedSubprotocols(websocket.Subprotocols(r)),
@@ -211,7 +217,7 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto *protoFra
 			}
 		}
 	}()
-	return websocketSink{conn: conn, proto: proto}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
+	return websocketSink{conn: conn, proto: proto, partial: partial}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
 }
 
 // acceptedSubprotocols drops the bearer-token pseudo-protocol, leaving at
@@ -242,7 +248,7 @@ func tokenFromSubprotocols(r *http.Request) string {
 // serveWatchError answers 200 and one ERROR event, then ends.
 func (s *Server) serveWatchError(w http.ResponseWriter, r *http.Request, proto *protoFrames, se *meta.StatusError) {
 	if websocket.IsWebSocketUpgrade(r) {
-		sk, _, cancel := s.upgrade(w, r, proto)
+		sk, _, cancel := s.upgrade(w, r, proto, false) // an ERROR event is a Status, never converted
 		if sk == nil {
 			return
 		}
