@@ -40,7 +40,7 @@
 // reflector_states.go, reflector_list.go, reflector_watch.go,
 // reflector_resume.go, reflector_failures.go (the typed reasons),
 // reflector_backoff.go and reflector_undecodable.go. Building a state has
-// no side effect: a state counts and traces itself when it runs.
+// no side effect: a state emits what it does (observers.go) when it runs.
 //
 // # Processing
 //
