@@ -149,6 +149,6 @@ func TestIsNop(t *testing.T) {
 		{&observe.NopMetrics{}, true},
 		{&countMetrics{}, false}, // embeds observe.NopMetrics but records some calls
 	} {
-		require.Equal(t, tc.want, observe.IsNop(tc.m), "%T", tc.m)
+		require.Equal(t, tc.want, isNop(tc.m), "%T", tc.m)
 	}
 }

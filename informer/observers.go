@@ -30,7 +30,18 @@ type observers struct {
 }
 
 func observersOf[P meta.Object](o Options[P]) observers {
-	return observers{name: o.Name, trace: o.Trace, metrics: o.Metrics, counted: !observe.IsNop(o.Metrics), log: o.Logger}
+	return observers{name: o.Name, trace: o.Trace, metrics: o.Metrics, counted: !isNop(o.Metrics), log: o.Logger}
+}
+
+// isNop reports whether m is exactly observe.NopMetrics, so the informer may skip
+// measuring what nobody records. A type that embeds NopMetrics is not: it
+// may implement HandlerCall itself.
+func isNop(m observe.Metrics) bool {
+	switch m.(type) {
+	case observe.NopMetrics, *observe.NopMetrics:
+		return true
+	}
+	return false
 }
 
 // emit tells every observer of e, synchronously on the caller's goroutine.

@@ -62,17 +62,6 @@ type Metrics interface {
 // NopMetrics implements Metrics by doing nothing; its methods are no-ops.
 type NopMetrics struct{}
 
-// IsNop reports whether m is exactly NopMetrics, so the informer may skip
-// measuring what nobody records. A type that embeds NopMetrics is not: it
-// may implement HandlerCall itself.
-func IsNop(m Metrics) bool {
-	switch m.(type) {
-	case NopMetrics, *NopMetrics:
-		return true
-	}
-	return false
-}
-
 func (NopMetrics) ListCall(error)                                   {}
 func (NopMetrics) WatchCall(error)                                  {}
 func (NopMetrics) Relist(RelistCause)                               {}
