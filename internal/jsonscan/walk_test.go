@@ -216,3 +216,16 @@ func TestEachMemberStopsWhereTheCallerSays(t *testing.T) {
 	_, ok = EachMember(cut, 0, func(_ int, _ []byte, at int) (int, bool) { e, _ := ValueEnd(cut, at); return e, true })
 	require.False(t, ok, "a truncated object")
 }
+
+func TestSkipSpaceSkipsTheFourSpacesOnly(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		from int
+		want int
+	}{
+		{"", 0, 0}, {" ", 0, 1}, {" \t\n\r", 0, 4}, {" \t\n\rx ", 0, 4}, {"x ", 1, 2},
+		{"x", 0, 0}, {"\v\f", 0, 0}, {"\u00a0", 0, 0}, {"  ", 5, 5},
+	} {
+		require.Equal(t, tc.want, SkipSpace([]byte(tc.in), tc.from), "%q from %d", tc.in, tc.from)
+	}
+}
