@@ -148,7 +148,7 @@ func unquote(tok []byte) string {
 	if bytes.IndexByte(tok, '\\') < 0 {
 		return string(tok[1 : len(tok)-1])
 	}
-	s, err := jsonscan.AppendUnquote(nil, tok)
+	s, err := jsonscan.AppendUnquote(make([]byte, 0, len(tok)), tok) // one allocation: unquoted is rarely longer
 	if err != nil {
 		panic(fmt.Sprintf("fieldsv1: unquote %s: %v", tok, err))
 	}
