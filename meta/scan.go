@@ -6,6 +6,11 @@ import (
 	"github.com/zerokube/zerokube/internal/jsonscan"
 )
 
+// This file is meta's view of internal/jsonscan's Skip half, the scanner
+// for JSON a decoder has already validated (Raw and the Sharer call it by
+// these names), and appendWithout, the one piece of scanning that is
+// meta's own.
+
 // errScan is returned by the scanner on input that is not the valid JSON its
 // callers promise; it guards the index arithmetic, it is not a validator.
 var errScan = errors.New("meta: malformed JSON object")

@@ -15,9 +15,10 @@ import (
 // FromJSON builds the set of a whole object straight from its JSON (the
 // benchmark workload builds 50,000 pods' managedFields with it: going
 // through generic maps was most of its generation time). obj must be
-// json.Marshal's output (compact, no duplicate names), which keeps the
-// scanner small; internal/workload's TestFieldSetMatchesGenericMaps checks it
-// against the map-based construction.
+// json.Marshal's output (compact, no duplicate names), which lets it read
+// obj with internal/jsonscan's Skip half, the one for JSON already valid;
+// internal/workload's TestFieldSetMatchesGenericMaps checks it against the
+// map-based construction.
 //
 // It is the set of every field obj sets, as server-side apply records
 // ownership: objects become "f:name" members, list items with a name,
