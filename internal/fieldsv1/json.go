@@ -8,14 +8,17 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/zerokube/zerokube/internal/jsonscan"
 )
 
 // FromJSON builds the set of a whole object straight from its JSON (the
 // benchmark workload builds 50,000 pods' managedFields with it: going
 // through generic maps was most of its generation time). obj must be
-// json.Marshal's output (compact, no duplicate names), which keeps the
-// scanner small; internal/workload's TestFieldSetMatchesGenericMaps checks it
-// against the map-based construction.
+// json.Marshal's output (compact, no duplicate names), which lets it read
+// obj with internal/jsonscan's Skip half, the one for JSON already valid;
+// internal/workload's TestFieldSetMatchesGenericMaps checks it against the
+// map-based construction.
 //
 // It is the set of every field obj sets, as server-side apply records
 // ownership: objects become "f:name" members, list items with a name,
@@ -146,7 +149,7 @@ func unquote(tok []byte) string {
 	if bytes.IndexByte(tok, '\\') < 0 {
 		return string(tok[1 : len(tok)-1])
 	}
-	s, err := jsontext.AppendUnquote(nil, tok)
+	s, err := jsonscan.AppendUnquote(make([]byte, 0, len(tok)), tok) // one allocation: unquoted is rarely longer
 	if err != nil {
 		panic(fmt.Sprintf("fieldsv1: unquote %s: %v", tok, err))
 	}
@@ -156,16 +159,13 @@ func unquote(tok []byte) string {
 // objectMembers splits a compact JSON object into its members.
 func objectMembers(obj []byte) []member {
 	var out []member
-	i := 1 // past '{'
-	for obj[i] != '}' {
-		name := obj[i : i+skipValue(obj[i:])]
-		i += len(name) + 1 // the name and ':'
-		n := skipValue(obj[i:])
-		out = append(out, member{name, obj[i : i+n]})
-		i += n
-		if obj[i] == ',' {
-			i++
-		}
+	_, ok := jsonscan.EachMember(obj, 0, func(start int, name []byte, at int) (int, bool) {
+		end := valueEnd(obj, at)
+		out = append(out, member{name, obj[at:end]})
+		return end, true
+	})
+	if !ok {
+		panic(fmt.Sprintf("fieldsv1: malformed JSON object %s", obj))
 	}
 	return out
 }
@@ -175,9 +175,9 @@ func arrayItems(list []byte) [][]byte {
 	var out [][]byte
 	i := 1 // past '['
 	for list[i] != ']' {
-		n := skipValue(list[i:])
-		out = append(out, list[i:i+n])
-		i += n
+		n := valueEnd(list, i)
+		out = append(out, list[i:n])
+		i = n
 		if list[i] == ',' {
 			i++
 		}
@@ -185,38 +185,14 @@ func arrayItems(list []byte) [][]byte {
 	return out
 }
 
-// skipValue returns the length of the compact JSON value b starts with.
-func skipValue(b []byte) int {
-	switch b[0] {
-	case '"':
-		for i := 1; ; i++ {
-			switch b[i] {
-			case '\\':
-				i++ // the escaped byte cannot end the string
-			case '"':
-				return i + 1
-			}
-		}
-	case '{', '[':
-		depth := 0
-		for i := 0; ; i++ {
-			switch b[i] {
-			case '"':
-				i += skipValue(b[i:]) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
+// valueEnd returns the index just past the value at b[i]; b is
+// json.Marshal's output, so malformed input is a bug of the caller.
+func valueEnd(b []byte, i int) int {
+	end, ok := jsonscan.ValueEnd(b, i)
+	if !ok || end >= len(b) {
+		panic(fmt.Sprintf("fieldsv1: malformed JSON at offset %d of %s", i, b))
 	}
-	i := 0 // a number, true, false or null: up to the next delimiter
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' {
-		i++
-	}
-	return i
+	return end
 }
 
 func mustMarshal(v any) []byte {
