@@ -31,6 +31,10 @@ func AppendQuote[S ~string | ~[]byte](dst []byte, s S) []byte {
 				dst = append(dst, '\\', 'r')
 			case '\t':
 				dst = append(dst, '\\', 't')
+			case '\b': // encoding/json since Go 1.22, and so kube-apiserver v1.37
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
 			default:
 				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
 			}
