@@ -246,7 +246,9 @@ func (x *exchange) servePartial() bool {
 		if err != nil {
 			return x.fail(err)
 		}
-		x.req.partial, x.req.proto = partial, proto
+		if partial {
+			x.req.partial, x.req.proto = true, proto
+		}
 		return true
 	}
 	pw, pr, err := x.s.asPartial(x.w, x.r, x.req.verb)
