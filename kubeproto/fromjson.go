@@ -103,11 +103,11 @@ func appendObjectProto(dst, js []byte, loose bool) ([]byte, error) {
 // typeMeta finds the top-level "apiVersion" and "kind" of a JSON object.
 func typeMeta(js []byte, i int, skip skipFunc) (apiVersion, kind string, err error) {
 	_, serr := members(js, i, 0, skip, func(m member) error {
-		name := string(m.name)
-		if name != "apiVersion" && name != "kind" || js[m.start] != '"' {
+		name := string(m.Name)
+		if name != "apiVersion" && name != "kind" || js[m.Start] != '"' {
 			return nil
 		}
-		v, err := appendUnquote(nil, js[m.start:m.end])
+		v, err := appendUnquote(nil, js[m.Start:m.End])
 		if name == "kind" {
 			kind = string(v)
 		} else {
@@ -167,14 +167,14 @@ func (e *encoder) message(dst []byte, mi int32, i, depth int) ([]byte, *DecodeEr
 		return e.zeroFields(dst, m, depth), nil
 	}
 	_, err := members(e.js, i, depth, e.skip, func(mb member) error {
-		name := mb.name
-		if mb.nameEscaped {
-			name, _ = appendUnquote(nil, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2])
+		name := mb.Name
+		if mb.NameEscaped {
+			name, _ = appendUnquote(nil, e.js[mb.NameAt:mb.NameAt+len(mb.Name)+2])
 		}
 		for k := range int(m.nfields) {
 			f := &fields[int(m.fields)+k]
 			if f.flags&fInline == 0 && str(f.json) == string(name) {
-				vals[k] = span{int32(mb.start), int32(mb.end)}
+				vals[k] = span{int32(mb.Start), int32(mb.End)}
 				break
 			}
 		}
@@ -302,14 +302,14 @@ func (e *encoder) mapField(dst []byte, f *field, i, depth int) ([]byte, *DecodeE
 		var ks int
 		dst, ks = beginLen(dst, 1)
 		var uerr error
-		if dst, uerr = appendUnquote(dst, e.js[mb.nameAt:mb.nameAt+len(mb.name)+2]); uerr != nil {
-			return e.fail(mb.nameAt, uerr.Error())
+		if dst, uerr = appendUnquote(dst, e.js[mb.NameAt:mb.NameAt+len(mb.Name)+2]); uerr != nil {
+			return e.fail(mb.NameAt, uerr.Error())
 		}
 		dst = endLen(dst, ks)
-		if !e.isNull(mb.start) {
+		if !e.isNull(mb.Start) {
 			var derr *DecodeError
-			if dst, derr = e.value(dst, 2, vf.kind, vf.typ, mb.start, depth); derr != nil {
-				return derr.prefix("["+strconv.Quote(string(mb.name))+"]", 0)
+			if dst, derr = e.value(dst, 2, vf.kind, vf.typ, mb.Start, depth); derr != nil {
+				return derr.prefix("["+strconv.Quote(string(mb.Name))+"]", 0)
 			}
 		}
 		dst = endLen(dst, start)

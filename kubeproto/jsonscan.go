@@ -40,14 +40,9 @@ func scanIndexed(b []byte, i, depth int, rec *composites) (int, error) {
 
 func scanLiteral(b []byte, i int, lit string) (int, error) { return jsonscan.ScanLiteral(b, i, lit) }
 
-// member is one name/value pair of an object: name is the raw string
-// (without quotes, escapes left in), value the raw value's span.
-type member struct {
-	name        []byte
-	nameEscaped bool
-	start, end  int
-	nameAt      int
-}
+// member is one name/value pair of an object: Name is the raw string
+// (without quotes, escapes left in), Start and End the raw value's span.
+type member = jsonscan.Member
 
 // skipFunc returns the end of the value at b[i]: scanValue, or an
 // encoder's lookup in its composites.
@@ -56,9 +51,7 @@ type skipFunc = jsonscan.SkipFunc
 // members calls fn for each member of the object at b[i] (no leading
 // space) and returns the object's end.
 func members(b []byte, i, depth int, skip skipFunc, fn func(m member) error) (int, error) {
-	return jsonscan.Members(b, i, depth, maxDepth, skip, func(m jsonscan.Member) error {
-		return fn(member{name: m.Name, nameEscaped: m.NameEscaped, start: m.Start, end: m.End, nameAt: m.NameAt})
-	})
+	return jsonscan.Members(b, i, depth, maxDepth, skip, fn)
 }
 
 // elements calls fn for each element's span of the array at b[i].
