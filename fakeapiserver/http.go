@@ -150,7 +150,10 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	writeJSON(w, int(se.Status.Code), b)
 }
 
-var deterministic = json.Deterministic(true)
+// deterministic writes JSON as kube-apiserver's encoding/json does: map
+// keys sorted, and <, >, &, U+2028 and U+2029 escaped (json v2 leaves
+// them as they are by default; the bytes differ, not the value).
+var deterministic = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML(true), jsontext.EscapeForJS(true))
 
 func writeJSON(w http.ResponseWriter, code int, body []byte) {
 	w.Header().Set("Content-Type", "application/json")

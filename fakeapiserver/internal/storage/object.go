@@ -47,7 +47,10 @@ func (o *Object) key() string { return meta.Key(&o.raw.ObjectMeta) }
 // object is a decoded JSON object being edited by a write.
 type object = map[string]any
 
-var deterministic = json.Deterministic(true)
+// deterministic writes JSON as kube-apiserver's encoding/json does: map
+// keys sorted, and <, >, &, U+2028 and U+2029 escaped (json v2 leaves
+// them as they are by default; the bytes differ, not the value).
+var deterministic = json.JoinOptions(json.Deterministic(true), jsontext.EscapeForHTML(true), jsontext.EscapeForJS(true))
 
 // DecodeObject parses b as a JSON object.
 func DecodeObject(b []byte) (object, error) {
