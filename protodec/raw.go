@@ -98,7 +98,9 @@ func (s *state) raw(m kubeproto.Message, p *plan, rf rawFields, apiVersion, kind
 	if err := s.message(p, unsafe.Pointer(&rm), stripped); err != nil {
 		return true, err
 	}
-	r.SetDecoded(meta.TypeMeta{Kind: kind, APIVersion: apiVersion}, rm.Metadata, append([]byte(nil), j...))
+	kept := make([]byte, len(j)) // exactly: a cache holds it
+	copy(kept, j)
+	r.SetDecoded(meta.TypeMeta{Kind: kind, APIVersion: apiVersion}, rm.Metadata, kept)
 	return true, nil
 }
 
