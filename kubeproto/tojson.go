@@ -157,9 +157,28 @@ func collect(occs []occ, m *message, b []byte) ([]occ, *DecodeError) {
 		off += tn + vl
 	}
 	if !sorted {
-		slices.SortStableFunc(occs, func(a, b occ) int { return int(a.pos) - int(b.pos) })
+		sortOccs(occs)
 	}
 	return occs, nil
+}
+
+// sortOccs sorts occurrences by position, stably: by insertion for the
+// few fields of a message kube-apiserver writes in field-number order (a
+// few out of place, each moved a few slots), by the library past that, so
+// that hostile input cannot make it quadratic.
+func sortOccs(occs []occ) {
+	if len(occs) > 48 {
+		slices.SortStableFunc(occs, func(a, b occ) int { return int(a.pos) - int(b.pos) })
+		return
+	}
+	for i := 1; i < len(occs); i++ {
+		o := occs[i]
+		j := i
+		for ; j > 0 && occs[j-1].pos > o.pos; j-- {
+			occs[j] = occs[j-1]
+		}
+		occs[j] = o
+	}
 }
 
 func (f *field) name(dst []byte, first bool) []byte {
