@@ -114,26 +114,71 @@ func appendFieldsJSON(dst []byte, mi int32, b []byte, depth int, first bool) ([]
 func collect(occs []occ, m *message, b []byte) ([]occ, *DecodeError) {
 	sorted := true
 	for off := 0; off < len(b); {
-		num, typ, val, x, n, err := next(b[off:])
-		if err != nil {
-			return occs, errAt("", off, err, "")
+		// The field is read here rather than by next, which builds a
+		// pbwire.Field per field: this loop reads every field of every
+		// message the transcoder writes, and the copy showed in its
+		// profile.
+		num, t, tn := pbwire.ConsumeTag(b[off:])
+		if tn < 0 {
+			return occs, errAt("", off, pbwire.Err(tn), "")
+		}
+		rest := b[off+tn:]
+		var x uint64
+		var skip, vl int // where the value starts in rest, and where it ends
+		switch t {
+		case pbwire.Varint:
+			x, vl = pbwire.ConsumeVarint(rest)
+		case pbwire.Bytes:
+			var v []byte
+			v, vl = pbwire.ConsumeBytes(rest)
+			skip, x = vl-len(v), uint64(len(v))
+		case pbwire.Fixed64:
+			x, vl = pbwire.ConsumeFixed64(rest)
+		case pbwire.Fixed32:
+			var x32 uint32
+			x32, vl = pbwire.ConsumeFixed32(rest)
+			x = uint64(x32)
+		default:
+			_, vl = pbwire.Next(b[off:]) // its error for this wire type
+		}
+		if vl < 0 {
+			return occs, errAt("", off, pbwire.Err(vl), "")
 		}
 		if num <= int(m.maxNum) {
 			if pos := byNum[int(m.byNum)+num-1]; pos != 0 {
-				start := off + n - len(val)
-				o := occ{pos: pos - 1, typ: uint8(typ), start: int32(start), end: int32(start + len(val)), x: x}
+				start := off + tn + skip
+				o := occ{pos: pos - 1, typ: uint8(t), start: int32(start), end: int32(off + tn + vl), x: x}
 				if k := len(occs); k > 0 && occs[k-1].pos > o.pos {
 					sorted = false
 				}
 				occs = append(occs, o)
 			}
 		}
-		off += n
+		off += tn + vl
 	}
 	if !sorted {
-		slices.SortStableFunc(occs, func(a, b occ) int { return int(a.pos) - int(b.pos) })
+		sortOccs(occs)
 	}
 	return occs, nil
+}
+
+// sortOccs sorts occurrences by position, stably: by insertion for the
+// few fields of a message kube-apiserver writes in field-number order (a
+// few out of place, each moved a few slots), by the library past that, so
+// that hostile input cannot make it quadratic.
+func sortOccs(occs []occ) {
+	if len(occs) > 48 {
+		slices.SortStableFunc(occs, func(a, b occ) int { return int(a.pos) - int(b.pos) })
+		return
+	}
+	for i := 1; i < len(occs); i++ {
+		o := occs[i]
+		j := i
+		for ; j > 0 && occs[j-1].pos > o.pos; j-- {
+			occs[j] = occs[j-1]
+		}
+		occs[j] = o
+	}
 }
 
 func (f *field) name(dst []byte, first bool) []byte {

@@ -197,3 +197,14 @@ func (r *Raw) Bytes() []byte { return r.raw }
 // DecodeInto decodes the whole object into v, for callers that want a typed
 // view of a Raw object.
 func (r *Raw) DecodeInto(v any) error { return json.Unmarshal(r.raw, v) }
+
+// SetDecoded makes r the object of type tm and metadata om whose JSON is b,
+// for a decoder that wrote b itself and decoded om from the same source
+// (package protodec, which transcodes protobuf to JSON): nothing is
+// validated or decoded again. b must be a JSON object holding tm and om,
+// without metadata.managedFields when om was decoded without them; r now
+// owns b. om's ManagedFields are left out, as every Raw leaves them.
+func (r *Raw) SetDecoded(tm TypeMeta, om ObjectMeta, b []byte) {
+	om.ManagedFields = nil
+	*r = Raw{TypeMeta: tm, ObjectMeta: om, raw: b}
+}

@@ -52,7 +52,7 @@ type Decoder struct {
 func New(opts Options) *Decoder {
 	d := &Decoder{opts: opts}
 	d.pl = planner{plans: map[planKey]*plan{}, skipManaged: opts.SkipManagedFields,
-		fieldsOfStruct: map[reflect.Type]map[string]goField{}}
+		fieldsOfStruct: map[reflect.Type]map[string]goField{}, rawFields: map[kubeproto.Message]rawFields{}}
 	d.states.New = func() any { return &state{d: d} }
 	return d
 }
@@ -83,6 +83,13 @@ func (d *Decoder) UnmarshalTyped(m kubeproto.Message, apiVersion, kind string, b
 	if t.Kind() != reflect.Struct {
 		return s.viaJSON(m, apiVersion, kind, b, v)
 	}
+	if t == rawType && d.opts.SkipManagedFields {
+		if rp, rf := d.rawPlanFor(m); rp != nil {
+			if ok, err := s.raw(m, rp, rf, apiVersion, kind, b, (*meta.Raw)(rv.UnsafePointer())); ok {
+				return err
+			}
+		}
+	}
 	p := d.planFor(t, m)
 	if p.whole {
 		return s.viaJSON(m, apiVersion, kind, b, v)
@@ -105,6 +112,22 @@ func (d *Decoder) planFor(t reflect.Type, m kubeproto.Message) *plan {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.pl.planFor(t, m)
+}
+
+// rawPlanFor returns the plan of m's metadata for a meta.Raw, and where
+// the metadata and its managedFields are; a nil plan when m has none.
+func (d *Decoder) rawPlanFor(m kubeproto.Message) (*plan, rawFields) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	rf, ok := d.pl.rawFields[m]
+	if !ok {
+		rf = rawFieldsOf(m)
+		d.pl.rawFields[m] = rf
+	}
+	if rf.metadata == 0 {
+		return nil, rf
+	}
+	return d.pl.planFor(rawMetaType, m), rf
 }
 
 // viaJSON decodes message b by its JSON form, which starts with kind and

@@ -41,12 +41,15 @@
 // meta.Raw, which keeps an object's whole JSON, gets the JSON transcoded
 // from protobuf: the same JSON value kube-apiserver sends (members in the
 // Go struct's order, omitempty honoured; kind and apiVersion first on
-// watch events), not necessarily the same bytes. Transcoding costs the
-// client about 1.7 times a JSON decode of the same object (BenchmarkDecodePods:
-// Raw/protobuf against Raw/json), but saves the server far more: measured
+// watch events), not necessarily the same bytes. Under SkipManagedFields
+// (an informer's default) managedFields are left out of the transcoding and
+// the metadata is decoded straight from the protobuf (raw.go), which makes
+// a Raw from protobuf cost the client about what a JSON decode of the same
+// object does (BenchmarkDecodePods: Raw/protobuf against Raw/json; twice
+// that when the whole object went through JSON). It saves the server far more: measured
 // on kube-apiserver v1.37.2 (PROTOCOL.md), encoding a 10,000-pod list costs
 // it 2.4 s of CPU as JSON and 0.5 s as protobuf, about 190 µs per 19.5 KB
-// pod against the client's extra 20 to 80 µs. For the cluster as a whole,
+// pod. For the cluster as a whole,
 // protobuf is cheaper for Raw too, so Raw informers ask for protobuf like
 // the others; Transport.JSON in package informer turns it off.
 //
@@ -56,8 +59,10 @@
 //     not UTF-8 too: protobuf carries them as stored, kube-apiserver's JSON
 //     has U+FFFD for each invalid byte, and so do the strings decoded here
 //     (client-go's protobuf decoding keeps the raw bytes).
+//     meta.Raw's bytes included.
 //     [FuzzDecodesAsTheJSONPath, TestTheBenchmarkPodsDecodeAsTheirJSONDoes,
-//     TestInvalidUTF8DecodesAsTheJSONPath]
+//     TestInvalidUTF8DecodesAsTheJSONPath,
+//     TestARawWithoutManagedFieldsIsTheJSONPathsEvenWhenMetadataOccursTwice]
 //  2. No input makes the decoder panic; every length is checked against
 //     the bytes at hand before use, so allocation follows the input's size,
 //     never a length it claims, and nesting is bounded (100 messages).

@@ -75,6 +75,7 @@ type planner struct {
 	skipManaged    bool
 	shareMaps      bool
 	fieldsOfStruct map[reflect.Type]map[string]goField
+	rawFields      map[kubeproto.Message]rawFields // by message, for meta.Raw (raw.go)
 }
 
 // planFor returns the plan of struct type t for message m.

@@ -8,6 +8,15 @@ import (
 
 const hexDigits = "0123456789abcdef"
 
+// plainASCII marks the bytes AppendQuote copies as they are: ASCII from
+// 0x20 up but for '"', '\\' and the HTML characters encoding/json escapes.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendQuote appends s as a JSON string the way encoding/json writes it
 // (HTML characters and U+2028/U+2029 escaped, invalid UTF-8 replaced by
 // U+FFFD), so what kube-apiserver's JSON and ours hold compares equal.
@@ -15,12 +24,14 @@ func AppendQuote[S ~string | ~[]byte](dst []byte, s S) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plainASCII[s[i]] {
+			i++ // the common case, one table load a byte
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			dst = append(dst, s[start:i]...)
 			switch c {
 			case '"', '\\':
