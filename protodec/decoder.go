@@ -130,23 +130,32 @@ func (d *Decoder) rawPlanFor(m kubeproto.Message) (*plan, rawFields) {
 	return d.pl.planFor(rawMetaType, m), rf
 }
 
+// appendTypeMeta opens a JSON object with kind and apiVersion, when
+// either is given ('{' and the members, each with its comma): the object's
+// own members follow, without their '{'.
+func appendTypeMeta(j []byte, kind, apiVersion string) []byte {
+	if kind == "" && apiVersion == "" {
+		return j
+	}
+	j = append(j, '{')
+	if kind != "" {
+		j = append(j, `"kind":`...)
+		j, _ = jsontext.AppendQuote(j, kind)
+		j = append(j, ',')
+	}
+	if apiVersion != "" {
+		j = append(j, `"apiVersion":`...)
+		j, _ = jsontext.AppendQuote(j, apiVersion)
+		j = append(j, ',')
+	}
+	return j
+}
+
 // viaJSON decodes message b by its JSON form, which starts with kind and
 // apiVersion when they are given.
 func (s *state) viaJSON(m kubeproto.Message, apiVersion, kind string, b []byte, v any) error {
 	j := s.json[:0]
-	if kind != "" || apiVersion != "" {
-		j = append(j, '{')
-		if kind != "" {
-			j = append(j, `"kind":`...)
-			j, _ = jsontext.AppendQuote(j, kind)
-			j = append(j, ',')
-		}
-		if apiVersion != "" {
-			j = append(j, `"apiVersion":`...)
-			j, _ = jsontext.AppendQuote(j, apiVersion)
-			j = append(j, ',')
-		}
-	}
+	j = appendTypeMeta(j, kind, apiVersion)
 	n := len(j)
 	j, err := kubeproto.AppendJSON(j, m, b)
 	s.json = j

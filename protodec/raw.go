@@ -4,8 +4,6 @@ import (
 	"reflect"
 	"unsafe"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/zerokube/zerokube/internal/pbwire"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
@@ -62,19 +60,7 @@ func (s *state) raw(m kubeproto.Message, p *plan, rf rawFields, apiVersion, kind
 		return false, nil
 	}
 	j := s.json[:0]
-	if kind != "" || apiVersion != "" {
-		j = append(j, '{')
-		if kind != "" {
-			j = append(j, `"kind":`...)
-			j, _ = jsontext.AppendQuote(j, kind)
-			j = append(j, ',')
-		}
-		if apiVersion != "" {
-			j = append(j, `"apiVersion":`...)
-			j, _ = jsontext.AppendQuote(j, apiVersion)
-			j = append(j, ',')
-		}
-	}
+	j = appendTypeMeta(j, kind, apiVersion)
 	n := len(j) // where the object's own '{' goes
 	j, err := kubeproto.AppendJSON(j, m, stripped)
 	s.json = j
