@@ -5,8 +5,9 @@
 //
 // It is a package of its own, below informer, so that what watches an
 // informer (a trace printer, a metrics adapter, a dashboard, a test) needs
-// only the words, not the machine: package metrics implements [Metrics]
-// without importing informer, and the demo's trace reads [Event]s.
+// only the words, not the machine: package metrics' informer counters
+// (metrics.Informer) implement [Metrics] from these words alone, and the
+// demo's trace reads [Event]s.
 //
 // The names are stable: [Stage.String], [Op.String] and
 // [RelistCause.String] are what --trace prints and what scripts match, so
