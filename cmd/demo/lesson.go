@@ -21,15 +21,10 @@ import (
 // object, so Replace queues a tombstone and the handler gets
 // OnDelete(obj, finalStateUnknown=true).
 func missedDelete(srv faultServer, ch *churner) (text, error) {
-	srv.StallWatches()
-	name, err := ch.pick(ch.delete)
+	name, rv, err := unseen(srv, func() (string, error) { return ch.pick(ch.delete) })
 	if err != nil {
-		srv.Restart() // do not leave the watch stalled
 		return text{}, err
 	}
-	srv.Compact(0)
-	rv := srv.ResourceVersion()
-	srv.Restart()
 	return say(msg{en: "deleted %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone, the relist lacks %[1]s, and the handler gets a tombstone",
 		zh: "删除了 %s（卡住的 watch 看不到这次删除），把历史压缩到 %d，并断开所有连接。重新 watch 会得到 410 Gone；重新 list 的结果里没有 %[1]s，事件处理函数会收到一个墓碑"}, name, rv), nil
 }

@@ -166,23 +166,37 @@ func faultActions(srv faultServer, ch *churner) []action {
 	}
 }
 
+// unseen makes change while every watch is stalled, so no watch delivers
+// it, then compacts the history past it and cuts every connection: the
+// re-watch from the resourceVersion a watch had gets 410 Gone. It returns
+// what change named and the resourceVersion compacted to.
+func unseen(srv faultServer, change func() (string, error)) (string, int64, error) {
+	srv.StallWatches()
+	name, err := change()
+	if err != nil {
+		srv.Restart() // do not leave the watch stalled
+		return "", 0, err
+	}
+	srv.Compact(0)
+	rv := srv.ResourceVersion()
+	srv.Restart()
+	return name, rv, nil
+}
+
 // provokeGone makes the informer's next watch start from a compacted
 // resourceVersion: the open watch is stalled so it misses one write, the
 // history is compacted past that write, and every connection is dropped.
 // The reflector re-watches from the resourceVersion it had, the server
 // answers 410 Gone, and the reflector relists.
 func provokeGone(srv faultServer, ch *churner) (text, error) {
-	srv.StallWatches()
-	ch.mu.Lock()
-	name, err := ch.create()
-	ch.mu.Unlock()
+	name, rv, err := unseen(srv, func() (string, error) {
+		ch.mu.Lock()
+		defer ch.mu.Unlock()
+		return ch.create()
+	})
 	if err != nil {
-		srv.Restart() // do not leave the watch stalled
 		return text{}, err
 	}
-	srv.Compact(0)
-	rv := srv.ResourceVersion()
-	srv.Restart()
 	return say(msg{en: "created %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone",
 		zh: "创建了 %s（卡住的 watch 看不到它），把历史压缩到 %d，并断开所有连接：重新 watch 会得到 410 Gone"}, name, rv), nil
 }
