@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/zerokube/zerokube/bench/internal/poll"
 	"github.com/zerokube/zerokube/shard"
 )
 
@@ -175,25 +176,10 @@ func serveOne(ctx context.Context, a Agents, cmd, arg string, started *bool) (re
 		if err != nil {
 			return reply{}, fmt.Errorf("fleet: updates %q: %w", arg, err)
 		}
-		if err := await(ctx, func() bool { return a.Updates() >= k }); err != nil {
+		if err := poll.Await(ctx, func() bool { return a.Updates() >= k }); err != nil {
 			return reply{}, fmt.Errorf("fleet: %d updates of %d seen: %w", a.Updates(), k, err)
 		}
 		return reply{Event: "updates"}, nil
 	}
 	return reply{}, fmt.Errorf("fleet: unknown command %q", cmd)
-}
-
-// await polls cond every millisecond until it holds or ctx ends. The
-// handlers of two libraries count; a poll keeps both the same.
-func await(ctx context.Context, cond func() bool) error {
-	t := time.NewTicker(time.Millisecond)
-	defer t.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
 }

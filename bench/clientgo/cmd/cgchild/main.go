@@ -43,6 +43,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
+	"github.com/zerokube/zerokube/bench/internal/poll"
 )
 
 func main() { probe.Main(start) }
@@ -120,7 +121,7 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	factory.Start(context.WithoutCancel(ctx).Done())
 	// cache.WaitForCacheSync polls every 100 ms; a 1 ms poll keeps that
 	// granularity out of the sync time.
-	if err := probe.Await(ctx, func() bool { return inf.HasSynced() && adds.Load() >= f.N }); err != nil {
+	if err := poll.Await(ctx, func() bool { return inf.HasSynced() && adds.Load() >= f.N }); err != nil {
 		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
 	}
 	notes := []string{"list", "json"}

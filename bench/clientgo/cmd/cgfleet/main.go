@@ -30,8 +30,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 	"github.com/zerokube/zerokube/bench/fleet"
+	"github.com/zerokube/zerokube/bench/internal/poll"
 )
 
 func main() {
@@ -95,7 +95,7 @@ func (a *agents) Start(ctx context.Context) (int, error) {
 			}
 			infs[i] = inf
 			a.factories[i].Start(a.stop)
-			if err := probe.Await(ctx, inf.HasSynced); err != nil { // WaitForCacheSync polls every 100 ms: too coarse for a sync time
+			if err := poll.Await(ctx, inf.HasSynced); err != nil { // WaitForCacheSync polls every 100 ms: too coarse for a sync time
 				errs[i] = fmt.Errorf("cgfleet: agent %d: %w", i, err)
 			}
 		})

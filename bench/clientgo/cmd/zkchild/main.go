@@ -42,6 +42,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
+	"github.com/zerokube/zerokube/bench/internal/poll"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/workload"
@@ -140,7 +141,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 	if err := inf.WaitForSync(ctx); err != nil {
 		return nil, err
 	}
-	if err := probe.Await(ctx, func() bool { return adds.Load() >= f.N }); err != nil {
+	if err := poll.Await(ctx, func() bool { return adds.Load() >= f.N }); err != nil {
 		return nil, fmt.Errorf("%w: %d adds of %d", probe.ErrCount, adds.Load(), f.N)
 	}
 	if asked.Load() && !full.Load() {

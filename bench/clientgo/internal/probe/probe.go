@@ -275,21 +275,6 @@ func peakRSS() int64 {
 	return ru.Maxrss << 10 // kilobytes on Linux
 }
 
-// Await polls cond every millisecond until it holds or ctx ends; for
-// libraries whose sync signal is a polled HasSynced.
-func Await(ctx context.Context, cond func() bool) error {
-	t := time.NewTicker(time.Millisecond)
-	defer t.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-	return nil
-}
-
 // Has reports whether opts, words separated by commas or "+" (the driver
 // splits its -variants at commas, so "stream+json" passes two), contain word.
 func Has(opts, word string) bool {
