@@ -64,7 +64,7 @@ func StartFake(ctx context.Context, cmd func(kubeconfig string) (*exec.Cmd, erro
 		stop()
 		return nil, fmt.Errorf("fleet: %w", err)
 	}
-	return newServer("fakeapiserver", kc, false, stop, c.Process.Pid, 0)
+	return NewServer("fakeapiserver", kc, false, stop, c.Process.Pid, 0)
 }
 
 // ServeFake is the fake's process: it serves over TLS with shard
@@ -114,10 +114,14 @@ func StartKube(ctx context.Context) (*Server, error) {
 		stop()
 		return nil, err
 	}
-	return newServer("kube-apiserver "+kubetest.Version, kc, true, stop, srv.APIServerPID(), srv.EtcdPID())
+	return NewServer("kube-apiserver "+kubetest.Version, kc, true, stop, srv.APIServerPID(), srv.EtcdPID())
 }
 
-func newServer(name, kubeconfig string, real bool, stop func(), apiPID, etcdPID int) (*Server, error) {
+// NewServer is the Server of a running API server whose kubeconfig is at
+// kubeconfig; stop stops it (and is called here when the client cannot be
+// made). The client-go comparison (bench/clientgo) starts its servers its
+// own way and describes them with it too.
+func NewServer(name, kubeconfig string, real bool, stop func(), apiPID, etcdPID int) (*Server, error) {
 	cfg, err := apiclient.LoadKubeconfig(kubeconfig, "")
 	if err != nil {
 		stop()

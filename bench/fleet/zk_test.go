@@ -21,7 +21,7 @@ func inProcess(t *testing.T, shape string, agents int, opts string) ChildConfig 
 	fake := fakeapiservertest.Start(t, fakeapiserver.Options{TLS: true, ShardedListAndWatch: true, Logger: slog.New(slog.DiscardHandler)})
 	kc := filepath.Join(t.TempDir(), "kubeconfig")
 	require.NoError(t, fake.WriteKubeconfig(kc))
-	srv, err := newServer("fake", kc, false, func() {}, os.Getpid(), 0)
+	srv, err := NewServer("fake", kc, false, func() {}, os.Getpid(), 0)
 	require.NoError(t, err)
 	_, err = Load(context.Background(), srv, Cluster{Nodes: 4, PodsPerNode: 3}, 0)
 	require.NoError(t, err)

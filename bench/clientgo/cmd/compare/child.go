@@ -37,13 +37,13 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 		bin = "cgchild"
 	}
 	var err error
-	if ph.Idle, err = srv.measureIdle(c.serverIdle); err != nil {
+	if ph.Idle, err = measureIdle(srv, c.serverIdle); err != nil {
 		return probe.Result{}, ph, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(c.bin, bin),
-		"-variant", name, "-opts", opts, "-kubeconfig", srv.kubeconfig,
+		"-variant", name, "-opts", opts, "-kubeconfig", srv.Kubeconfig,
 		"-n", strconv.Itoa(n), "-events", strconv.Itoa(c.events), "-cpuprofile", profilePath(c, v, n, rep, rate), "-watch-cpuprofile", watchProfilePath(c, v, n, rep, rate),
 		"-idle", c.idle.String())
 	cmd.Stderr = os.Stderr
@@ -51,7 +51,7 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 	if err != nil {
 		return probe.Result{}, ph, err
 	}
-	s0, err := srv.sample()
+	s0, err := sample(srv)
 	if err != nil {
 		return probe.Result{}, ph, err
 	}
@@ -75,7 +75,7 @@ func runChild(ctx context.Context, c config, srv *server, ld *loader, v string, 
 	if !sc.Scan() {
 		return fail(fmt.Errorf("compare: %s n=%d printed no result", v, n))
 	}
-	s3, err := srv.sample()
+	s3, err := sample(srv)
 	if err != nil {
 		return fail(err)
 	}
@@ -96,5 +96,5 @@ func awaitPhase(sc *bufio.Scanner, srv *server, phase string) (serverSample, err
 	if !strings.Contains(sc.Text(), `"`+phase+`"`) {
 		return serverSample{}, fmt.Errorf("printed %q where its %q line belongs (did it fail to sync?)", sc.Text(), phase)
 	}
-	return srv.sample()
+	return sample(srv)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/zerokube/zerokube/bench/fleet"
 	"github.com/zerokube/zerokube/conformance/kubetest"
 )
 
@@ -40,5 +41,5 @@ func startKube(ctx context.Context, _ config) (*server, error) {
 		stop()
 		return nil, err
 	}
-	return newServer(kc, true, stop, srv.APIServerPID(), srv.EtcdPID())
+	return fleet.NewServer("kube-apiserver "+kubetest.Version, kc, true, stop, srv.APIServerPID(), srv.EtcdPID())
 }

@@ -35,7 +35,7 @@ type loader struct {
 type podName struct{ namespace, name string }
 
 func newLoader(ctx context.Context, srv *server) (*loader, error) {
-	if err := fleet.Prepare(ctx, srv.client, srv.real, workloadConfig.NamespaceNames()); err != nil {
+	if err := fleet.Prepare(ctx, srv.Client, srv.Real, workloadConfig.NamespaceNames()); err != nil {
 		return nil, fmt.Errorf("compare: %w", err)
 	}
 	return &loader{srv: srv}, nil
@@ -89,12 +89,12 @@ feed:
 
 // create posts pod i of the workload (fleet.CreatablePod).
 func (l *loader) create(ctx context.Context, i int) (podName, error) {
-	obj, err := fleet.CreatablePod(workloadConfig.PodJSON(i), l.srv.real, nil)
+	obj, err := fleet.CreatablePod(workloadConfig.PodJSON(i), l.srv.Real, nil)
 	if err != nil {
 		return podName{}, fmt.Errorf("compare: workload pod %d: %w", i, err)
 	}
 	p := podName{obj.Namespace, obj.Name}
-	if _, err := apiclient.Create(ctx, l.srv.client, podsRef.Namespaced(p.namespace), obj); err != nil && !meta.IsAlreadyExists(err) {
+	if _, err := apiclient.Create(ctx, l.srv.Client, podsRef.Namespaced(p.namespace), obj); err != nil && !meta.IsAlreadyExists(err) {
 		return p, fmt.Errorf("compare: pod %d (%s/%s): %w", i, p.namespace, p.name, err)
 	}
 	return p, nil
@@ -104,7 +104,7 @@ func (l *loader) create(ctx context.Context, i int) (podName, error) {
 // the mean size of an item's JSON.
 func (l *loader) meanSize(ctx context.Context) (float64, error) {
 	var total, n int
-	_, err := apiclient.ListAll(ctx, l.srv.client, podsRef, apiclient.ListOptions{Limit: 500}, nil, func(r *sized) error {
+	_, err := apiclient.ListAll(ctx, l.srv.Client, podsRef, apiclient.ListOptions{Limit: 500}, nil, func(r *sized) error {
 		total += r.size
 		n++
 		return nil

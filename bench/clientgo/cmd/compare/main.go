@@ -132,7 +132,7 @@ func drive(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	defer srv.close()
+	defer srv.Close()
 	ld, err := newLoader(ctx, srv)
 	if err != nil {
 		return err

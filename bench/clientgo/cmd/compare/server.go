@@ -7,21 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/bench/fleet"
 )
 
-// server is the API server every child of a run talks to.
-type server struct {
-	kubeconfig string // for the children
-	client     *apiclient.Client
-	real       bool // kube-apiserver: pods need cleaning before create
-	close      func()
-	// apiPID is the API server's process (kube-apiserver or
-	// fakeapiserver), etcdPID etcd's (0: none), whose CPU counters the
-	// driver reads around each child's phases.
-	apiPID, etcdPID int
-}
+// server is the API server every child of a run talks to: the fleet
+// benchmark's description of one.
+type server = fleet.Server
 
 func startServer(ctx context.Context, c config) (*server, error) {
 	switch c.server {
@@ -58,22 +49,7 @@ func startFake(ctx context.Context, c config) (*server, error) {
 		stop()
 		return nil, fmt.Errorf("compare: %w", err)
 	}
-	return newServer(kc, false, stop, cmd.Process.Pid, 0)
-}
-
-func newServer(kubeconfig string, real bool, stop func(), apiPID, etcdPID int) (*server, error) {
-	cfg, err := apiclient.LoadKubeconfig(kubeconfig, "")
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	cfg.QPS = -1
-	cl, err := apiclient.New(cfg)
-	if err != nil {
-		stop()
-		return nil, err
-	}
-	return &server{kubeconfig: kubeconfig, client: cl, real: real, close: stop, apiPID: apiPID, etcdPID: etcdPID}, nil
+	return fleet.NewServer("fakeapiserver", kc, false, stop, cmd.Process.Pid, 0)
 }
 
 // writeKubeconfig writes a kubeconfig for url with a CA and a bearer token.

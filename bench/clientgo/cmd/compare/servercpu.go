@@ -20,14 +20,14 @@ type serverSample struct {
 }
 
 // sample reads the server's counters now.
-func (s *server) sample() (serverSample, error) {
+func sample(s *server) (serverSample, error) {
 	out := serverSample{at: time.Now()}
 	var err error
-	if out.api, err = procCPU(s.apiPID); err != nil {
+	if out.api, err = procCPU(s.APIPID); err != nil {
 		return out, err
 	}
-	if s.etcdPID > 0 {
-		out.etcd, err = procCPU(s.etcdPID)
+	if s.EtcdPID > 0 {
+		out.etcd, err = procCPU(s.EtcdPID)
 	}
 	return out, err
 }
@@ -64,18 +64,18 @@ type idleRate struct {
 // working for a second or two after a child ends (its garbage collection,
 // the watch's teardown), and that tail, discounted over a long sync, would
 // make a child's share look smaller than it is, even below zero.
-func (s *server) measureIdle(window time.Duration) (idleRate, error) {
+func measureIdle(s *server, window time.Duration) (idleRate, error) {
 	if window <= 0 {
 		return idleRate{}, nil
 	}
 	best := idleRate{API: math.Inf(1), Etcd: math.Inf(1)}
-	a, err := s.sample()
+	a, err := sample(s)
 	for range max(int(window/time.Second), 1) {
 		if err != nil {
 			return idleRate{}, err
 		}
 		time.Sleep(time.Second) // the window itself, not a wait for a condition
-		b, err := s.sample()
+		b, err := sample(s)
 		if err != nil {
 			return idleRate{}, err
 		}

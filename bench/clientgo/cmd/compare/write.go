@@ -22,7 +22,7 @@ func writeUpdates(ctx context.Context, srv *server, ld *loader, events int, rate
 	return fleet.OpenLoop(events, rate, func(k int) error {
 		p := ld.pods[(k*7919+rep*104729)%len(ld.pods)]
 		patch := fmt.Appendf(nil, `{"metadata":{"labels":{%q:"%d"}}}`, probe.LabelWritten, time.Now().UnixNano())
-		_, err := apiclient.Patch[meta.Raw](ctx, srv.client, podsRef.Namespaced(p.namespace), p.name, meta.MergePatch, patch)
+		_, err := apiclient.Patch[meta.Raw](ctx, srv.Client, podsRef.Namespaced(p.namespace), p.name, meta.MergePatch, patch)
 		if err != nil {
 			return fmt.Errorf("compare: patch %s/%s: %w", p.namespace, p.name, err)
 		}
