@@ -52,14 +52,22 @@ func Load(ctx context.Context, srv *Server, c Cluster, from int) ([]PodName, err
 	if err := Prepare(ctx, srv.Client, srv.Real, w.NamespaceNames()); err != nil {
 		return nil, err
 	}
-	names := make([]PodName, max(c.Pods()-from, 0))
+	return Parallel(from, c.Pods(), func(i int) (PodName, error) { return createPod(ctx, srv, w, c, i) })
+}
+
+// Parallel runs fn for each i in [from, n) on a few goroutines per CPU (a
+// server is loaded faster over several connections) and returns the
+// results in i's order, or the first error; after an error no new i is
+// started.
+func Parallel[T any](from, n int, fn func(i int) (T, error)) ([]T, error) {
+	out := make([]T, max(n-from, 0))
 	errs := make(chan error, 1)
 	next := make(chan int)
 	var wg sync.WaitGroup
 	for range 4 * runtime.GOMAXPROCS(0) {
 		wg.Go(func() {
 			for i := range next {
-				p, err := createPod(ctx, srv, w, c, from+i)
+				v, err := fn(from + i)
 				if err != nil {
 					select {
 					case errs <- err:
@@ -67,12 +75,12 @@ func Load(ctx context.Context, srv *Server, c Cluster, from int) ([]PodName, err
 					}
 					continue
 				}
-				names[i] = p
+				out[i] = v
 			}
 		})
 	}
 feed:
-	for i := range names {
+	for i := range out {
 		select {
 		case next <- i:
 		case err := <-errs:
@@ -87,7 +95,7 @@ feed:
 		return nil, err
 	default:
 	}
-	return names, nil
+	return out, nil
 }
 
 // createPod posts pod i of the workload on node i / PodsPerNode.

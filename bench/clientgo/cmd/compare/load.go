@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
-	"sync"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -46,41 +44,9 @@ func (l *loader) loadTo(ctx context.Context, n int) error {
 	if n <= l.loaded {
 		return nil
 	}
-	from := l.loaded
-	names := make([]podName, n-from)
-	next := make(chan int)
-	errs := make(chan error, 1)
-	var wg sync.WaitGroup
-	for range 4 * runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for i := range next {
-				p, err := l.create(ctx, i)
-				if err != nil {
-					select {
-					case errs <- err:
-					default:
-					}
-					continue
-				}
-				names[i-from] = p
-			}
-		})
-	}
-feed:
-	for i := from; i < n; i++ {
-		select {
-		case next <- i:
-		case err := <-errs:
-			errs <- err
-			break feed
-		}
-	}
-	close(next)
-	wg.Wait()
-	select {
-	case err := <-errs:
+	names, err := fleet.Parallel(l.loaded, n, func(i int) (podName, error) { return l.create(ctx, i) })
+	if err != nil {
 		return err
-	default:
 	}
 	l.pods = append(l.pods, names...)
 	l.loaded = n
