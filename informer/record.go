@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/informer/observe"
-	"github.com/zerokube/zerokube/meta"
 )
 
 // record is the informer's one account of how it stands with the server:
@@ -35,10 +34,11 @@ type record struct {
 	since    time.Time  // the streak's first failure
 	burst    int        // failures since the last resetAfter without one: the backoff's exponent
 	lastFail time.Time
-	// gone counts consecutive failures a relist cures (410 Gone, 504
-	// ResourceVersionTooLarge): ended by any other failure or a watch
-	// that worked, not by a list (a list that works before every watch
-	// gets 410 is the loop goneLimit stops).
+	// gone counts the failures a relist cures (410 Gone, 504
+	// ResourceVersionTooLarge, alike) since a watch last worked: neither
+	// a list that works nor another failure between them ends it (a
+	// streaming list that fails and falls back to LIST before every watch
+	// gets 410 is the same loop as a LIST that works before it).
 	gone    int
 	reached bool // the server answered a list or a resumed watch since Run began
 	synced  bool // the informer had synced (the dispatcher says so)
@@ -52,8 +52,8 @@ func newRecord(resetAfter time.Duration) *record {
 
 // failed records a failure at now and returns it as the current
 // SyncError, classified (a third 410 in a row is observe.FailureRepeatedGone).
-// 410 and 504 ResourceVersionTooLarge extend the streak of relists; any
-// other failure ends it.
+// 410 and 504 ResourceVersionTooLarge extend the streak of relists; only a
+// watch that works ends it.
 func (r *record) failed(now time.Time, err error) *SyncError {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -67,22 +67,13 @@ func (r *record) failed(now time.Time, err error) *SyncError {
 	r.streak++
 	r.burst++
 	r.lastFail = now
-	if isGone(err) || meta.IsTooLargeResourceVersion(err) {
+	if relistNow(err) {
 		r.gone++
-	} else {
-		r.gone = 0
 	}
 	r.failure = &SyncError{Reason: classify(err, r.gone), Attempts: r.streak, Since: r.since, Synced: r.synced, Err: err}
 	r.failing = true
 	r.streakOpen.Store(true)
 	return r.failure
-}
-
-// goneStreak is how many 410s came in a row, the last failure included.
-func (r *record) goneStreak() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.gone
 }
 
 // backoffExponent is the number of failures the backoff doubles for: those

@@ -74,6 +74,12 @@ type reflector[P meta.Object] struct {
 	// bookmarks: the server has sent a bookmark, so a watch silent for
 	// the idle timeout is one that stalled, not a quiet resource.
 	bookmarks bool
+	// hurried is when a failure was last answered at once, without a
+	// backoff; zero after a backoff's wait. Until a healthy period
+	// (BackoffOptions.ResetAfter) has passed since, the next failure waits
+	// (fail). An event does not clear it: a watch that brings one event
+	// and then 410, for ever, is the same loop as one that brings none.
+	hurried time.Time
 }
 
 // newReflector returns the reflector that lists and watches lw into q,
@@ -155,6 +161,7 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 		delay = min(hint, r.back.opts.Max)
 	}
 	r.cfg.obs.emit(observe.Event{Stage: observe.StageBackoff, Duration: delay, Err: s.err})
+	r.hurried = time.Time{}
 	t := r.cfg.clock.NewTimer(delay)
 	defer t.Stop()
 	select {
@@ -167,12 +174,21 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 
 // fail is the one place a failure is recorded: in the record (the streak,
 // the backoff's exponent, the 410 streak, the typed failure), and to the
-// watch-error handler. It returns the next state: next itself when
-// immediate (a list whose resourceVersion or continue token expired is
-// retried at once, as client-go's list and pager do, unless 410s keep
-// coming), else a backoff before next; a stop state when fail-fast
-// applies: a failure retrying cannot fix before the server ever answered
-// (a snapshot's cache does not count: a 403 after a restart stops too).
+// watch-error handler. It returns the next state: a stop state when
+// fail-fast applies (a failure retrying cannot fix before the server ever
+// answered; a snapshot's cache does not count: a 403 after a restart
+// stops too); next itself when immediate and the failure before this one
+// was not answered at once too; else a backoff before next.
+//
+// That is the one recovery cycle: whatever ended the last list-and-watch,
+// the next starts after one backoff, which only a healthy period resets
+// (BackoffOptions.ResetAfter). Immediate is where client-go makes its
+// retry at once: a 410 or 504 that says where to go next from a server
+// that otherwise answers. Never twice in a row without a wait: each rule
+// that retries at once is right alone, but two of them in turn (a failed
+// streaming list falls back to LIST at once, the WATCH after it meets 410,
+// which relists at once, and so on) made a loop of thousands of requests
+// a second with no backoff at all.
 func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediate bool) state {
 	if ctx.Err() != nil {
 		return stopped{}
@@ -184,7 +200,8 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 	if r.cfg.failFast && permanent(se.Reason) && !r.rec.hasReached() {
 		return stopped{err: se}
 	}
-	if immediate && r.rec.goneStreak() < goneLimit {
+	if now := r.cfg.clock.Now(); immediate && (r.hurried.IsZero() || now.Sub(r.hurried) >= r.back.opts.ResetAfter) {
+		r.hurried = now
 		return next
 	}
 	return backingOff{err: err, next: next}

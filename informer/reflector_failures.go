@@ -55,11 +55,14 @@ func (e *SyncError) Unwrap() error { return e.Err }
 // would fail forever.
 func isGone(err error) bool { return meta.IsGone(err) || meta.Code(err) == 410 }
 
-// goneLimit is how many 410s in a row make a repeated-Gone failure.
+// goneLimit is how many 410s (or 504 ResourceVersionTooLarge) since a
+// watch last worked make a repeated-Gone failure: the relists they ask
+// for do not bring a watch that works.
 const goneLimit = 3
 
 // classify maps a list or watch error to a observe.FailureReason. goneStreak counts
-// the 410s in a row including this one. A reply body that could not be
+// the 410s and 504 ResourceVersionTooLarge since a watch last worked,
+// this one included. A reply body that could not be
 // read is classified by its watchstream.Problem, whichever wire and verb
 // it came by, so the same fault gets the same reason everywhere.
 func classify(err error, goneStreak int) observe.FailureReason {
@@ -81,7 +84,7 @@ func classify(err error, goneStreak int) observe.FailureReason {
 		return observe.FailureResourceNotFound
 	case meta.IsBadRequest(err) && !errors.Is(err, errStreamingRejected):
 		return observe.FailureBadRequest
-	case isGone(err) && goneStreak >= goneLimit:
+	case relistNow(err) && goneStreak >= goneLimit:
 		return observe.FailureRepeatedGone
 	case errors.As(err, &se):
 		return observe.FailureServer

@@ -487,14 +487,43 @@ func TestSyncFailuresAreTyped(t *testing.T) {
 func TestRepeatedGoneIsReportedAndBacksOff(t *testing.T) {
 	gone := statusErr(410, meta.ReasonExpired)
 	lw := &scriptLW{lists: []listReply{{err: gone}, {err: gone}, {err: gone}}}
-	r, _, _ := testReflector(t, lw, nil)
+	r, _, clk := testReflector(t, lw, nil)
+	clk.SetInstant(true)
 	var s state = r.listFrom("5", observe.CauseWatchGone)
 	s = r.step(t.Context(), s)
+	stateAs[listing[*pod]](t, s) // a 410 relists at once
 	s = r.step(t.Context(), s)
-	stateAs[listing[*pod]](t, s) // two 410s relist at once
+	stateAs[backingOff](t, s) // never twice in a row without a wait
 	s = r.step(t.Context(), s)
-	stateAs[backingOff](t, s) // the third one waits
+	stateAs[listing[*pod]](t, s)
+	s = r.step(t.Context(), s)
+	stateAs[listing[*pod]](t, s) // after the wait, the next may go at once again
 	require.Equal(t, observe.FailureRepeatedGone, r.rec.lastFailure().Reason)
+}
+
+// A 504 ResourceVersionTooLarge is the other failure a relist cures: it
+// counts toward the repeated-Gone streak like a 410, and a mix of the two
+// is one streak.
+func TestResourceVersionTooLargeCountsLikeGone(t *testing.T) {
+	tooLarge := meta.NewStatusError(504, meta.ReasonTimeout, "Too large resource version")
+	tooLarge.Status.Details = &meta.StatusDetails{Causes: []meta.StatusCause{{Type: meta.CauseResourceVersionTooLarge, Message: "Too large resource version"}}}
+	require.True(t, meta.IsTooLargeResourceVersion(tooLarge), "the test's 504 is what kube-apiserver sends")
+	for _, errs := range [][]error{
+		{tooLarge, tooLarge, tooLarge},
+		{statusErr(410, meta.ReasonExpired), tooLarge, statusErr(410, meta.ReasonGone)},
+	} {
+		lw := &scriptLW{}
+		for _, err := range errs {
+			lw.lists = append(lw.lists, listReply{err: err})
+		}
+		r, _, clk := testReflector(t, lw, nil)
+		clk.SetInstant(true)
+		var s state = r.listFrom("5", observe.CauseWatchGone)
+		for len(lw.lists) > 0 || s.stateName() != "listing" {
+			s = r.step(t.Context(), s)
+		}
+		require.Equal(t, observe.FailureRepeatedGone, r.rec.lastFailure().Reason, "%v", errs)
+	}
 }
 
 func TestFailFastStopsOnForbidden(t *testing.T) {
@@ -544,10 +573,10 @@ func TestEachFailureIsRecordedOnce(t *testing.T) {
 
 // TestRepeatedWatch410sWaitEverLonger: lists succeed, every WATCH gets 410
 // (a restarted apiserver behind a load balancer whose watch cache starts
-// after the list's rv). The first two relist at once (a 410 is a server
-// that answers, issue 31 item 8); from the third in a row each relist
-// waits a backoff that keeps growing: a successful list ends neither the
-// 410 streak nor the backoff, a watch that works or 2 minutes of health do.
+// after the list's rv). A 410 relists at once (a server that answers,
+// issue 31 item 8), but never twice in a row: every other relist waits a
+// backoff that keeps growing. A successful list ends neither the 410
+// streak nor the backoff; a watch that works or 2 minutes of health do.
 func TestRepeatedWatch410sWaitEverLonger(t *testing.T) {
 	lw := &scriptLW{}
 	for i := range 6 {
@@ -563,8 +592,8 @@ func TestRepeatedWatch410sWaitEverLonger(t *testing.T) {
 		s = r.step(t.Context(), s)
 	}
 	ms := time.Millisecond
-	require.Equal(t, []time.Duration{3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms}, clk.Delays(),
-		"six watches answered 410: two relists at once, then four waits, each twice the last")
+	require.Equal(t, []time.Duration{1600 * ms, 6400 * ms, 15000 * ms}, clk.Delays(),
+		"six watches answered 410: at once, then after a wait, in turn; each wait longer (capped at 30 s with its jitter)")
 	require.Len(t, lw.listReq, 6)
 }
 
@@ -619,7 +648,8 @@ func TestBackoffDoublesToMaxAndResetsAfterHealth(t *testing.T) {
 		now = now.Add(time.Second)
 	}
 	ms := time.Millisecond
-	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 25600 * ms, 30 * time.Second, 30 * time.Second}, got)
+	require.Equal(t, []time.Duration{800 * ms, 1600 * ms, 3200 * ms, 6400 * ms, 12800 * ms, 15 * time.Second, 15 * time.Second, 15 * time.Second}, got,
+		"doubling to 15 s, so that 100 % jitter keeps the wait within the 30 s cap")
 	require.Equal(t, 800*ms, next(now.Add(2*time.Minute)), "healthy for 2 minutes: start over")
 
 	j := newBackoff(BackoffOptions{}, func() float64 { return 0.5 })

@@ -26,13 +26,11 @@ func (r *reflector[P]) watchTimeout() int64 {
 // relist: the rv is still good); 504 too-large-rv → at once, a relist at
 // ""; 410 → at once, a relist from the last rv; any other error →
 // backingOff, a relist from the last rv. A 410 or a 504 too-large-rv is a
-// server that answers saying where to go next, not one failing: the
-// backoff grown while it was out of reach (a partition) must not delay
-// the relist that brings the cache back (relistNow). Only the third in a
-// row without a watch that works waits, its backoff growing each time: a
-// server that answers every WATCH with 410 while its LISTs succeed (a
-// freshly restarted apiserver behind a load balancer) must not get a LIST
-// per round trip (goneLimit).
+// server that answers saying where to go next: the relist it asks for
+// goes at once, unless the failure before it went at once too (fail: a
+// server that answers every WATCH with 410 while its LISTs succeed, a
+// freshly restarted apiserver behind a load balancer, gets a backoff
+// between every two relists, not a LIST per round trip).
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
 	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout}
@@ -72,7 +70,7 @@ func (r *reflector[P]) watchOpenFailed(ctx context.Context, err error, again sta
 // Retry-After is about). client-go's list retries these at once at ""
 // (reflector.go, list: "Retry immediately if the resource version used to
 // list is unavailable"), as its watch-list does. fail still makes the
-// third in a row wait (goneLimit).
+// next failure wait.
 func relistNow(err error) bool { return isGone(err) || meta.IsTooLargeResourceVersion(err) }
 
 // relistAfter is the relist that follows a watch failure: at "" after 504
