@@ -264,10 +264,16 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		case meta.Deleted:
 			items = remove(items, index, meta.Key(ev.Object))
 		case meta.Bookmark:
-			r.bookmarks = true
 			bm := observe.Event{Stage: observe.StageBookmark, ResourceVersion: ev.ResourceVersion}
 			if ev.InitialEventsEnd {
 				bm.Op = observe.OpInitialEventsEnd // this bookmark ends the streaming list
+			} else {
+				// Only a bookmark of the cadence shows the server sends
+				// them: the initial-events-end one comes from every server
+				// that streams lists, including kube-apiserver serving a
+				// resource from etcd, which sends no other (a quiet
+				// resource would then be taken for a stalled one).
+				r.bookmarks = true
 			}
 			r.cfg.obs.emit(bm)
 			if !ev.InitialEventsEnd {
