@@ -111,10 +111,10 @@ func TestNoFaultMakesMoreRequestsThanTheBackoffAllows(t *testing.T) {
 	internal := statusErr(500, meta.ReasonInternalError)
 	refused := errors.New("dial tcp 127.0.0.1:1: connect: connection refused")
 	undecodable := &watchstream.DecodeError{Problem: watchstream.Malformed, Err: errors.New("garbage")}
-	streamCut := endsWith(io.EOF, ev(meta.Added, "a", "9"))                 // cut before its end bookmark
-	streamError := endsWith(internal, ev(meta.Added, "a", "9"))             // an ERROR event mid-list
-	streamGone := endsWith(nil, endBookmark("10"))                          // works; the stream then ends
-	watchGone := opensWith(gone)                                            // WATCH answered 410
+	streamCut := endsWith(io.EOF, ev(meta.Added, "a", "9"))     // cut before its end bookmark
+	streamError := endsWith(internal, ev(meta.Added, "a", "9")) // an ERROR event mid-list
+	streamGone := endsWith(nil, endBookmark("10"))              // works; the stream then ends
+	watchGone := opensWith(gone)                                // WATCH answered 410
 	for _, tc := range []struct {
 		name      string
 		streaming bool
