@@ -37,9 +37,8 @@ type Client struct {
 	timeout   time.Duration
 	retry     retryPolicy
 	log       *slog.Logger
-	idle      time.Duration // Options.HeaderTimeout in effect; 0: off
-	compress  bool          // ask for gzip replies (!Config.DisableCompression)
-	gate      *connGate     // nil with a custom transport; see conngate.go
+	compress  bool      // ask for gzip replies (!Config.DisableCompression)
+	gate      *connGate // nil with a custom transport; see conngate.go
 	clock     clock.Clock
 }
 
@@ -55,12 +54,13 @@ type Options struct {
 	// limiting and retries are applied on top of it.
 	Transport http.RoundTripper
 	// HeaderTimeout bounds the wait for a reply's headers once a request is
-	// sent, whatever the request, and the silence between two reads of a
-	// LIST's body, so a server that accepts a LIST and then stalls cannot
-	// hold an informer forever (HTTP/2 pings catch a dead peer, not a stuck
-	// one). kube-apiserver ends any non-watch request after 60 s itself. 0
-	// means DefaultHeaderTimeout; negative turns it off. With a custom
-	// Transport only the LIST body part applies.
+	// sent, whatever the request (HTTP/2 pings catch a dead peer, not a
+	// stuck one). It is above what kube-apiserver allows a request (60 s:
+	// it ends any non-watch request itself), so that a server still
+	// building a large LIST is not abandoned. The body is not the
+	// client's: its reader (watchstream, Options.StallTimeout) has the
+	// one progress watchdog of a reply. 0 means DefaultHeaderTimeout;
+	// negative turns it off. Not applied to a custom Transport.
 	HeaderTimeout time.Duration
 	// Clock times every wait and timeout of the client (see Clock); nil
 	// means the real clock. Timeouts that are context deadlines
@@ -92,17 +92,12 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		timeout:   cfg.Timeout,
 		retry:     opts.Retry.policy(),
 		log:       opts.Logger,
-		idle:      opts.HeaderTimeout,
 		compress:  !cfg.DisableCompression,
 		clock:     opts.Clock,
 	}
 	if c.clock == nil {
 		c.clock = clock.Real{}
 	}
-	if c.idle == 0 {
-		c.idle = DefaultHeaderTimeout
-	}
-	c.idle = max(c.idle, 0)
 	if c.userAgent == "" {
 		c.userAgent = DefaultUserAgent
 	}

@@ -1,39 +1,34 @@
 package apiclient
 
 import (
-	"fmt"
 	"mime"
 	"net/http"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-
-	"github.com/zerokube/zerokube/kubeproto"
-	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/protodec"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // AcceptProtobuf is the Accept header of a request that prefers protobuf:
 // protobuf for the built-in kinds, JSON for what has no protobuf form
 // (custom resources), the server choosing. It is what client-go's typed
 // clients send (rest.Request.UseProtobufAsDefault).
-const AcceptProtobuf = kubeproto.ContentType + ", application/json"
+const AcceptProtobuf = watchstream.ProtobufMediaType + ", application/json"
 
-// acceptFor is the Accept header of a read decoded by d: JSON alone without
-// a protobuf decoder. as, when not "", asks for that meta.k8s.io/v1 form of
+// acceptFor is the Accept header of a read: JSON alone unless protobuf
+// (the read's watchstream.Options has a protobuf decoder). as, when not "", asks for that meta.k8s.io/v1 form of
 // the objects instead of the objects themselves ("PartialObjectMetadataList"
 // for a LIST, "PartialObjectMetadata" for a WATCH), with the objects
 // themselves in JSON as the last resort, as client-go's metadata client
 // asks (k8s.io/client-go/metadata).
-func acceptFor(d *protodec.Decoder, as string) string {
+func acceptFor(protobuf bool, as string) string {
 	if as != "" {
 		params := ";as=" + as + ";g=meta.k8s.io;v=v1"
-		if d == nil {
+		if !protobuf {
 			return "application/json" + params + ",application/json"
 		}
-		return kubeproto.ContentType + params + ",application/json" + params + ",application/json"
+		return watchstream.ProtobufMediaType + params + ",application/json" + params + ",application/json"
 	}
-	if d == nil {
+	if !protobuf {
 		return "application/json"
 	}
 	return AcceptProtobuf
@@ -67,23 +62,4 @@ func replyMediaType(resp *http.Response) string {
 		mt = strings.ToLower(strings.TrimSpace(mt))
 	}
 	return mt
-}
-
-// unmarshalStatus decodes the body of an error reply: JSON, or, to a
-// request that accepted protobuf, a Status in the protobuf envelope, as
-// kube-apiserver answers then.
-func unmarshalStatus(contentType string, body []byte, st *meta.Status) error {
-	if mt, _, _ := strings.Cut(contentType, ";"); strings.TrimSpace(mt) != kubeproto.ContentType {
-		return json.Unmarshal(body, st)
-	}
-	env, err := kubeproto.DecodeEnvelope(body)
-	if err != nil {
-		return err
-	}
-	m, ok := kubeproto.MessageFor(env.APIVersion, env.Kind)
-	if !ok {
-		return fmt.Errorf("%s %s: %w", env.APIVersion, env.Kind, kubeproto.ErrUnknownKind)
-	}
-	// Errors are rare: a decoder of its own each time keeps no state here.
-	return protodec.New(protodec.Options{}).UnmarshalTyped(m, env.APIVersion, env.Kind, env.Raw, st)
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // maxErrorBody bounds how much of an error reply is read: a Status is small,
@@ -91,7 +92,7 @@ func statusError(resp *http.Response) *meta.StatusError {
 
 func decodeStatus(code int, contentType string, body []byte) *meta.StatusError {
 	var st meta.Status
-	if err := unmarshalStatus(contentType, body, &st); err == nil && st.Kind == "Status" {
+	if err := watchstream.DecodeStatus(contentType, body, &st); err == nil && st.Kind == "Status" {
 		if st.Code == 0 {
 			st.Code = int32(code)
 		}

@@ -4,16 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
-	"time"
 
-	"github.com/go-json-experiment/json"
-
-	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -33,25 +27,21 @@ type ListOptions struct {
 	// String of a shard.Selector. A server without the feature ignores it:
 	// the reply's ListMeta.ShardInfo says whether it was applied.
 	ShardSelector string
-	// Unmarshal holds extra options for decoding each item, such as
-	// meta.SkipManagedFields(); it is not sent to the server.
-	Unmarshal json.Options
-	// SkipUndecodable, when set, is called with each item that is valid
-	// JSON (or protobuf) but does not decode into the caller's type, and
-	// the item is skipped instead of failing the page. nil: such an item
-	// fails the page with a *watchstream.DecodeError naming it (Problem
-	// watchstream.Undecodable).
-	SkipUndecodable func(*watchstream.DecodeError)
 	// NoRetry makes one try, whatever the Client's RetryOptions: for a
 	// caller that owns recovery itself (the informer's reflector), so
 	// that it sees, counts and reports every failure.
 	NoRetry bool
-	// Protobuf, when set, asks for protobuf with JSON as the fallback
-	// (AcceptProtobuf, what client-go's typed clients send) and decodes a
-	// protobuf reply through it; the reply's Content-Type says which
-	// came, so a resource the server has no protobuf for (a custom
-	// resource) still decodes. Nil: JSON only.
-	Protobuf *protodec.Decoder
+	// Decode says how the reply's body is read (watchstream reads every
+	// reply body; this client only sends the request and hands over the
+	// body): a protobuf decoder (Decode.Protobuf) makes the request ask
+	// for protobuf with JSON as the fallback (AcceptProtobuf, what
+	// client-go's typed clients send), and the reply's Content-Type says
+	// which came, so a resource the server has no protobuf for (a custom
+	// resource) still decodes; Unmarshal, SkipUndecodable, MaxEventSize
+	// (one item's cap) and StallTimeout (the page's progress watchdog,
+	// which counts items) apply as watchstream.DecodeList says. Clock
+	// defaults to the client's. ContentType is the reply's.
+	Decode watchstream.Options
 	// Metadata asks for the objects' metadata only: a meta.k8s.io/v1
 	// PartialObjectMetadataList (each item kind PartialObjectMetadata,
 	// apiVersion meta.k8s.io/v1, its metadata and nothing else), which
@@ -95,52 +85,22 @@ func setNonEmpty(q url.Values, k, v string) {
 func List[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts ListOptions, each func(P) error) (meta.ListMeta, error) {
 	ctx, cancel := c.withTimeout(ctx)
 	defer cancel()
-	ctx, stall := context.WithCancelCause(ctx)
-	defer stall(nil)
 	resp, err := c.do(ctx, request{method: "GET", path: ref.Path(), query: opts.query(), read: !opts.NoRetry,
-		accept: acceptFor(opts.Protobuf, as(opts.Metadata, asMetadataList))})
+		accept: acceptFor(opts.Decode.Protobuf != nil, as(opts.Metadata, asMetadataList))})
 	if err != nil {
 		return meta.ListMeta{}, err
 	}
 	defer resp.Body.Close()
-	var body io.Reader = resp.Body
-	if c.idle > 0 {
-		// A body that stops mid-way holds the list as surely as a reply
-		// that never starts; the callback's time counts too, so it must
-		// not block for long.
-		dog := c.clock.AfterFunc(c.idle, func() { stall(ErrListStalled) })
-		defer dog.Stop()
-		body = &kickReader{r: resp.Body, dog: dog, d: c.idle}
-	}
-	lm, err := watchstream.DecodeList[T, P](body, watchstream.Options{ContentType: replyMediaType(resp),
-		Protobuf: opts.Protobuf, Unmarshal: opts.Unmarshal, SkipUndecodable: opts.SkipUndecodable}, each)
+	dec := c.streamOptions(opts.Decode)
+	dec.ContentType = replyMediaType(resp)
+	lm, err := watchstream.DecodeList[T, P](resp.Body, dec, each)
 	if err != nil {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil && watchstream.ProblemOf(err) != watchstream.Stalled {
 			err = fmt.Errorf("%w (%w)", context.Cause(ctx), err)
 		}
 		return lm, fmt.Errorf("apiclient: list %s: %w", ref, err)
 	}
 	return lm, nil
-}
-
-// ErrListStalled is wrapped by the error of a LIST whose body went silent
-// for the client's header timeout (Options.HeaderTimeout). It wraps
-// context.DeadlineExceeded.
-var ErrListStalled = fmt.Errorf("apiclient: the list reply stalled: %w", context.DeadlineExceeded)
-
-// kickReader restarts dog on every read that returns bytes.
-type kickReader struct {
-	r   io.Reader
-	dog clock.Timer
-	d   time.Duration
-}
-
-func (k *kickReader) Read(p []byte) (int, error) {
-	n, err := k.r.Read(p)
-	if n > 0 {
-		k.dog.Reset(k.d)
-	}
-	return n, err
 }
 
 // ListAll reads every page of ref, following continue tokens, and hands each

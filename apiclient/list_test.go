@@ -180,7 +180,7 @@ func TestListUnmarshalOptionsApplyToItems(t *testing.T) {
 	for _, skip := range []bool{false, true} {
 		opts := apiclient.ListOptions{}
 		if skip {
-			opts.Unmarshal = meta.SkipManagedFields()
+			opts.Decode.Unmarshal = meta.SkipManagedFields()
 		}
 		var mf []meta.ManagedFields
 		_, err := apiclient.List[pod](context.Background(), c, podsRef, opts, func(p *pod) error {
@@ -246,7 +246,7 @@ func TestUndecodableItemIsNamed(t *testing.T) {
 	names = nil
 	var skipped []watchstream.DecodeError
 	lm, err := apiclient.List[ported](context.Background(), c, podsRef, apiclient.ListOptions{
-		SkipUndecodable: func(e *watchstream.DecodeError) { skipped = append(skipped, *e) }}, each)
+		Decode: watchstream.Options{SkipUndecodable: func(e *watchstream.DecodeError) { skipped = append(skipped, *e) }}}, each)
 	require.NoError(t, err)
 	require.Equal(t, "9", lm.ResourceVersion)
 	require.Equal(t, []string{"a", "d"}, names)

@@ -53,7 +53,7 @@ func TestAProtobufListIsDecodedItemByItemIntoTheCallersType(t *testing.T) {
 	})
 	var got []string
 	lm, err := apiclient.List[pod](context.Background(), c, podsRef,
-		apiclient.ListOptions{Protobuf: protodec.New(protodec.Options{})}, func(p *pod) error {
+		apiclient.ListOptions{Decode: watchstream.Options{Protobuf: protodec.New(protodec.Options{})}}, func(p *pod) error {
 			got = append(got, fmt.Sprintf("%s/%s %s %s %s/%s", p.Namespace, p.Name, p.ResourceVersion, p.Status.Phase, p.APIVersion, p.Kind))
 			return nil
 		})
@@ -71,7 +71,7 @@ func TestAJSONReplyToAProtobufRequestIsDecodedAsJSON(t *testing.T) {
 	})
 	var names []string
 	_, err := apiclient.List[pod](context.Background(), c, podsRef,
-		apiclient.ListOptions{Protobuf: protodec.New(protodec.Options{})}, func(p *pod) error {
+		apiclient.ListOptions{Decode: watchstream.Options{Protobuf: protodec.New(protodec.Options{})}}, func(p *pod) error {
 			names = append(names, p.Name+" "+p.Kind)
 			return nil
 		})
@@ -102,7 +102,7 @@ func TestABrokenProtobufListNamesTheItemAndTheByte(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) { protobufReply(w, 200, []byte(tc.body)) })
 			_, err := apiclient.List[pod](context.Background(), c, podsRef,
-				apiclient.ListOptions{Protobuf: protodec.New(protodec.Options{})}, func(*pod) error { return nil })
+				apiclient.ListOptions{Decode: watchstream.Options{Protobuf: protodec.New(protodec.Options{})}}, func(*pod) error { return nil })
 			require.ErrorContains(t, err, tc.want)
 			require.ErrorContains(t, err, "byte")
 		})
@@ -117,10 +117,10 @@ func TestAProtobufItemThatDoesNotFitIsSkippedAndNamed(t *testing.T) {
 	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) { protobufReply(w, 200, body) })
 	var skipped []*watchstream.DecodeError
 	var kept []string
-	_, err = apiclient.List[smallObj](context.Background(), c, podsRef, apiclient.ListOptions{
+	_, err = apiclient.List[smallObj](context.Background(), c, podsRef, apiclient.ListOptions{Decode: watchstream.Options{
 		Protobuf:        protodec.New(protodec.Options{}),
 		SkipUndecodable: func(e *watchstream.DecodeError) { skipped = append(skipped, e) },
-	}, func(o *smallObj) error { kept = append(kept, o.Metadata.Name); return nil })
+	}}, func(o *smallObj) error { kept = append(kept, o.Metadata.Name); return nil })
 	require.NoError(t, err)
 	require.Equal(t, []string{"ok"}, kept)
 	require.Len(t, skipped, 1)
@@ -151,7 +151,7 @@ func TestAProtobufStatusReplyBecomesAStatusError(t *testing.T) {
 	body := kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v1", Kind: "Status", Raw: raw})
 	c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) { protobufReply(w, 403, body) })
 	_, err = apiclient.List[pod](context.Background(), c, podsRef,
-		apiclient.ListOptions{Protobuf: protodec.New(protodec.Options{})}, func(*pod) error { return nil })
+		apiclient.ListOptions{Decode: watchstream.Options{Protobuf: protodec.New(protodec.Options{})}}, func(*pod) error { return nil })
 	require.True(t, meta.IsForbidden(err), "%v", err)
 	var se *meta.StatusError
 	require.True(t, errors.As(err, &se))

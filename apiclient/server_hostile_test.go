@@ -425,35 +425,29 @@ func TestAReplyWhoseHeadersNeverComeIsBoundedByTheHeaderTimeout(t *testing.T) {
 	require.Len(t, s.Delays(), 2, "a read whose reply never came is retried, once per call here")
 }
 
-func TestAListBodyThatStallsIsBoundedByTheHeaderTimeout(t *testing.T) {
+// A LIST body that stops after its headers is the reply's reader's to
+// bound (watchstream's progress watchdog, ListOptions.Decode.StallTimeout),
+// not the client's: it ends as Problem Stalled, the same as a watch that
+// stops, whatever the client's HeaderTimeout (which bounds headers only).
+func TestAListBodyThatStallsEndsAsStalled(t *testing.T) {
 	host := silentServer(t, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"+
 		"20\r\n{\"items\":[{\"metadata\":{\"name\":\r\n")
 	clk := clocktest.New()
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: host, QPS: -1}, apiclient.Options{
-		HeaderTimeout: time.Minute, Retry: apiclient.RetryOptions{MaxAttempts: 1}, Clock: clk})
+		HeaderTimeout: 10 * time.Second, Retry: apiclient.RetryOptions{MaxAttempts: 1}, Clock: clk})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	done := make(chan error, 1)
 	go func() {
-		_, err := apiclient.List[pod](context.Background(), c, podsRef, apiclient.ListOptions{}, func(*pod) error { return nil })
+		_, err := apiclient.List[pod](context.Background(), c, podsRef,
+			apiclient.ListOptions{Decode: watchstream.Options{StallTimeout: 30 * time.Second}}, func(*pod) error { return nil })
 		done <- err
 	}()
 	require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the stall watchdog is armed")
-	// Each read that returns bytes restarts the watchdog, and nothing says
-	// when the client has read the last of them; a minute more of silence
-	// at each try ends the list once it has.
-	var err2 error
-	require.Eventually(t, func() bool {
-		clk.Advance(time.Minute)
-		select {
-		case err2 = <-done:
-			return true
-		default:
-			return false
-		}
-	}, 5*time.Second, time.Millisecond)
-	require.ErrorIs(t, err2, apiclient.ErrListStalled)
-	require.ErrorIs(t, err2, context.DeadlineExceeded)
+	clk.Advance(watchstream.ServerListTimeout + 5*time.Second) // the first item's bound
+	err = <-done
+	require.Equal(t, watchstream.Stalled, watchstream.ProblemOf(err), "%v", err)
+	require.Equal(t, 1, strings.Count(err.Error(), "stalled"), "said once: %v", err)
 }
 
 func TestASlowButSteadyListIsNotCutByTheHeaderTimeout(t *testing.T) {

@@ -14,9 +14,7 @@ import (
 
 	"github.com/gorilla/websocket"
 
-	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -61,13 +59,14 @@ type WatchOptions struct {
 	// and never answers holds the watch forever. 0 means
 	// DefaultWatchOpenTimeout.
 	OpenTimeout time.Duration
-	// Stream configures the decoder of the events.
-	Stream watchstream.Options
-	// Protobuf, when set, asks for protobuf events with JSON as the
-	// fallback (AcceptProtobuf) and decodes protobuf ones through it: the
+	// Decode says how the events are read (watchstream reads every reply
+	// body): a protobuf decoder (Decode.Protobuf) makes the request ask
+	// for protobuf events with JSON as the fallback (AcceptProtobuf); the
 	// reply's Content-Type (chunked) or each message's type (websocket:
-	// binary for protobuf) says which came. Nil: JSON only.
-	Protobuf *protodec.Decoder
+	// binary for protobuf) says which came. StallTimeout is the stream's
+	// progress watchdog (events and bookmarks). Clock defaults to the
+	// client's; ContentType and ContentEncoding are the reply's.
+	Decode watchstream.Options
 	// Metadata asks for events whose objects are meta.k8s.io/v1
 	// PartialObjectMetadata: their metadata only (see ListOptions.Metadata).
 	Metadata bool
@@ -125,9 +124,7 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		if err != nil {
 			return nil, err
 		}
-		so := c.streamOptions(opts.Stream)
-		so.Protobuf = opts.Protobuf
-		return watchstream.NewWebsocket[T, P](ctx, conn, so), nil
+		return watchstream.NewWebsocket[T, P](ctx, conn, c.streamOptions(opts.Decode)), nil
 	}
 	// The request's context must outlive the open for the body's sake, so
 	// the open timeout cancels it from a timer that a timely answer stops;
@@ -141,7 +138,7 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		enc = "gzip"
 	}
 	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(),
-		header: http.Header{"Accept-Encoding": {enc}}, accept: acceptFor(opts.Protobuf, as(opts.Metadata, asMetadata))})
+		header: http.Header{"Accept-Encoding": {enc}}, accept: acceptFor(opts.Decode.Protobuf != nil, as(opts.Metadata, asMetadata))})
 	if !timer.Stop() && err == nil {
 		_ = resp.Body.Close() // answered just as the timer fired: wctx is gone
 		err = fmt.Errorf("apiclient: watch %s: %w", ref.Path(), ErrWatchOpenTimeout)
@@ -150,11 +147,9 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		cancel(nil)
 		return nil, err
 	}
-	so := c.streamOptions(opts.Stream)
+	so := c.streamOptions(opts.Decode)
 	so.ContentEncoding = resp.Header.Get("Content-Encoding")
-	if so.ContentType = replyMediaType(resp); so.ContentType == kubeproto.ContentType {
-		so.Protobuf = opts.Protobuf
-	}
+	so.ContentType = replyMediaType(resp)
 	return watchstream.New[T, P](wctx, cancelOnClose{ReadCloser: resp.Body, cancel: cancel}, so), nil
 }
 
@@ -214,7 +209,7 @@ func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, 
 	}
 	*sent = tok
 	h.Set("Origin", origin.String())
-	h.Set("Accept", acceptFor(opts.Protobuf, as(opts.Metadata, asMetadata)))
+	h.Set("Accept", acceptFor(opts.Decode.Protobuf != nil, as(opts.Metadata, asMetadata)))
 	d := websocket.Dialer{
 		Proxy:            http.ProxyFromEnvironment,
 		TLSClientConfig:  c.tlsConfig,

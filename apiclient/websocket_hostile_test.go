@@ -76,7 +76,7 @@ func TestWebsocketWatchAgainstAHostileServer(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: true,
-				Stream: watchstream.Options{MaxEventSize: limit}})
+				Decode: watchstream.Options{MaxEventSize: limit}})
 			require.NoError(t, err)
 			defer s.Stop()
 			n := 0

@@ -194,7 +194,7 @@ type paged struct {
 	beforeContinue func(token string)
 }
 
-func (p *paged) List(ctx context.Context, o apiclient.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+func (p *paged) List(ctx context.Context, o informer.ListRequest, each func(*configMap) error) (informer.ListPage, error) {
 	if o.ResourceVersion == "0" {
 		o.ResourceVersion, o.ResourceVersionMatch = "", ""
 	}

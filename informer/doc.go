@@ -250,41 +250,55 @@
 //     TestRepeatedContinueTokenFailsTheList, TestStreamingTooLargeRVListsConsistently]
 //  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
 //     2·MinWatchTimeout). A clean end re-watches from the last
-//     resourceVersion without relisting or waiting; an idle watch is ended
-//     and reopened (after a backoff, as observe.FailureStalled, on a server that
-//     sends bookmarks); a broken stream or a 429 re-watches after a backoff;
-//     410 and 504 ResourceVersionTooLarge relist at once (rule 5); any other
-//     ERROR event (500 included), an event that does not decode, and a watch
-//     closed within a second with no event relist after a backoff, as
-//     client-go does. [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
+//     resourceVersion without relisting or waiting; a watch silent for
+//     WatchIdleTimeout is ended and reopened: quietly, without a failure,
+//     on a server that has shown no bookmark cadence (the bookmark that
+//     ends a streaming list does not count: kube-apiserver with its watch
+//     cache off sends it and no other), after a backoff as
+//     observe.FailureStalled on one that has; a broken stream or a 429
+//     re-watches after a backoff; 410 and 504 ResourceVersionTooLarge
+//     relist at once (rule 5); any other ERROR event (500 included), an
+//     event that does not decode, and a watch closed within a second with
+//     no event relist after a backoff, as client-go does.
+//     [TestWatchOpeningAsksForBookmarksAndARandomTimeout,
 //     TestWatchingAppliesEventsAndRewatchesAfterCleanEnd,
 //     TestWatchEndTransitions, TestWatchOpeningErrorTransitions,
-//     TestIdleWatchdogReopensTheWatch]
-//     A LIST page that delivers no object for StallTimeout, like a
-//     streaming list silent for InitialEventsTimeout, is abandoned as
-//     observe.FailureStalled and retried after a backoff: a reply that trickles
-//     bytes making no object cannot hold the informer.
-//     [TestAStalledReplyIsAbandonedAndRetried]
+//     TestIdleWatchdogReopensTheWatch,
+//     TestAQuietInformerStaysHealthyWithoutPeriodicBookmarks]
+//     Every reply has one progress watchdog, the reply reader's
+//     (watchstream.Options.StallTimeout, set up by the resource's
+//     ListerWatcher from StallTimeout, InitialEventsTimeout and
+//     WatchIdleTimeout): it counts objects, not bytes, and objects the
+//     shard filter or the kind check drop count. A reply that stops is
+//     observe.FailureStalled whichever bound fired, said once.
+//     [TestAStalledReplyIsAbandonedAndRetried, TestAShardTheServerIgnoresDoesNotStall]
 //  4. The stored resourceVersion is that of the last list, event or bookmark
 //     queued, except that it does not move during the synthetic ADDED events
 //     at the start of a watch from "" or "0". [TestBookmarkAloneAdvancesTheRV,
 //     TestWatchFromZeroHoldsRVDuringSyntheticAdds, TestBookmarksAdvanceTheResourceVersion]
-//  5. Nothing retries in a hot loop: every failure waits for a backoff of
-//     0.8 s doubling to 30 s with jitter, reset after 2 minutes without
-//     failure, or for the server's Retry-After hint capped at that maximum.
-//     A successful list does not reset the backoff, so a server that
-//     answers every WATCH with 410 gets ever rarer LISTs. Only a 410 (a
-//     list's resourceVersion or continue token expired, or a watch's) or a
-//     504 ResourceVersionTooLarge is followed by a relist at once, as
-//     client-go's list and pager do: the server answered; and not after
-//     three in a row without a watch that works. Each
-//     failure is recorded once, in the record: one WatchErrorHandler call,
-//     one step of SyncError.Attempts. A list that works does not end the
-//     count of consecutive failures; a watch that works does.
-//     [TestBackoffDoublesToMaxAndResetsAfterHealth,
+//  5. Nothing retries in a hot loop: one recovery cycle. Whatever ended
+//     the last list-and-watch, the next starts after a backoff of 0.8 s
+//     doubling, with jitter, never past 30 s (BackoffOptions.Max holds
+//     with the jitter), reset after 2 minutes without failure, or after
+//     the server's Retry-After hint capped at that maximum. A successful
+//     list does not reset the backoff, so a server that answers every
+//     WATCH with 410 gets ever rarer LISTs. Only a 410 (a list's
+//     resourceVersion or continue token expired, or a watch's), a 504
+//     ResourceVersionTooLarge, or a streaming list that failed (LIST for
+//     that cycle) is followed by its next request at once, as client-go's
+//     list and pager do: the server answered; and never twice in a row
+//     without a backoff or a healthy period between (two rules that each
+//     retry at once, taken in turn, were a loop of thousands of requests
+//     a second). 410s and 504s since a watch last worked count alike
+//     toward FailureRepeatedGone. Each failure is recorded once, in the
+//     record: one WatchErrorHandler call, one step of SyncError.Attempts.
+//     A list that works does not end the count of consecutive failures; a
+//     watch that works does.
+//     [TestNoFaultMakesMoreRequestsThanTheBackoffAllows,
+//     TestBackoffDoublesToMaxAndResetsAfterHealth,
 //     TestBackingOffHonoursRetryAfter, TestRepeatedWatch410sWaitEverLonger,
-//     TestRepeatedGoneIsReportedAndBacksOff, TestEachFailureIsRecordedOnce,
-//     TestFailuresCountAcrossRelists]
+//     TestRepeatedGoneIsReportedAndBacksOff, TestResourceVersionTooLargeCountsLikeGone,
+//     TestEachFailureIsRecordedOnce, TestFailuresCountAcrossRelists]
 //  6. A streaming list is complete only at its initial-events-end bookmark.
 //     If the server rejects it (400, 422, 405) the informer uses LIST from
 //     then on, and so it does, without a failure, when the list meets an
@@ -294,7 +308,7 @@
 //     410, 504 too-large-rv or an object that does not fit (a frame that
 //     does not decode), LIST for that one cycle only, at once, the relist
 //     event saying why.
-//     [TestStreaming*, TestInitialEventsTimeoutIsAnIdleTimeout,
+//     [TestStreaming*, watchstream's TestInitialStallTimeoutHoldsUntilTheEndBookmark,
 //     TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure,
 //     TestAStreamingListThatDoesNotDecodeFallsBackToList]
 //  7. A list replaces the queue's content: objects deleted while nobody

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
@@ -41,36 +40,37 @@ type scriptLW struct {
 	mu      sync.Mutex
 	lists   []listReply
 	watches []*fakeWatch
-	listReq []apiclient.ListOptions
-	watchRq []apiclient.WatchOptions
+	listReq []ListRequest
+	watchRq []WatchRequest
 }
 
 type listReply struct {
-	items []*pod
-	lm    meta.ListMeta
-	err   error
+	items   []*pod
+	lm      meta.ListMeta
+	skipped []UndecodableObject
+	err     error
 }
 
-func (f *scriptLW) List(ctx context.Context, opts apiclient.ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+func (f *scriptLW) List(ctx context.Context, req ListRequest, each func(*pod) error) (ListPage, error) {
 	f.mu.Lock()
-	f.listReq = append(f.listReq, opts)
+	f.listReq = append(f.listReq, req)
 	if len(f.lists) == 0 {
 		f.mu.Unlock()
 		<-ctx.Done()
-		return meta.ListMeta{}, ctx.Err()
+		return ListPage{}, ctx.Err()
 	}
 	r := f.lists[0]
 	f.lists = f.lists[1:]
 	f.mu.Unlock()
 	for _, p := range r.items {
 		if err := each(p); err != nil {
-			return meta.ListMeta{}, err
+			return ListPage{}, err
 		}
 	}
-	return r.lm, r.err
+	return ListPage{ListMeta: r.lm, Skipped: r.skipped}, r.err
 }
 
-func (f *scriptLW) Watch(ctx context.Context, opts apiclient.WatchOptions) (Watch[*pod], error) {
+func (f *scriptLW) Watch(ctx context.Context, opts WatchRequest) (Watch[*pod], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.watchRq = append(f.watchRq, opts)
@@ -88,13 +88,13 @@ func (f *scriptLW) Watch(ctx context.Context, opts apiclient.WatchOptions) (Watc
 	return w, nil
 }
 
-func (f *scriptLW) lastList() apiclient.ListOptions {
+func (f *scriptLW) lastList() ListRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.listReq[len(f.listReq)-1]
 }
 
-func (f *scriptLW) lastWatch() apiclient.WatchOptions {
+func (f *scriptLW) lastWatch() WatchRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.watchRq[len(f.watchRq)-1]
@@ -248,7 +248,7 @@ func newLiveLW(items []*pod, rv string) *liveLW {
 		events: make(chan watchstream.Event[*pod])}
 }
 
-func (f *liveLW) Watch(ctx context.Context, opts apiclient.WatchOptions) (Watch[*pod], error) {
+func (f *liveLW) Watch(ctx context.Context, opts WatchRequest) (Watch[*pod], error) {
 	f.mu.Lock()
 	f.watchRq = append(f.watchRq, opts)
 	f.mu.Unlock()

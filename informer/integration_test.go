@@ -226,11 +226,11 @@ type compactingLW struct {
 	informer.ListerWatcher[*configMap]
 	e     *env
 	mu    sync.Mutex
-	pages []apiclient.ListOptions
+	pages []informer.ListRequest
 	once  sync.Once
 }
 
-func (c *compactingLW) List(ctx context.Context, o apiclient.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+func (c *compactingLW) List(ctx context.Context, o informer.ListRequest, each func(*configMap) error) (informer.ListPage, error) {
 	lm, err := c.ListerWatcher.List(ctx, o, each)
 	c.mu.Lock()
 	c.pages = append(c.pages, o)
@@ -266,13 +266,13 @@ func TestGoneMidPaginatedListListsOnceWhole(t *testing.T) {
 	converges(t, e, inf)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
-	var starts []apiclient.ListOptions
+	var starts []informer.ListRequest
 	for _, p := range lw.pages {
 		if p.Continue == "" && p.ResourceVersion == "" {
 			starts = append(starts, p)
 		}
 	}
-	require.Equal(t, []apiclient.ListOptions{{Limit: 3}, {}}, starts,
+	require.Equal(t, []informer.ListRequest{{Limit: 3}, {}}, starts,
 		"after its continue token expired, the list at \"\" ran once more, unpaginated (client-go's pager): %+v", lw.pages)
 }
 

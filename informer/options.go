@@ -10,7 +10,6 @@ import (
 	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/watchstream"
 )
 
 // Transport says how the informer lists and watches: the wire, not what
@@ -18,9 +17,12 @@ import (
 type Transport struct {
 	// Websocket watches over a websocket instead of chunked HTTP.
 	Websocket bool
-	// Stream configures the watch decoder (event size limit, gzip, idle
-	// timeout of the connection itself).
-	Stream watchstream.Options
+	// MaxObjectSize caps the bytes of one object read from the server: a
+	// LIST item or a watch event (watchstream.Options.MaxEventSize). A
+	// larger one fails the page or ends the watch (Problem TooLarge). 0:
+	// watchstream.DefaultMaxEventSize (16 MiB; etcd refuses objects over
+	// 1.5 MiB).
+	MaxObjectSize int
 	// JSON asks for JSON only. By default a resource of a built-in API
 	// group/version (one in kubeproto's table) is listed and watched in
 	// protobuf, with JSON as the server's fallback, and decoded straight
@@ -45,6 +47,15 @@ func asksMetadata[T any, P meta.Object](o Options[P]) bool {
 }
 
 // Options configure an Informer. The zero value means every default.
+//
+// One rule for every duration (and PageSize, UnhealthyAfterFailures): 0
+// means the default, a negative value means off, as each field says what
+// off is. Backoff is the exception: a backoff cannot be off, and a
+// negative BackoffOptions duration makes New panic. Defaults are applied
+// once, by New (withDefaults), and each setting is read by the one stage
+// it configures: the decode settings and the reply watchdogs by the
+// resource's ListerWatcher, the recovery settings by the reflector, the
+// health bounds by Health.
 type Options[P meta.Object] struct {
 	// Name appears in logs, traces and errors; default "informer".
 	Name string
@@ -63,7 +74,7 @@ type Options[P meta.Object] struct {
 	// a second and costs throughput at saturation (doc.go, "Processing").
 	InlineProcessing bool
 	// PageSize is the LIST page size for lists at "" and "0"; default 500.
-	// Negative: unpaginated.
+	// Negative: off, unpaginated.
 	PageSize int64
 	// ConsistentFirstList makes the first list a consistent read (at
 	// resourceVersion "") instead of one at "0". A server answers a list at
@@ -80,10 +91,12 @@ type Options[P meta.Object] struct {
 	StreamingList bool
 	// InitialEventsTimeout bounds a streaming list's initial events, as an
 	// idle timeout (each event restarts it): a stream silent for that long
-	// has stalled (observe.FailureStalled), and a LIST replaces it; default 1 min.
+	// has stalled (observe.FailureStalled), and a LIST replaces it; default
+	// 1 min. Negative: off, WatchIdleTimeout bounds them too.
 	InitialEventsTimeout time.Duration
 	// MinWatchTimeout: each WATCH asks for a random timeoutSeconds in
-	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes.
+	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes. Negative:
+	// off, the server chooses (kube-apiserver: 30 to 60 minutes).
 	MinWatchTimeout time.Duration
 	// WatchIdleTimeout ends a watch that delivered nothing (not even a
 	// bookmark) for this long and reopens it from the last resourceVersion;
@@ -92,13 +105,20 @@ type Options[P meta.Object] struct {
 	// (observe.FailureStalled), reopened after a backoff. Negative: off.
 	WatchIdleTimeout time.Duration
 	// StallTimeout abandons a LIST page that delivers no object for this
-	// long, from its request to the first object and between two: a server
-	// or proxy that sends the headers and then stalls, or trickles bytes
-	// that make no object. It is reported as observe.FailureStalled and retried
-	// after a backoff. Default 30 s (a healthy server sends a page's
-	// objects back to back); negative: off. A streaming list's
-	// InitialEventsTimeout and a watch's WatchIdleTimeout (on a server
-	// that sends bookmarks) are the same bound for those.
+	// long between two objects (or before its end): a server or proxy
+	// that stops mid-page, or trickles bytes that make no object. With
+	// the default, the first object may take what kube-apiserver allows a
+	// LIST, 60 s (watchstream.ServerListTimeout), and 5 s more: a server
+	// may build a page before it sends a byte. A StallTimeout you set
+	// bounds the first object too. It is reported
+	// as observe.FailureStalled and retried after a backoff. Default 30 s
+	// (a healthy server sends a page's objects back to back); negative:
+	// off. Objects a filter drops (another shard's, the wrong kind) and
+	// objects stepped over (SkipUndecodable) count: the server sent them.
+	// A streaming list's InitialEventsTimeout and a watch's
+	// WatchIdleTimeout are the same bound for those; the three are one
+	// watchdog of the reply's reader (watchstream), and whichever fires
+	// the failure is the same: observe.FailureStalled.
 	StallTimeout time.Duration
 	// StaleAfter: a synced informer whose cache has not been in step with
 	// the server for longer (nothing heard from it: no list, watch opened,
@@ -117,7 +137,8 @@ type Options[P meta.Object] struct {
 	// unhealthy. Health is unhealthy at whichever of the two comes first.
 	UnhealthyAfterFailures int
 	// ResyncPeriod is the default handler resync period: every period each
-	// handler gets OnUpdate(obj, obj) for every cached object. 0: none.
+	// handler gets OnUpdate(obj, obj) for every cached object. 0 or
+	// negative: none (client-go's default too).
 	ResyncPeriod time.Duration
 	// Transform runs on every object before it is queued and stored, e.g. to
 	// drop managedFields. It may modify and return its argument. On error the
@@ -202,6 +223,9 @@ type Options[P meta.Object] struct {
 	Rand  func() float64
 }
 
+// withDefaults fills in the defaults: the one place they are applied.
+// It is idempotent (a negative "off" stays negative, to be read by on),
+// so that an entry point may apply it to options already defaulted.
 func (o Options[P]) withDefaults() Options[P] {
 	if o.Name == "" {
 		o.Name = "informer"
@@ -209,13 +233,10 @@ func (o Options[P]) withDefaults() Options[P] {
 	if o.PageSize == 0 {
 		o.PageSize = 500
 	}
-	if o.PageSize < 0 {
-		o.PageSize = 0
-	}
-	if o.InitialEventsTimeout <= 0 {
+	if o.InitialEventsTimeout == 0 {
 		o.InitialEventsTimeout = time.Minute
 	}
-	if o.MinWatchTimeout <= 0 {
+	if o.MinWatchTimeout == 0 {
 		o.MinWatchTimeout = 5 * time.Minute
 	}
 	if o.StallTimeout == 0 {
@@ -230,6 +251,7 @@ func (o Options[P]) withDefaults() Options[P] {
 	if o.WatchIdleTimeout == 0 {
 		o.WatchIdleTimeout = 3 * time.Minute
 	}
+	o.Backoff = o.Backoff.withDefaults()
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -245,12 +267,15 @@ func (o Options[P]) withDefaults() Options[P] {
 	return o
 }
 
+// on reads a setting under the one rule: negative is off (0), anything
+// else (defaults applied) is itself.
+func on[N time.Duration | int64 | int](v N) N { return max(v, 0) }
+
 func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 	o = o.withDefaults()
 	return reflectorConfig[P]{
-		name: o.Name, pageSize: o.PageSize, streaming: o.StreamingList, consistentFirstList: o.ConsistentFirstList,
-		initialEventsTimeout: o.InitialEventsTimeout, minWatchTimeout: o.MinWatchTimeout,
-		idleTimeout: max(o.WatchIdleTimeout, 0), stallTimeout: max(o.StallTimeout, 0), expectedKind: o.ExpectedKind,
+		name: o.Name, pageSize: on(o.PageSize), streaming: o.StreamingList, consistentFirstList: o.ConsistentFirstList,
+		minWatchTimeout: on(o.MinWatchTimeout), idleTimeout: on(o.WatchIdleTimeout), expectedKind: o.ExpectedKind,
 		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
 		keepManagedFields: o.KeepManagedFields,
 		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, skipUndecodable: o.SkipUndecodable, clock: o.Clock,

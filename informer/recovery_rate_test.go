@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -45,21 +44,21 @@ func (f *faultLW) stamp() {
 	f.at = append(f.at, now)
 }
 
-func (f *faultLW) List(ctx context.Context, _ apiclient.ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+func (f *faultLW) List(ctx context.Context, _ ListRequest, each func(*pod) error) (ListPage, error) {
 	f.stamp()
 	r := f.list()
 	for _, p := range r.items {
 		if err := each(p); err != nil {
-			return meta.ListMeta{}, err
+			return ListPage{}, err
 		}
 	}
-	return r.lm, r.err
+	return ListPage{ListMeta: r.lm}, r.err
 }
 
-func (f *faultLW) Watch(ctx context.Context, o apiclient.WatchOptions) (Watch[*pod], error) {
+func (f *faultLW) Watch(ctx context.Context, o WatchRequest) (Watch[*pod], error) {
 	f.stamp()
 	w := f.watch()
-	if o.SendInitialEvents {
+	if o.Mode == StreamingList {
 		w = f.stream()
 	}
 	if w.openErr != nil {

@@ -26,16 +26,17 @@ type bookmarker interface{ Bookmark(rv string) }
 // reflectorConfig is the part of Options the reflector reads, with defaults
 // filled in.
 type reflectorConfig[P meta.Object] struct {
-	name                 string
-	pageSize             int64
-	streaming            bool
-	consistentFirstList  bool // the first list at "" instead of "0"
-	initialEventsTimeout time.Duration
-	minWatchTimeout      time.Duration
-	idleTimeout          time.Duration // 0: off
-	stallTimeout         time.Duration // a LIST page's, 0: off
-	expectedKind         string
-	expectedAPIVersion   string
+	name                string
+	pageSize            int64
+	streaming           bool
+	consistentFirstList bool          // the first list at "" instead of "0"
+	minWatchTimeout     time.Duration // 0: the server chooses
+	// idleTimeout bounds the wait for a watch's answer (OpenTimeout); the
+	// silence after it is the reply's reader's (watchstream's watchdog,
+	// set up by the resource's ListerWatcher). 0: off.
+	idleTimeout        time.Duration
+	expectedKind       string
+	expectedAPIVersion string
 	// metadata: the objects come as meta.k8s.io/v1 PartialObjectMetadata
 	// (asksMetadata), which the kind check accepts for any kind.
 	metadata          bool

@@ -69,8 +69,11 @@ func classify(err error, goneStreak int) observe.FailureReason {
 	var se *meta.StatusError
 	switch {
 	// A server that answered, but whose answer could not be used, first:
-	// each would otherwise pass for no answer at all ("unreachable").
-	case errors.Is(err, ErrStalled):
+	// each would otherwise pass for no answer at all ("unreachable"). A
+	// reply that stopped is Stalled whichever watchdog caught it (there
+	// is one per reply, in watchstream) and whatever the read under it
+	// said as the watchdog closed it.
+	case watchstream.ProblemOf(err) == watchstream.Stalled:
 		return observe.FailureStalled
 	case errors.Is(err, apiclient.ErrTLS):
 		return observe.FailureTLS
@@ -124,7 +127,8 @@ var (
 	// then on.
 	errStreamingUnfit = errors.New("informer: an object does not fit the type; using LIST, which skips it")
 	// errIdle ends a watch that heard nothing for Options.WatchIdleTimeout
-	// on a server that has sent no bookmark: a quiet resource, reopened.
+	// on a server that has shown no bookmark cadence: a quiet resource,
+	// reopened, no failure.
 	errIdle = errors.New("informer: watch idle, reopening")
 )
 

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -21,15 +19,15 @@ import (
 // back paged, watch cache or not: it says nothing, as client-go also
 // reasons.)
 func (r *reflector[P]) listFrom(rv string, cause observe.RelistCause) listing[P] {
-	opts := apiclient.ListOptions{ResourceVersion: rv}
+	req := ListRequest{ResourceVersion: rv}
 	if rv == "" || rv == "0" || r.paginated {
-		opts.Limit = r.cfg.pageSize
+		req.Limit = r.cfg.pageSize
 	}
-	if rv != "" && rv != "0" && opts.Limit > 0 {
+	if rv != "" && rv != "0" && req.Limit > 0 {
 		// Without a match, rv plus limit would mean Exact: any newer state is fine.
-		opts.ResourceVersionMatch = meta.MatchNotOlderThan
+		req.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
-	return listing[P]{opts: opts, cause: cause}
+	return listing[P]{req: req, cause: cause}
 }
 
 // relistRV is where a relist starts: the last known rv, or "0" before any.
@@ -46,46 +44,47 @@ func (r *reflector[P]) relistRV() string {
 // (consistent); 504 too-large-rv → listing at ""; other errors →
 // backingOff, the same list again.
 func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
-	opts := s.opts
+	req := s.req
 	if s.page == 0 && s.cont == "" {
-		r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.opts.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.req.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
 	}
 	if s.cont != "" {
-		opts = apiclient.ListOptions{Limit: s.opts.Limit, Continue: s.cont}
-	}
-	if r.cfg.skipUndecodable {
-		opts.SkipUndecodable = func(e *watchstream.DecodeError) { r.skipUndecodable(&s, fromDecodeError(e)) }
+		req = ListRequest{Limit: s.req.Limit, Continue: s.cont}
 	}
 	n := len(s.items)
-	lm, err := r.listPage(ctx, opts, func(obj P) error {
+	page, err := r.lw.List(ctx, req, func(obj P) error {
 		if obj, ok := r.accept(obj); ok {
 			s.items = append(s.items, obj)
 		}
 		return nil
 	})
+	for _, u := range page.Skipped {
+		r.skipUndecodable(&s, u)
+	}
 	if err != nil {
-		r.cfg.obs.emit(observe.Event{Stage: observe.StageListFailed, Page: s.page + 1, ResourceVersion: s.opts.ResourceVersion, Err: err})
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageListFailed, Page: s.page + 1, ResourceVersion: s.req.ResourceVersion, Err: err})
 		return r.listFailed(ctx, s, err)
 	}
+	lm := page.ListMeta
 	s.page++
 	r.cfg.obs.emit(observe.Event{Stage: observe.StageListPage, Page: s.page, Items: len(s.items) - n, ResourceVersion: lm.ResourceVersion,
 		More: lm.Continue != ""})
 	if lm.Continue != "" {
 		if _, loop := s.seen[lm.Continue]; loop {
-			return r.fail(ctx, fmt.Errorf("%w (page %d)", errContinueLoop, s.page), r.listFrom(s.opts.ResourceVersion, observe.CauseListError), false)
+			return r.fail(ctx, fmt.Errorf("%w (page %d)", errContinueLoop, s.page), r.listFrom(s.req.ResourceVersion, observe.CauseListError), false)
 		}
 		if s.seen == nil {
 			s.seen = map[string]struct{}{}
 		}
 		s.seen[lm.Continue] = struct{}{}
-		if s.opts.ResourceVersion == "0" {
+		if s.req.ResourceVersion == "0" {
 			r.paginated = true
 		}
 		s.cont = lm.Continue
 		return s
 	}
 	if lm.ResourceVersion == "" {
-		return r.fail(ctx, errMissingRV, r.listFrom(s.opts.ResourceVersion, observe.CauseListError), false)
+		return r.fail(ctx, errMissingRV, r.listFrom(s.req.ResourceVersion, observe.CauseListError), false)
 	}
 	if err := r.replace(s.items, lm.ResourceVersion, s.skipped); err != nil {
 		return stopped{err: err}
@@ -94,7 +93,7 @@ func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 }
 
 func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) state {
-	err = fmt.Errorf("informer: list at rv %q page %d: %w", s.opts.ResourceVersion, s.page+1, err)
+	err = fmt.Errorf("informer: list at rv %q page %d: %w", s.req.ResourceVersion, s.page+1, err)
 	if next := r.planned(err); next != nil {
 		return next
 	}
@@ -109,17 +108,17 @@ func (r *reflector[P]) listFailed(ctx context.Context, s listing[P], err error) 
 	case meta.IsTooLargeResourceVersion(err):
 		return r.fail(ctx, err, r.listFrom("", observe.CauseTooLargeRV), true)
 	}
-	return r.fail(ctx, err, r.listFrom(s.opts.ResourceVersion, observe.CauseListError), false)
+	return r.fail(ctx, err, r.listFrom(s.req.ResourceVersion, observe.CauseListError), false)
 }
 
 // wholeList is the unpaginated list at s's rv that replaces a paged list
 // whose continue token expired.
 func (r *reflector[P]) wholeList(s listing[P]) listing[P] {
-	opts := apiclient.ListOptions{ResourceVersion: s.opts.ResourceVersion}
-	if opts.ResourceVersion != "" && opts.ResourceVersion != "0" {
-		opts.ResourceVersionMatch = meta.MatchNotOlderThan
+	req := ListRequest{ResourceVersion: s.req.ResourceVersion}
+	if req.ResourceVersion != "" && req.ResourceVersion != "0" {
+		req.ResourceVersionMatch = meta.MatchNotOlderThan
 	}
-	return listing[P]{opts: opts, cause: observe.CauseContinueExpired}
+	return listing[P]{req: req, cause: observe.CauseContinueExpired}
 }
 
 // replace hands a full list to the queue and records it: its rv, the
@@ -179,10 +178,8 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
 	r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
-	opts := apiclient.WatchOptions{ResourceVersion: s.rv, ResourceVersionMatch: meta.MatchNotOlderThan,
-		SendInitialEvents: true, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
-		OpenTimeout: r.cfg.idleTimeout}
-	w, err := r.lw.Watch(ctx, opts)
+	w, err := r.lw.Watch(ctx, WatchRequest{Mode: StreamingList, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(),
+		OpenTimeout: r.cfg.idleTimeout})
 	if err != nil {
 		err = fmt.Errorf("informer: streaming list at rv %q: %w", s.rv, err)
 		if meta.IsBadRequest(err) || meta.IsInvalid(err) || meta.Code(err) == 405 {
@@ -213,31 +210,18 @@ func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
 	return r.fail(ctx, err, r.fallbackList(err), true)
 }
 
-// Values of streamInitial's race between its timeout and its end bookmark.
-const (
-	streamRunning int32 = iota
-	streamTimedOut
-	streamDone
-)
-
-// stepStreamInitial collects a streaming list's initial events. The
-// timeout is an idle one: each event restarts it, so a large list that is
-// still delivering is never cut (client-go only warns when it is slow).
+// stepStreamInitial collects a streaming list's initial events. Their
+// bound (Options.InitialEventsTimeout) is the stream's progress watchdog,
+// an idle one: each event restarts it, so a large list that is still
+// delivering is never cut (client-go only warns when it is slow).
 // Transitions: initial-events-end bookmark → Replace, watching on the same
-// stream; no such bookmark before the stream ends or the timeout → listing for this
-// cycle only (an apiserver restarted mid-stream says nothing against
+// stream; the stream ending or stalling before that bookmark → listing for
+// this cycle only (an apiserver restarted mid-stream says nothing against
 // streaming: client-go falls back the same way, once); 410 → streamListing
 // at ""; 504 too-large-rv → streamListing at ""; an object that does not
 // fit the type → backingOff, listing (which names it); any other error (a
 // frame that does not decode, a broken stream) → listing for this cycle.
 func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]) state {
-	var race atomic.Int32
-	t := r.cfg.clock.AfterFunc(r.cfg.initialEventsTimeout, func() {
-		if race.CompareAndSwap(streamRunning, streamTimedOut) {
-			s.w.Stop()
-		}
-	})
-	defer t.Stop()
 	unhook := context.AfterFunc(ctx, s.w.Stop)
 	defer unhook()
 	var items []P
@@ -246,9 +230,8 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 		ev, err := s.w.Next()
 		if err != nil {
 			s.w.Stop()
-			return r.streamInitialFailed(ctx, err, race.Load() == streamTimedOut)
+			return r.streamInitialFailed(ctx, err)
 		}
-		t.Reset(r.cfg.initialEventsTimeout)
 		if ev.Type != meta.Bookmark {
 			var key string
 			if r.cfg.obs.tracing() {
@@ -279,9 +262,6 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 			if !ev.InitialEventsEnd {
 				continue
 			}
-			if !race.CompareAndSwap(streamRunning, streamDone) {
-				return r.streamInitialFailed(ctx, errNoStreamingEnd, true)
-			}
 			if err := r.replace(items, ev.ResourceVersion, nil); err != nil {
 				s.w.Stop()
 				return stopped{err: err}
@@ -292,18 +272,13 @@ func (r *reflector[P]) stepStreamInitial(ctx context.Context, s streamInitial[P]
 	}
 }
 
-func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error, timedOut bool) state {
+func (r *reflector[P]) streamInitialFailed(ctx context.Context, err error) state {
 	switch {
 	case ctx.Err() != nil:
 		return stopped{}
 	case r.planned(err) != nil:
 		return r.planned(err)
-	case timedOut || errors.Is(err, io.EOF):
-		if timedOut {
-			// The timeout is an idle one: no event for that long is a
-			// reply that stalled (observe.FailureStalled), not one cut short.
-			err = fmt.Errorf("%w: no event for %v (%w)", ErrStalled, r.cfg.initialEventsTimeout, err)
-		}
+	case watchstream.ProblemOf(err) == watchstream.Stalled || errors.Is(err, io.EOF):
 		err = fmt.Errorf("%w: %w", errNoStreamingEnd, err)
 		return r.fail(ctx, err, r.fallbackList(err), true)
 	case isGone(err):

@@ -10,6 +10,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // TestAnswersThatCannotBeUsedAreNotUnreachable: a reply that stalled, a
@@ -22,8 +23,10 @@ func TestAnswersThatCannotBeUsedAreNotUnreachable(t *testing.T) {
 		want      observe.FailureReason
 		permanent bool
 	}{
-		{fmt.Errorf("informer: list: %w: no object for 30s (%w)", ErrStalled, context.Canceled), observe.FailureStalled, false},
-		{fmt.Errorf("%w: %w", ErrStalled, context.DeadlineExceeded), observe.FailureStalled, false},
+		{fmt.Errorf("informer: list: %w", &watchstream.DecodeError{Body: watchstream.BodyList, Problem: watchstream.Stalled,
+			Err: fmt.Errorf("no item for 30s (%w)", context.Canceled)}), observe.FailureStalled, false},
+		{fmt.Errorf("informer: watch: %w", &watchstream.DecodeError{Problem: watchstream.Stalled,
+			Err: fmt.Errorf("no event for 3m0s (%w)", context.DeadlineExceeded)}), observe.FailureStalled, false},
 		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrHTTPSToHTTP, errors.New("http: server gave HTTP response to HTTPS client")),
 			observe.FailureMisconfigured, true},
 		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrTLS, errors.New("x509: certificate signed by unknown authority")),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -29,9 +28,11 @@ func (r *reflector[P]) resumeAt(rv string) state { return resuming{rv: rv} }
 // is still known as an expired snapshot); any other error → as for
 // opening a watch.
 func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
-	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
-		OpenTimeout: r.cfg.idleTimeout, NoInitialEvents: r.streaming}
-	w, err := r.lw.Watch(ctx, opts)
+	req := WatchRequest{Mode: WatchFrom, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(), OpenTimeout: r.cfg.idleTimeout}
+	if r.streaming {
+		req.Mode = ResumeFrom
+	}
+	w, err := r.lw.Watch(ctx, req)
 	if err != nil {
 		err = fmt.Errorf("informer: watch from the snapshot's rv %q: %w", s.rv, err)
 		if r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)) {

@@ -44,9 +44,10 @@ func TestResumingTransitions(t *testing.T) {
 				s = b.next
 			}
 			require.Equal(t, tc.want, s.stateName())
-			require.Equal(t, tc.streaming, lw.watchRq[0].NoInitialEvents, "sendInitialEvents=false only when streaming")
+			require.Equal(t, tc.streaming, lw.watchRq[0].Mode == ResumeFrom, "sendInitialEvents=false only when streaming")
+			require.Equal(t, tc.streaming, lw.watchRq[0].watchOptions().NoInitialEvents)
 			require.Equal(t, "40", lw.watchRq[0].ResourceVersion)
-			require.True(t, lw.watchRq[0].AllowWatchBookmarks)
+			require.True(t, lw.watchRq[0].watchOptions().AllowWatchBookmarks)
 			switch s := s.(type) {
 			case watching[*pod]:
 				require.True(t, s.resumed)
@@ -69,5 +70,5 @@ func TestAResumedWatchAnswering410RelistsAsSnapshotExpired(t *testing.T) {
 	s := r.step(t.Context(), watching[*pod]{w: w, rv: "40", resumed: true})
 	l := stateAs[listing[*pod]](t, s)
 	require.Equal(t, observe.CauseSnapshotExpired, l.cause)
-	require.Equal(t, "40", l.opts.ResourceVersion)
+	require.Equal(t, "40", l.req.ResourceVersion)
 }

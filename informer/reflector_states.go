@@ -3,7 +3,6 @@ package informer
 import (
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 )
 
@@ -11,11 +10,11 @@ import (
 // Each carries only the data valid in it.
 type state interface{ stateName() string }
 
-// listing fetches one LIST page. opts are the first page's options; cont is
+// listing fetches one LIST page. req is the first page's request; cont is
 // the continue token of the next page ("" for the first); items holds the
 // pages fetched so far. After the last page: Replace, then watchOpening.
 type listing[P any] struct {
-	opts  apiclient.ListOptions
+	req   ListRequest
 	cause observe.RelistCause
 	cont  string
 	page  int

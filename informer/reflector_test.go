@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +29,7 @@ func pods(names ...string) []*pod {
 func TestFirstListIsAtRVZeroPaginatedBy500(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
 	s := stateAs[listing[*pod]](t, r.initialState())
-	require.Equal(t, apiclient.ListOptions{ResourceVersion: "0", Limit: 500}, s.opts)
+	require.Equal(t, ListRequest{ResourceVersion: "0", Limit: 500}, s.req)
 	require.Equal(t, observe.CauseInitial, s.cause)
 }
 
@@ -46,7 +47,7 @@ func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
 	require.Empty(t, q.got(), "nothing is queued before the last page")
 
 	s = r.step(ctx, next)
-	require.Equal(t, apiclient.ListOptions{Limit: 500, Continue: "c1"}, lw.lastList(), "pages 2+ send only limit and continue")
+	require.Equal(t, ListRequest{Limit: 500, Continue: "c1"}, lw.lastList(), "pages 2+ send only limit and continue")
 	require.Equal(t, watchOpening{rv: "10"}, s)
 	require.Equal(t, []string{"replace [a b c] 10"}, q.got())
 	require.Equal(t, "10", r.lastSyncResourceVersion())
@@ -55,11 +56,11 @@ func TestListingPageWithContinueGoesToNextPage(t *testing.T) {
 
 func TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	require.Equal(t, apiclient.ListOptions{ResourceVersion: "7"}, r.listFrom("7", observe.CauseWatchGone).opts)
-	require.Equal(t, apiclient.ListOptions{ResourceVersion: "", Limit: 500}, r.listFrom("", observe.CauseListGone).opts)
+	require.Equal(t, ListRequest{ResourceVersion: "7"}, r.listFrom("7", observe.CauseWatchGone).req)
+	require.Equal(t, ListRequest{ResourceVersion: "", Limit: 500}, r.listFrom("", observe.CauseListGone).req)
 	r.paginated = true
-	require.Equal(t, apiclient.ListOptions{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: meta.MatchNotOlderThan},
-		r.listFrom("7", observe.CauseWatchGone).opts)
+	require.Equal(t, ListRequest{ResourceVersion: "7", Limit: 500, ResourceVersionMatch: meta.MatchNotOlderThan},
+		r.listFrom("7", observe.CauseWatchGone).req)
 }
 
 // TestOnlyAPagedListAtZeroMakesRelistsPaged: a list at "0" is served whole
@@ -77,7 +78,7 @@ func TestOnlyAPagedListAtZeroMakesRelistsPaged(t *testing.T) {
 		s = r.step(t.Context(), s)
 		require.Equal(t, watchOpening{rv: "10"}, s)
 		require.Equal(t, rv == "0", r.paginated, "rv %q", rv)
-		require.Equal(t, rv == "0", r.listFrom("10", observe.CauseWatchGone).opts.Limit > 0, "rv %q", rv)
+		require.Equal(t, rv == "0", r.listFrom("10", observe.CauseWatchGone).req.Limit > 0, "rv %q", rv)
 	}
 }
 
@@ -95,17 +96,17 @@ func TestListErrorTransitions(t *testing.T) {
 		nextLimit int64
 	}{
 		{"410 on a continue token lists once, whole, at the first rv (client-go's pager)",
-			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
+			listing[*pod]{req: ListRequest{ResourceVersion: "0", Limit: 500}, cont: "c1", items: pods("a")},
 			statusErr(410, meta.ReasonExpired), false, "0", observe.CauseContinueExpired, 0},
-		{"410 at an rv relists consistently", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "9"}},
+		{"410 at an rv relists consistently", listing[*pod]{req: ListRequest{ResourceVersion: "9"}},
 			statusErr(410, meta.ReasonGone), false, "", observe.CauseListGone, 500},
-		{"410 with an unknown reason is gone too", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "9"}},
+		{"410 with an unknown reason is gone too", listing[*pod]{req: ListRequest{ResourceVersion: "9"}},
 			statusErr(410, "SomethingNewer"), false, "", observe.CauseListGone, 500},
-		{"504 too-large rv lists consistently at once: its Retry-After is about the rv, not \"\"", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "99"}},
+		{"504 too-large rv lists consistently at once: its Retry-After is about the rv, not \"\"", listing[*pod]{req: ListRequest{ResourceVersion: "99"}},
 			tooLarge, false, "", observe.CauseTooLargeRV, 500},
-		{"500 waits, then retries the same list", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "0", Limit: 500}},
+		{"500 waits, then retries the same list", listing[*pod]{req: ListRequest{ResourceVersion: "0", Limit: 500}},
 			statusErr(500, meta.ReasonInternalError), true, "0", observe.CauseListError, 500},
-		{"a connection error waits, then retries", listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "0", Limit: 500}},
+		{"a connection error waits, then retries", listing[*pod]{req: ListRequest{ResourceVersion: "0", Limit: 500}},
 			errors.New("dial tcp: connection refused"), true, "0", observe.CauseListError, 500},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -118,8 +119,8 @@ func TestListErrorTransitions(t *testing.T) {
 				s = b.next
 			}
 			next := stateAs[listing[*pod]](t, s)
-			require.Equal(t, tc.nextRV, next.opts.ResourceVersion)
-			require.Equal(t, tc.nextLimit, next.opts.Limit)
+			require.Equal(t, tc.nextRV, next.req.ResourceVersion)
+			require.Equal(t, tc.nextLimit, next.req.Limit)
 			require.Equal(t, tc.nextCause, next.cause)
 			require.Empty(t, next.cont)
 			require.Empty(t, next.items)
@@ -145,7 +146,8 @@ func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
 		s := r.step(t.Context(), watchOpening{rv: "10"})
 		require.Equal(t, "10", stateAs[watching[*pod]](t, s).rv)
 		opts := lw.lastWatch()
-		require.True(t, opts.AllowWatchBookmarks)
+		require.True(t, opts.watchOptions().AllowWatchBookmarks)
+		require.Equal(t, WatchFrom, opts.Mode)
 		require.Equal(t, "10", opts.ResourceVersion)
 		require.Equal(t, want, opts.TimeoutSeconds, "rand %v", rnd)
 		require.Equal(t, 3*time.Minute, opts.OpenTimeout, "bounded by the idle timeout")
@@ -176,7 +178,7 @@ func TestWatchOpeningErrorTransitions(t *testing.T) {
 			}
 			require.Equal(t, tc.want, s.stateName())
 			if l, ok := s.(listing[*pod]); ok {
-				require.Equal(t, "10", l.opts.ResourceVersion, "relist from the last known rv")
+				require.Equal(t, "10", l.req.ResourceVersion, "relist from the last known rv")
 			}
 		})
 	}
@@ -222,22 +224,22 @@ func TestWatchEndTransitions(t *testing.T) {
 		wantIs error // the recorded failure
 	}{
 		{"410 event relists at the last rv", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(410, meta.ReasonExpired), false,
-			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchGone}, nil},
+			listing[*pod]{req: ListRequest{ResourceVersion: "11"}, cause: observe.CauseWatchGone}, nil},
 		{"500 event relists, as client-go does by default", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(500, meta.ReasonInternalError), false,
-			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, nil},
+			listing[*pod]{req: ListRequest{ResourceVersion: "11"}, cause: observe.CauseWatchError}, nil},
 		{"504 too-large event relists consistently", nil, tooLarge, false,
-			listing[*pod]{opts: apiclient.ListOptions{Limit: 500}, cause: observe.CauseTooLargeRV}, nil},
+			listing[*pod]{req: ListRequest{Limit: 500}, cause: observe.CauseTooLargeRV}, nil},
 		{"429 event rewatches", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, statusErr(429, meta.ReasonTooManyRequests), false,
 			watchOpening{rv: "11"}, nil},
 		{"an event that does not decode relists instead of replaying it forever", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, undecodable, false,
-			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "11"}, cause: observe.CauseWatchError}, undecodable},
+			listing[*pod]{req: ListRequest{ResourceVersion: "11"}, cause: observe.CauseWatchError}, undecodable},
 		{"a broken stream rewatches", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")}, io.ErrUnexpectedEOF, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a stream cut mid-event rewatches: the transport failed, not the event", []watchstream.Event[*pod]{ev(meta.Added, "a", "11")},
 			&watchstream.DecodeError{Problem: watchstream.Truncated, Event: 2, Err: io.ErrUnexpectedEOF}, false,
 			watchOpening{rv: "11"}, io.ErrUnexpectedEOF},
 		{"a very short empty watch relists, as client-go does", nil, nil, true,
-			listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, errShortWatch},
+			listing[*pod]{req: ListRequest{ResourceVersion: "10"}, cause: observe.CauseWatchError}, errShortWatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var seen []error
@@ -290,7 +292,7 @@ func TestAnEmptyWatchIsShortOnlyUnderASecond(t *testing.T) {
 				require.Nil(t, r.rec.lastFailure())
 				return
 			}
-			require.Equal(t, listing[*pod]{opts: apiclient.ListOptions{ResourceVersion: "10"}, cause: observe.CauseWatchError}, stateAs[backingOff](t, s).next)
+			require.Equal(t, listing[*pod]{req: ListRequest{ResourceVersion: "10"}, cause: observe.CauseWatchError}, stateAs[backingOff](t, s).next)
 			require.ErrorIs(t, r.rec.lastFailure(), errShortWatch)
 		})
 	}
@@ -324,14 +326,30 @@ func (rvRecorder) Skipped(string)                                   {}
 func (rvRecorder) SnapshotLoaded(string)                            {}
 func (rvRecorder) SnapshotSaved(error, int64, time.Duration)        {}
 
-func TestIdleWatchdogReopensTheWatch(t *testing.T) {
-	w := newFakeWatch(nil, nil)
-	w.block = true
-	r, _, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.idleTimeout = time.Minute })
-	done := make(chan state)
-	go func() { done <- r.step(context.Background(), watching[*pod]{w: w, rv: "10", opened: clk.Now()}) }()
-	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
-	require.Equal(t, watchOpening{rv: "10"}, <-done)
+// stalled is how a watch's reader (watchstream) ends a reply that
+// delivered nothing for its bound.
+func stalled(what string) error {
+	return &watchstream.DecodeError{Problem: watchstream.Stalled, Err: fmt.Errorf("no %s for 3m0s: %w", what, watchstream.ErrStalled)}
+}
+
+// A watch that its reader ended as stalled is a quiet resource on a server
+// that has shown no bookmark cadence (reopened at once, no failure), and a
+// failure (FailureStalled, reopened after a backoff) on one that has.
+func TestAStalledWatchIsQuietUnlessTheServerBookmarks(t *testing.T) {
+	for _, bookmarks := range []bool{false, true} {
+		r, _, _ := testReflector(t, &scriptLW{}, nil)
+		r.bookmarks = bookmarks
+		s := r.step(t.Context(), watching[*pod]{w: newFakeWatch(nil, stalled("event")), rv: "10"})
+		if !bookmarks {
+			require.Equal(t, watchOpening{rv: "10"}, s)
+			require.Nil(t, r.rec.lastFailure(), "a quiet resource is no failure")
+			continue
+		}
+		b := stateAs[backingOff](t, s)
+		require.Equal(t, watchOpening{rv: "10"}, b.next)
+		require.Equal(t, observe.FailureStalled, r.rec.lastFailure().Reason)
+		require.Equal(t, 1, strings.Count(r.rec.lastFailure().Error(), "no event for"), "said once: %v", r.rec.lastFailure())
+	}
 }
 
 func TestStreamingListAsksForInitialEvents(t *testing.T) {
@@ -340,10 +358,11 @@ func TestStreamingListAsksForInitialEvents(t *testing.T) {
 	r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.streaming = true })
 	s := r.step(t.Context(), r.initialState())
 	require.Equal(t, "stream-initial", s.stateName())
-	opts := lw.lastWatch()
-	require.Equal(t, apiclient.WatchOptions{ResourceVersionMatch: meta.MatchNotOlderThan, SendInitialEvents: true,
-		AllowWatchBookmarks: true, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, opts,
+	req := lw.lastWatch()
+	require.Equal(t, WatchRequest{Mode: StreamingList, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, req,
 		"the open timeout is the idle timeout: a request never answered must not hold the reflector")
+	require.Equal(t, apiclient.WatchOptions{ResourceVersionMatch: meta.MatchNotOlderThan, SendInitialEvents: true,
+		AllowWatchBookmarks: true, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, req.watchOptions())
 }
 
 func TestStreamingListRejectedFallsBackToList(t *testing.T) {
@@ -353,7 +372,7 @@ func TestStreamingListRejectedFallsBackToList(t *testing.T) {
 	s := r.step(t.Context(), r.initialState())
 	l := stateAs[listing[*pod]](t, s)
 	require.Equal(t, observe.CauseStreamingFallback, l.cause)
-	require.Equal(t, "0", l.opts.ResourceVersion)
+	require.Equal(t, "0", l.req.ResourceVersion)
 	require.False(t, r.streaming)
 }
 
@@ -429,14 +448,12 @@ func TestAStreamingListFailingOtherwiseFallsBackAtOnce(t *testing.T) {
 }
 
 func TestStreamingTimeoutFallsBack(t *testing.T) {
-	w := newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "a", "5")}, nil)
-	w.block = true
-	r, _, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
-	done := make(chan state)
-	go func() { done <- r.step(context.Background(), streamInitial[*pod]{w: w}) }()
-	require.Eventually(t, func() bool { clk.Advance(time.Minute); return w.isStopped() }, 5*time.Second, time.Millisecond)
-	require.Equal(t, observe.CauseStreamingFallback, stateAs[listing[*pod]](t, <-done).cause)
+	w := newFakeWatch([]watchstream.Event[*pod]{ev(meta.Added, "a", "5")}, stalled("event"))
+	r, _, _ := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+	l := stateAs[listing[*pod]](t, r.step(t.Context(), streamInitial[*pod]{w: w}))
+	require.Equal(t, observe.CauseStreamingFallback, l.cause)
 	require.True(t, r.streaming, "the initial-events timeout falls back for this cycle only")
+	require.Equal(t, observe.FailureStalled, r.rec.lastFailure().Reason)
 }
 
 func TestBackingOffHonoursRetryAfter(t *testing.T) {
@@ -664,7 +681,7 @@ func TestRepeatedContinueTokenFailsTheList(t *testing.T) {
 	s = r.step(t.Context(), s)
 	b := stateAs[backingOff](t, s)
 	require.ErrorIs(t, b.err, errContinueLoop)
-	require.Equal(t, "0", stateAs[listing[*pod]](t, b.next).opts.ResourceVersion)
+	require.Equal(t, "0", stateAs[listing[*pod]](t, b.next).req.ResourceVersion)
 	require.Empty(t, stateAs[listing[*pod]](t, b.next).items)
 	require.Empty(t, q.got())
 }

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync/atomic"
 	"time"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -32,9 +30,8 @@ func (r *reflector[P]) watchTimeout() int64 {
 // freshly restarted apiserver behind a load balancer, gets a backoff
 // between every two relists, not a LIST per round trip).
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
-	opts := apiclient.WatchOptions{ResourceVersion: s.rv, AllowWatchBookmarks: true, TimeoutSeconds: r.watchTimeout(),
-		OpenTimeout: r.cfg.idleTimeout}
-	w, err := r.lw.Watch(ctx, opts)
+	w, err := r.lw.Watch(ctx, WatchRequest{Mode: WatchFrom, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(),
+		OpenTimeout: r.cfg.idleTimeout})
 	if err != nil {
 		err = fmt.Errorf("informer: watch from rv %q: %w", s.rv, err)
 		r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchFailed, ResourceVersion: s.rv, Err: err})
@@ -100,43 +97,36 @@ func (r *reflector[P]) relist(rv string, cause observe.RelistCause) state {
 
 // stepWatching reads events into the queue until the watch ends.
 // Transitions, after client-go's reflector: a clean end → watchOpening at
-// the last rv (no relist, no wait); the idle watchdog ending a silent watch
-// counts as a clean end; a broken stream (reset, unexpected EOF) →
-// backingOff, watchOpening; a 429 ERROR event → backingOff, watchOpening;
-// any other ERROR event (410, 500, 504 too-large …), an event that does
-// not decode, or a watch that ended within a second with no event →
-// backingOff, then a relist. client-go relists on these too (it re-watches
-// after a 500 only when MaxInternalErrorRetryDuration is set, by default
-// not): an undecodable event would come back on every re-watch from the
-// same rv, and a watch closed at once says the rv is not being served.
+// the last rv (no relist, no wait); a stall (the stream's watchdog,
+// Options.WatchIdleTimeout) on a server that has shown no bookmark cadence
+// counts as a clean end (a quiet resource); on one that has, it is a
+// failure (observe.FailureStalled): backingOff, watchOpening; a broken
+// stream (reset, unexpected EOF) → backingOff, watchOpening; a 429 ERROR
+// event → backingOff, watchOpening; any other ERROR event (410, 500, 504
+// too-large …), an event that does not decode, or a watch that ended
+// within a second with no event → backingOff, then a relist. client-go
+// relists on these too (it re-watches after a 500 only when
+// MaxInternalErrorRetryDuration is set, by default not): an undecodable
+// event would come back on every re-watch from the same rv, and a watch
+// closed at once says the rv is not being served.
 func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
-	w := s.w // the watchdog's goroutine reads it; s is reassigned below
-	defer w.Stop()
+	defer s.w.Stop()
 	// Watches end with ctx whatever the ListerWatcher does with it.
-	defer context.AfterFunc(ctx, w.Stop)()
-	var idled atomic.Bool
-	alive := func() {}
-	if r.cfg.idleTimeout > 0 {
-		dog := r.cfg.clock.AfterFunc(r.cfg.idleTimeout, func() { idled.Store(true); w.Stop() })
-		defer dog.Stop()
-		alive = func() { dog.Reset(r.cfg.idleTimeout) }
-	}
-	res := r.readEvents(s, alive)
+	defer context.AfterFunc(ctx, s.w.Stop)()
+	res := r.readEvents(s)
 	s, err := res.watching, res.err
 	stopping := ctx.Err() != nil
-	switch {
-	case stopping:
+	stalled := !stopping && watchstream.ProblemOf(err) == watchstream.Stalled
+	quiet := stalled && !r.bookmarks
+	if stopping {
 		// Run is stopping: the server did not close anything, whatever the
 		// stream, closed under it, said (an EOF looks like a clean close).
 		err = context.Cause(ctx)
-	case idled.Load() && r.bookmarks:
-		// kube-apiserver bookmarks about once a minute: a watch silent
-		// for the idle timeout (three minutes by default) has stalled.
-		err = fmt.Errorf("informer: watching from rv %q: %w: no event or bookmark for %v", s.rv, ErrStalled, r.cfg.idleTimeout)
-	case idled.Load():
-		// The watchdog closed it, not the server: say so, not what the
-		// stream said as it was closed under it.
-		err = fmt.Errorf("%w (nothing for %v)", errIdle, r.cfg.idleTimeout)
+	}
+	if quiet {
+		// No bookmark cadence seen: silence is a quiet resource, not a
+		// stall. The watch is reopened, which a server answers at once.
+		err = fmt.Errorf("%w (%w)", errIdle, err)
 	}
 	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchEnded, Items: s.events, Err: err, ResourceVersion: s.rv, Stopping: stopping})
 	switch {
@@ -144,10 +134,12 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 		return stopped{}
 	case res.stopErr != nil:
 		return stopped{err: res.stopErr}
-	case idled.Load() && r.bookmarks:
-		return r.fail(ctx, err, r.reopen(s), false)
-	case idled.Load():
+	case quiet:
 		return r.reopen(s)
+	case stalled:
+		// kube-apiserver bookmarks about once a minute: a watch silent
+		// for the bound (three minutes by default) has stalled.
+		return r.fail(ctx, fmt.Errorf("informer: watching from rv %q: %w", s.rv, err), r.reopen(s), false)
 	case errors.Is(err, io.EOF):
 		if s.events == 0 && r.cfg.clock.Now().Sub(s.opened) < time.Second {
 			return r.fail(ctx, fmt.Errorf("%w (from rv %q)", errShortWatch, s.rv), r.relist(r.relistRV(), observe.CauseWatchError), false)
@@ -197,7 +189,7 @@ type watchResult[P any] struct {
 // watch's rv, except while holdRV: the synthetic ADDED events of a watch
 // from ""/"0" come in no order, so the rv waits for the first bookmark or
 // non-ADDED event.
-func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
+func (r *reflector[P]) readEvents(s watching[P]) watchResult[P] {
 	res := watchResult[P]{watching: s}
 	for {
 		ev, err := s.w.Next()
@@ -205,7 +197,6 @@ func (r *reflector[P]) readEvents(s watching[P], alive func()) watchResult[P] {
 			res.watching, res.err = s, err
 			return res
 		}
-		alive()
 		r.rec.contacted(r.cfg.clock.Now())
 		r.rec.watchWorked()
 		s.events++

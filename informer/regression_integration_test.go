@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
@@ -126,11 +125,11 @@ func TestAnObjectCreatedDuringDowntimeIsNoSnapshotObject(t *testing.T) {
 // failingLW fails every request with err.
 type failingLW struct{ err error }
 
-func (lw failingLW) List(context.Context, apiclient.ListOptions, func(*configMap) error) (meta.ListMeta, error) {
-	return meta.ListMeta{}, lw.err
+func (lw failingLW) List(context.Context, informer.ListRequest, func(*configMap) error) (informer.ListPage, error) {
+	return informer.ListPage{}, lw.err
 }
 
-func (lw failingLW) Watch(context.Context, apiclient.WatchOptions) (informer.Watch[*configMap], error) {
+func (lw failingLW) Watch(context.Context, informer.WatchRequest) (informer.Watch[*configMap], error) {
 	return nil, lw.err
 }
 

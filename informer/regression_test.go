@@ -14,7 +14,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
@@ -87,7 +86,7 @@ func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 	}{
 		{"a watch ended by it", watching[*pod]{w: newFakeWatch(nil, errReshard()), rv: "10", events: 3}},
 		{"a watch refused by it", watchOpening{rv: "10"}},
-		{"a list page refused by it", listing[*pod]{opts: apiclient.ListOptions{Limit: 500}, cont: "next", page: 1}},
+		{"a list page refused by it", listing[*pod]{req: ListRequest{Limit: 500}, cont: "next", page: 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lw := &reshardLW{}
@@ -95,7 +94,7 @@ func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 			next := r.step(t.Context(), tc.s)
 			l := stateAs[listing[*pod]](t, next)
 			require.Equal(t, observe.CauseReshard, l.cause)
-			require.Equal(t, "10", l.opts.ResourceVersion, "the relist starts at the last resourceVersion")
+			require.Equal(t, "10", l.req.ResourceVersion, "the relist starts at the last resourceVersion")
 			require.Nil(t, r.rec.lastFailure(), "no failure recorded")
 			require.Empty(t, handled, "no WatchErrorHandler call")
 		})
@@ -105,51 +104,12 @@ func TestReshardingIsAPlannedRelistNotAFailure(t *testing.T) {
 // reshardLW refuses every request with the shard filter's errReshardMoved.
 type reshardLW struct{}
 
-func (reshardLW) List(context.Context, apiclient.ListOptions, func(*pod) error) (meta.ListMeta, error) {
-	return meta.ListMeta{}, errReshard()
+func (reshardLW) List(context.Context, ListRequest, func(*pod) error) (ListPage, error) {
+	return ListPage{}, errReshard()
 }
 
-func (reshardLW) Watch(context.Context, apiclient.WatchOptions) (Watch[*pod], error) {
+func (reshardLW) Watch(context.Context, WatchRequest) (Watch[*pod], error) {
 	return nil, errReshard()
-}
-
-// TestInitialEventsTimeoutIsAnIdleTimeout (item 8): a streaming list that
-// keeps delivering is never cut, however long it takes in all; only one
-// silent for InitialEventsTimeout is.
-func TestInitialEventsTimeoutIsAnIdleTimeout(t *testing.T) {
-	traced := make(chan observe.Event, 16)
-	r, q, clk := testReflector(t, &scriptLW{}, func(c *reflectorConfig[*pod]) {
-		c.streaming = true
-		c.obs.trace = func(e observe.Event) { traced <- e }
-	})
-	events := make(chan watchstream.Event[*pod])
-	w := &chanWatch{ch: events, stopped: make(chan struct{})}
-	done := make(chan state, 1)
-	go func() { done <- r.step(t.Context(), streamInitial[*pod]{w: w}) }()
-	send := func(e watchstream.Event[*pod]) {
-		t.Helper()
-		select {
-		case events <- e:
-		case s := <-done:
-			t.Fatalf("the streaming list was cut while still delivering: next state %s", s.stateName())
-		}
-	}
-	for i := range 5 { // 5 × 40 s: over three times the 1 min timeout in all
-		require.NoError(t, clk.AwaitTimers(t.Context(), 1))
-		clk.Advance(40 * time.Second)
-		send(ev(meta.Added, fmt.Sprint("p", i), fmt.Sprint(10+i)))
-		<-traced // the event is traced after the timeout restarted
-	}
-	send(watchstream.Event[*pod]{Type: meta.Bookmark, Object: mkPod("", "20"), ResourceVersion: "20", InitialEventsEnd: true})
-	s := stateAs[watching[*pod]](t, <-done)
-	require.Equal(t, "20", s.rv)
-	require.Equal(t, []string{"replace [p0 p1 p2 p3 p4] 20"}, q.got())
-	select {
-	case <-w.stopped:
-		t.Fatal("the stream was stopped; it goes on as the watch")
-	default:
-	}
-	w.Stop()
 }
 
 // TestFailuresCountAcrossRelists (item 9): a list that works between two

@@ -11,7 +11,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/fifo"
 	"github.com/zerokube/zerokube/informer/observe"
@@ -94,7 +93,7 @@ type pacedLW struct {
 	served int      // lists served; only the reflector's goroutine lists
 }
 
-func (p *pacedLW) List(ctx context.Context, opts apiclient.ListOptions, each func(*pod) error) (meta.ListMeta, error) {
+func (p *pacedLW) List(ctx context.Context, opts ListRequest, each func(*pod) error) (ListPage, error) {
 	for p.served > 0 {
 		select {
 		case n := <-p.seen:
@@ -102,7 +101,7 @@ func (p *pacedLW) List(ctx context.Context, opts apiclient.ListOptions, each fun
 				continue
 			}
 		case <-ctx.Done():
-			return meta.ListMeta{}, ctx.Err()
+			return ListPage{}, ctx.Err()
 		}
 		break
 	}

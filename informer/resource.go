@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"time"
 
 	"github.com/go-json-experiment/json"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/protodec"
 	"github.com/zerokube/zerokube/snapshot"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 // New returns an informer for ref over c: it lists and watches ref's
@@ -95,14 +97,27 @@ func snapshotIdentity[P meta.Object](c *apiclient.Client, ref apiclient.Ref, opt
 
 // newResourceLW is the ListerWatcher New builds: it lists and watches the
 // objects of ref over c that opts' selectors select, as opts.Transport
-// says, decoding as opts say (managedFields skipped unless
-// KeepManagedFields, label maps shared by opts.Sharer), in protobuf or JSON
-// as wire.go says.
+// says, in protobuf or JSON as wire.go says. Every setting of how its
+// replies are read is fixed here, once, from opts (with their defaults):
+// the decode options (managedFields skipped unless KeepManagedFields,
+// label maps shared by opts.Sharer), the size cap, the skip policy, the
+// clock and each verb's progress watchdog (StallTimeout for a LIST page,
+// WatchIdleTimeout for a watch, InitialEventsTimeout for a streaming
+// list's initial events).
 func newResourceLW[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) resourceLW[T, P] {
+	// A StallTimeout of one's own bounds a page's first object too; the
+	// default one gives it what kube-apiserver allows a LIST.
+	var first time.Duration
+	if opts.StallTimeout > 0 {
+		first = opts.StallTimeout
+	}
+	opts = opts.withDefaults()
 	unmarshal, sharer := decodeOptions(opts)
 	metadata := asksMetadata[T](opts)
 	return resourceLW[T, P]{c: c, ref: ref, label: opts.LabelSelector, field: opts.FieldSelector, tr: opts.Transport,
-		unmarshal: unmarshal, metadata: metadata,
+		metadata: metadata, skip: opts.SkipUndecodable,
+		decode: watchstream.Options{MaxEventSize: opts.Transport.MaxObjectSize, Unmarshal: unmarshal, Clock: opts.Clock},
+		stall:  on(opts.StallTimeout), first: first, idle: on(opts.WatchIdleTimeout), initial: on(opts.InitialEventsTimeout),
 		proto: newWire(ref, opts.Transport, protodec.Options{Sharer: sharer,
 			SkipManagedFields: !opts.KeepManagedFields, JSON: unmarshal}, metadata)}
 }
@@ -112,40 +127,57 @@ type resourceLW[T any, P meta.PtrObject[T]] struct {
 	ref          apiclient.Ref
 	label, field string
 	tr           Transport
-	// unmarshal holds extra decode options for objects; nil: none.
-	unmarshal json.Options
+	// decode is how every reply is read; each request adds its verb's
+	// watchdog and the wire's protobuf decoder.
+	decode watchstream.Options
+	// stall, idle and initial are the watchdogs' bounds (0: off); first
+	// a page's first object's (0: watchstream's default).
+	stall, first, idle, initial time.Duration
+	// skip steps over objects that do not fit the type (SkipUndecodable).
+	skip bool
 	// proto chooses protobuf or JSON for each request; see wire.go.
 	proto *wire
 	// metadata asks for PartialObjectMetadata (asksMetadata).
 	metadata bool
 }
 
-// List fills in what belongs to the resource (its selectors, the wire,
-// decoding) around what the reflector decided for this page.
-func (lw resourceLW[T, P]) List(ctx context.Context, o apiclient.ListOptions, each func(P) error) (meta.ListMeta, error) {
+// List reads one page as the reflector asked, with what belongs to the
+// resource around it.
+func (lw resourceLW[T, P]) List(ctx context.Context, req ListRequest, each func(P) error) (ListPage, error) {
+	o := req.listOptions()
 	o.LabelSelector, o.FieldSelector = lw.label, lw.field
-	o.Unmarshal = lw.unmarshal
 	// The reflector owns recovery: a retry underneath it would hide
 	// failures from its backoff, its error handler and SyncError.
 	o.NoRetry = true
-	o.Protobuf = lw.proto.decoder()
 	o.Metadata = lw.metadata
+	o.Decode = lw.decode
+	o.Decode.Protobuf = lw.proto.decoder()
+	o.Decode.StallTimeout, o.Decode.FirstItemTimeout = lw.stall, lw.first
+	var page ListPage
+	if lw.skip {
+		o.Decode.SkipUndecodable = func(e *watchstream.DecodeError) {
+			page.Skipped = append(page.Skipped, fromDecodeError(e))
+		}
+	}
 	lm, err := apiclient.List[T, P](ctx, lw.c, lw.ref, o, each)
 	lw.proto.observe(err)
-	return lm, err
+	page.ListMeta = lm
+	return page, err
 }
 
-// Watch fills in what belongs to the resource around what the reflector
-// decided for this watch.
-func (lw resourceLW[T, P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watch[P], error) {
+// Watch opens a watch as the reflector asked, with what belongs to the
+// resource around it.
+func (lw resourceLW[T, P]) Watch(ctx context.Context, req WatchRequest) (Watch[P], error) {
+	o := req.watchOptions()
 	o.LabelSelector, o.FieldSelector = lw.label, lw.field
 	o.Websocket = lw.tr.Websocket
-	o.Stream = lw.tr.Stream
-	if lw.unmarshal != nil {
-		o.Stream.Unmarshal = lw.unmarshal
-	}
-	o.Protobuf = lw.proto.decoder()
 	o.Metadata = lw.metadata
+	o.Decode = lw.decode
+	o.Decode.Protobuf = lw.proto.decoder()
+	o.Decode.StallTimeout = lw.idle
+	if req.Mode == StreamingList {
+		o.Decode.InitialStallTimeout = lw.initial
+	}
 	s, err := apiclient.Watch[T, P](ctx, lw.c, lw.ref, o)
 	if err != nil {
 		return nil, err

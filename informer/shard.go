@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
 	"github.com/zerokube/zerokube/watchstream"
@@ -225,19 +224,23 @@ func (lw *shardLW[P]) watchable(gen uint64) bool {
 	return l != nil && l.gen == gen
 }
 
-func (lw *shardLW[P]) List(ctx context.Context, o apiclient.ListOptions, each func(P) error) (meta.ListMeta, error) {
+func (lw *shardLW[P]) List(ctx context.Context, o ListRequest, each func(P) error) (ListPage, error) {
 	sel, gen := lw.sh.current()
 	if o.Continue == "" {
 		lw.pageGen = gen
 	} else if gen != lw.pageGen {
-		return meta.ListMeta{}, errReshard() // the pages so far are of another shard
+		return ListPage{}, errReshard() // the pages so far are of another shard
 	}
 	value, err := shardValue[P](sel.Field)
 	if err != nil {
-		return meta.ListMeta{}, err
+		return ListPage{}, err
 	}
 	o.ShardSelector = sel.String()
 	foreign := false
+	// The objects of other shards are dropped here, above the reply's
+	// reader: its watchdog has counted them, so a server that ignores
+	// the shard selector and streams the whole resource is not taken for
+	// one that stalled.
 	lm, err := lw.inner.List(ctx, o, func(p P) error {
 		if !sel.ContainsHash(shard.Hash(value(p))) {
 			foreign = true
@@ -258,9 +261,10 @@ func (lw *shardLW[P]) List(ctx context.Context, o apiclient.ListOptions, each fu
 	return lm, nil
 }
 
-func (lw *shardLW[P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watch[P], error) {
+func (lw *shardLW[P]) Watch(ctx context.Context, o WatchRequest) (Watch[P], error) {
 	sel, gen := lw.sh.current()
-	if !o.SendInitialEvents && !lw.watchable(gen) {
+	streaming := o.Mode == StreamingList
+	if !streaming && !lw.watchable(gen) {
 		return nil, errReshard() // the cache holds another shard's list
 	}
 	value, err := shardValue[P](sel.Field)
@@ -268,7 +272,7 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watc
 		return nil, err
 	}
 	o.ShardSelector = sel.String()
-	if o.SendInitialEvents && lw.sh.side.Load() == sideUnknown {
+	if streaming && lw.sh.side.Load() == sideUnknown {
 		lw.probe(ctx, sel)
 	}
 	w, err := lw.inner.Watch(ctx, o)
@@ -279,7 +283,7 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watc
 	if !lw.sh.track(sw, gen) {
 		sw.reshard()
 	}
-	if o.SendInitialEvents {
+	if streaming {
 		lw.listed.Store(&listedShard{gen: gen, sel: sel.String()}) // a streaming list is this shard's list
 	}
 	return sw, nil
@@ -290,7 +294,7 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o apiclient.WatchOptions) (Watc
 // because a LIST at "0" comes whole from kube-apiserver's watch cache,
 // limit or not. A failed probe leaves the question open.
 func (lw *shardLW[P]) probe(ctx context.Context, sel shard.Selector) {
-	lm, err := lw.inner.List(ctx, apiclient.ListOptions{Limit: 1, ShardSelector: sel.String()}, func(P) error { return nil })
+	lm, err := lw.inner.List(ctx, ListRequest{Limit: 1, ShardSelector: sel.String()}, func(P) error { return nil })
 	if err == nil {
 		lw.sh.listed(sel, lm.ShardInfo, false)
 	}

@@ -165,12 +165,12 @@ type clientOnlyLW struct {
 	informer.ListerWatcher[*configMap]
 }
 
-func (lw clientOnlyLW) List(ctx context.Context, o apiclient.ListOptions, each func(*configMap) error) (meta.ListMeta, error) {
+func (lw clientOnlyLW) List(ctx context.Context, o informer.ListRequest, each func(*configMap) error) (informer.ListPage, error) {
 	o.ShardSelector = ""
 	return lw.ListerWatcher.List(ctx, o, each)
 }
 
-func (lw clientOnlyLW) Watch(ctx context.Context, o apiclient.WatchOptions) (informer.Watch[*configMap], error) {
+func (lw clientOnlyLW) Watch(ctx context.Context, o informer.WatchRequest) (informer.Watch[*configMap], error) {
 	o.ShardSelector = ""
 	return lw.ListerWatcher.Watch(ctx, o)
 }

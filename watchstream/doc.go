@@ -47,7 +47,7 @@
 //  2. Every way a stream ends is one of: io.EOF (clean end, a websocket
 //     normal closure, or Stop); a wrapped *meta.StatusError (an ERROR event);
 //     a *DecodeError naming the event number, byte offset and Problem (bad
-//     input); the transport's own error; ErrIdleTimeout; the context's
+//     input); the transport's own error; a stall (Problem Stalled); the context's
 //     cause. No event is dropped silently, and after the first error every
 //     Next returns it again. A protobuf object of a kind kubeproto's table
 //     lacks ends the stream (UnknownKind): never decoded by its metadata
@@ -59,7 +59,12 @@
 //     own (only timer and context callbacks, which are released at the end).
 //  5. Gzip members are inflated as they arrive: an event flushed in its own
 //     member is delivered before the next member is written.
-//  6. The idle watchdog runs on Options.Clock (the project's one clock,
-//     package clock), and only while Next waits on the connection: a slow
-//     consumer is not a silent peer. [TestIdleTimeoutIgnoresASlowConsumer]
+//  6. Each reply has one progress watchdog (Options.StallTimeout), which
+//     counts objects, not bytes: a LIST's items (stepped-over ones too), a
+//     watch's events and bookmarks. It runs on Options.Clock (the
+//     project's one clock, package clock), and only while the reader
+//     waits on the server: a slow consumer is not a silent peer. A stall
+//     is a *DecodeError of Problem Stalled whichever verb it ends.
+//     [TestStallTimeoutIgnoresASlowConsumer, TestStallTimeoutCountsEventsNotBytes,
+//     TestAListStallsOnItemsNotBytes]
 package watchstream

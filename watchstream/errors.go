@@ -16,9 +16,9 @@ import (
 // object larger than Options.MaxEventSize.
 var ErrTooLarge = errors.New("watchstream: larger than the size limit")
 
-// ErrIdleTimeout is wrapped by the error that ends a stream on which no byte
-// arrived for Options.IdleTimeout.
-var ErrIdleTimeout = errors.New("watchstream: idle timeout")
+// ErrStalled is wrapped by the *DecodeError (Problem Stalled) of a reply
+// that delivered no object for Options.StallTimeout.
+var ErrStalled = errors.New("the reply stalled")
 
 // Problem says what is wrong with a reply body: the closed set of ways
 // bytes from the server can fail to become objects, the same for both
@@ -42,10 +42,14 @@ const (
 	UnknownKind
 	// TooLarge: an event, item or object over Options.MaxEventSize.
 	TooLarge
+	// Stalled: the server stopped delivering: no object within
+	// Options.StallTimeout (a LIST's next item, a watch's next event).
+	// The same fault whichever limit or verb caught it.
+	Stalled
 )
 
 var problemNames = [...]string{Malformed: "malformed", Truncated: "truncated",
-	Undecodable: "does not fit the type", UnknownKind: "unknown kind", TooLarge: "too large"}
+	Undecodable: "does not fit the type", UnknownKind: "unknown kind", TooLarge: "too large", Stalled: "stalled"}
 
 func (p Problem) String() string {
 	if int(p) < len(problemNames) && problemNames[p] != "" {
@@ -155,6 +159,8 @@ func problemOf(err error) Problem {
 	var sem *json.SemanticError
 	var syn *jsontext.SyntacticError
 	switch {
+	case errors.Is(err, ErrStalled):
+		return Stalled
 	case errors.Is(err, ErrTooLarge), errors.Is(err, kubeproto.ErrTooLarge):
 		return TooLarge
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errCut):

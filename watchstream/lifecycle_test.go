@@ -163,12 +163,12 @@ func TestContextCancelUnblocksNext(t *testing.T) {
 	require.ErrorContains(t, err, "watchstream: stopped")
 }
 
-func TestIdleTimeoutEndsASilentStream(t *testing.T) {
+func TestStallTimeoutEndsASilentStream(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	var c watchstream.Counters
 	clk := clocktest.New()
-	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: time.Minute, Metrics: &c, Clock: clk})
+	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{StallTimeout: time.Minute, Metrics: &c, Clock: clk})
 	go func() { _, _ = pw.Write([]byte(okEvent)) }()
 	_, err := next(t, s)
 	require.NoError(t, err)
@@ -177,50 +177,112 @@ func TestIdleTimeoutEndsASilentStream(t *testing.T) {
 	clk.Advance(time.Minute - time.Nanosecond)
 	select {
 	case err := <-done:
-		t.Fatalf("the stream ended before its idle timeout: %v", err)
+		t.Fatalf("the stream ended before its stall timeout: %v", err)
 	default:
 	}
 	clk.Advance(time.Nanosecond)
 	err = waitErr(t, done)
-	require.ErrorIs(t, err, watchstream.ErrIdleTimeout)
-	require.ErrorContains(t, err, "no bytes for 1m0s")
-	require.Zero(t, c.DecodeErrors.Load(), "a timeout is not bad input")
+	require.ErrorIs(t, err, watchstream.ErrStalled)
+	require.Equal(t, watchstream.Stalled, watchstream.ProblemOf(err))
+	require.EqualError(t, err, "watchstream: event 2 at byte 74: stalled: no event for 1m0s", "said once, with where")
+	require.Zero(t, c.DecodeErrors.Load(), "a stall is not bad input")
 }
 
-func TestIdleTimeoutIsResetByEveryRead(t *testing.T) {
-	// An event trickles in a byte at a time, each byte well within the
-	// timeout, for many times the timeout in total. A write returns once
-	// its byte is read, possibly before that read disarms the watchdog, so
-	// one read's watchdog may see two steps of the clock: a step of a
-	// third of the timeout keeps each gap under it.
-	const idle = time.Minute
-	clk := clocktest.New()
-	pr, pw := io.Pipe()
-	s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{IdleTimeout: idle, Clock: clk})
-	defer s.Stop()
-	go func() {
-		ev := []byte(okEvent)
-		for i := range ev {
-			if _, err := pw.Write(ev[i : i+1]); err != nil {
-				return
+// Progress is objects, not bytes: an event that trickles in a byte at a
+// time, each byte well within the bound, stalls the stream all the same
+// (a reader whose watchdog counted bytes waited for ever on a server that
+// delivered nothing). Whole events that come within the bound, for many
+// times the bound in total, do not.
+func TestStallTimeoutCountsEventsNotBytes(t *testing.T) {
+	const bound = time.Minute
+	t.Run("bytes", func(t *testing.T) {
+		clk := clocktest.New()
+		pr, pw := io.Pipe()
+		s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{StallTimeout: bound, Clock: clk})
+		defer s.Stop()
+		go func() {
+			ev := []byte(okEvent)
+			for i := range ev {
+				if _, err := pw.Write(ev[i : i+1]); err != nil {
+					return
+				}
+				clk.Advance(bound / 3)
 			}
-			clk.Advance(idle / 3)
+		}()
+		_, err := next(t, s)
+		require.Equal(t, watchstream.Stalled, watchstream.ProblemOf(err), "%v", err)
+	})
+	t.Run("events", func(t *testing.T) {
+		clk := clocktest.New()
+		pr, pw := io.Pipe()
+		s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{StallTimeout: bound, Clock: clk})
+		defer s.Stop()
+		go func() {
+			for range 10 {
+				// Next is waiting, its watchdog armed now: the event
+				// comes a second within the bound.
+				if clk.AwaitDeadline(t.Context(), clk.Now().Add(bound)) != nil {
+					return
+				}
+				clk.Advance(bound - time.Second)
+				if _, err := pw.Write([]byte(okEvent)); err != nil {
+					return
+				}
+			}
+			_ = pw.Close()
+		}()
+		for range 10 {
+			_, err := next(t, s)
+			require.NoError(t, err)
 		}
-		_ = pw.Close()
-	}()
-	ev, err := next(t, s)
-	require.NoError(t, err)
-	require.Equal(t, "a", ev.Object.Name)
-	_, err = next(t, s)
-	require.ErrorIs(t, err, io.EOF)
-	require.Greater(t, clk.Now().Sub(clocktest.Start), 10*idle, "the event took many times the timeout")
+		_, err := next(t, s)
+		require.ErrorIs(t, err, io.EOF)
+		require.Greater(t, clk.Now().Sub(clocktest.Start), 9*bound, "the events took many times the bound")
+	})
 }
 
-func TestIdleTimeoutIgnoresASlowConsumer(t *testing.T) {
+// A streaming list's initial events have a bound of their own, until the
+// bookmark that ends them; the watch after it has StallTimeout.
+func TestInitialStallTimeoutHoldsUntilTheEndBookmark(t *testing.T) {
+	const initial, watch = 10 * time.Second, time.Minute
+	end := `{"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"2","annotations":{"k8s.io/initial-events-end":"true"}}}}` + "\n"
+	for _, tc := range []struct {
+		name  string
+		sent  string
+		stall time.Duration
+	}{
+		{"before the end bookmark", okEvent, initial},
+		{"after it", okEvent + end, watch},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clk := clocktest.New()
+			pr, pw := io.Pipe()
+			defer pw.Close()
+			s := watchstream.New[testPod](context.Background(), pr, watchstream.Options{StallTimeout: watch, InitialStallTimeout: initial, Clock: clk})
+			go func() { _, _ = pw.Write([]byte(tc.sent)) }()
+			for range strings.Count(tc.sent, "\n") {
+				_, err := next(t, s)
+				require.NoError(t, err)
+			}
+			done := nextAsync(s)
+			require.NoError(t, clk.AwaitTimers(t.Context(), 1))
+			clk.Advance(tc.stall - time.Nanosecond)
+			select {
+			case err := <-done:
+				t.Fatalf("stalled before %v: %v", tc.stall, err)
+			default:
+			}
+			clk.Advance(time.Nanosecond)
+			require.Equal(t, watchstream.Stalled, watchstream.ProblemOf(waitErr(t, done)))
+		})
+	}
+}
+
+func TestStallTimeoutIgnoresASlowConsumer(t *testing.T) {
 	const idle = time.Minute
 	clk := clocktest.New()
 	body := io.NopCloser(strings.NewReader(strings.Repeat(okEvent, 2)))
-	s := watchstream.New[testPod](context.Background(), body, watchstream.Options{IdleTimeout: idle, Clock: clk})
+	s := watchstream.New[testPod](context.Background(), body, watchstream.Options{StallTimeout: idle, Clock: clk})
 	_, err := s.Next()
 	require.NoError(t, err)
 	require.Zero(t, clk.Pending(), "no read is waiting: the watchdog is not running")

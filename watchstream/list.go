@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -22,9 +23,23 @@ import (
 //
 // It returns the page's ListMeta: its resourceVersion and, when more pages
 // follow, the continue token. Read: ContentType, Protobuf, Unmarshal,
-// MaxEventSize (the cap of one item) and SkipUndecodable.
+// MaxEventSize (the cap of one item), SkipUndecodable, StallTimeout and
+// Clock. A stall ends the page with a *DecodeError of Problem Stalled:
+// the watchdog closes r when it is an io.Closer (an HTTP body), which
+// unblocks a read waiting on a silent server; any other r is checked when
+// its read returns.
 func DecodeList[T any, P meta.PtrObject[T]](r io.Reader, opts Options, each func(P) error) (meta.ListMeta, error) {
 	l := &listDecoder{opts: opts, max: opts.maxEventSize(), wire: &wireReader{r: r}}
+	if opts.StallTimeout > 0 {
+		l.dog = newWatchdog(opts.clock(), func() {
+			if c, ok := r.(io.Closer); ok {
+				_ = c.Close()
+			}
+		})
+		defer l.dog.stop()
+		l.bound = opts.firstItemTimeout()
+		l.dog.arm(l.bound)
+	}
 	var lm meta.ListMeta
 	var err error
 	switch {
@@ -34,6 +49,10 @@ func DecodeList[T any, P meta.PtrObject[T]](r io.Reader, opts Options, each func
 		lm, err = decodeProtoList[T, P](l, l.wire, each)
 	default:
 		lm, err = decodeJSONList[T, P](l, l.wire, each)
+	}
+	if l.dog != nil && l.dog.fired.Load() {
+		// Whatever the read under the closed body said, the server stopped.
+		return lm, newDecodeError(BodyList, l.wire.n, l.items, &stallError{what: "item", d: l.bound})
 	}
 	var ce *callbackError
 	if errors.As(err, &ce) {
@@ -69,6 +88,27 @@ type listDecoder struct {
 	opts Options
 	max  int64
 	wire *wireReader // the body, as read
+	// dog is the page's progress watchdog (nil without StallTimeout);
+	// bound the wait it times now; items the items read so far.
+	dog   *watchdog
+	bound time.Duration
+	items int
+}
+
+// handOver runs f, the caller's time with an item (each, or
+// SkipUndecodable), with the watchdog stopped: an item came, and the
+// server is not waited on while the caller works. The next item may then
+// take StallTimeout.
+func (l *listDecoder) handOver(f func() error) error {
+	l.items++
+	if l.dog == nil {
+		return f()
+	}
+	l.dog.disarm()
+	err := f()
+	l.bound = l.opts.StallTimeout
+	l.dog.arm(l.bound)
+	return err
 }
 
 // fail builds the *DecodeError of a list at offset; item is the index of
@@ -99,8 +139,7 @@ func (l *listDecoder) undecodable(de *DecodeError) error {
 	if l.opts.SkipUndecodable == nil {
 		return de
 	}
-	l.opts.SkipUndecodable(de)
-	return nil
+	return l.handOver(func() error { l.opts.SkipUndecodable(de); return nil })
 }
 
 // errTrailing reports bytes after the list object.
@@ -207,7 +246,7 @@ func decodeItems[T any, P meta.PtrObject[T]](l *listDecoder, dec *jsontext.Decod
 			continue // skipped, and reported
 		}
 		fillTypeMeta(p, tm)
-		if err := each(p); err != nil {
+		if err := l.handOver(func() error { return each(p) }); err != nil {
 			return &callbackError{err}
 		}
 	}

@@ -229,7 +229,7 @@ func decodeProtoItem[T any, P meta.PtrObject[T]](l *listDecoder, p *pbReader, m 
 		return l.undecodable(de)
 	}
 	fillTypeMeta(obj, tm)
-	if err := each(obj); err != nil {
+	if err := l.handOver(func() error { return each(obj) }); err != nil {
 		return &callbackError{err}
 	}
 	return nil

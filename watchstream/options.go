@@ -17,21 +17,38 @@ import (
 const DefaultMaxEventSize = 16 << 20
 
 // Options configures a Stream, or how DecodeList and DecodeObject read a
-// body. The zero value means: 16 MiB events, no idle
-// timeout, no compression, no metrics, the real clock.
+// body: every setting of reading a reply lives here, in the one package
+// that reads reply bodies. The zero value means: 16 MiB objects, no
+// progress watchdog, no compression, no metrics, the real clock.
 type Options struct {
-	// MaxEventSize caps the bytes of one event (after gunzip). A larger event
-	// ends the stream with a *DecodeError wrapping ErrTooLarge; the
-	// decoder never buffers much more than this. 0 means DefaultMaxEventSize.
+	// MaxEventSize caps the bytes of one event or list item (after
+	// gunzip). A larger one ends the stream or fails the page with a
+	// *DecodeError wrapping ErrTooLarge; the decoder never buffers much
+	// more than this. 0 means DefaultMaxEventSize.
 	MaxEventSize int
-	// IdleTimeout ends the stream with ErrIdleTimeout when a read waits
-	// that long for a byte (bookmarks count), so a half-open connection
-	// cannot hang a watcher forever. The clock runs only while Next waits
-	// on the connection: a slow consumer is not an idle peer. 0 means no
-	// timeout; servers send bookmarks about once a minute, so a few minutes
-	// is a sensible value.
-	IdleTimeout time.Duration
-	// Clock times IdleTimeout; nil means the real clock. (apiclient.Watch
+	// StallTimeout is the progress watchdog, one per reply: a reply that
+	// delivers nothing for this long has stalled, and the read ends with
+	// a *DecodeError of Problem Stalled (wrapping ErrStalled). What counts
+	// as progress is an object: a LIST page's next item (decoded or
+	// stepped over as undecodable: a filter above that drops it has still
+	// been served) or its end; a watch's next event, bookmarks included.
+	// Bytes do not count: a reply that trickles a few bytes a second and
+	// never completes an object delivers nothing. The clock runs only
+	// while the reader waits on the server: the caller's time with an
+	// object (a slow consumer) is not the server's silence. A LIST's
+	// first item has FirstItemTimeout. 0: no watchdog.
+	StallTimeout time.Duration
+	// FirstItemTimeout bounds a LIST page's first item (or its end) when
+	// StallTimeout is set: a server may build the page before it sends a
+	// byte. 0: max(StallTimeout, ServerListTimeout plus 5 s), what
+	// kube-apiserver allows a LIST (see ServerListTimeout).
+	FirstItemTimeout time.Duration
+	// InitialStallTimeout replaces StallTimeout on a streaming list
+	// until the bookmark that ends its initial events: the server sends
+	// those back to back, while the watch after them may be quiet for
+	// minutes. 0: StallTimeout throughout.
+	InitialStallTimeout time.Duration
+	// Clock times StallTimeout; nil means the real clock. (apiclient.Watch
 	// passes its client's clock when this is nil.)
 	Clock clock.Clock
 	// ContentEncoding is the Content-Encoding of a chunked body: "" or
@@ -67,6 +84,29 @@ func (o Options) clock() clock.Clock {
 		return clock.Real{}
 	}
 	return o.Clock
+}
+
+// ServerListTimeout is how long kube-apiserver lets a LIST run: its
+// --request-timeout, 60 s by default. A server older than v1.33 builds a
+// whole page before it sends the first byte, and one at any version may
+// spend long on a large page from etcd; it cuts the request itself past
+// this. So a LIST's first item is allowed, by default, max(StallTimeout,
+// this plus the time its bytes take to arrive, serverListSlack): a
+// watchdog shorter than what the server allows would abandon and retry,
+// for ever, a list the server would have answered. Measured on
+// kube-apiserver v1.37.2 in its source's default: --request-timeout 1m0s.
+const ServerListTimeout = 60 * time.Second
+
+// serverListSlack is the margin past ServerListTimeout for the reply to
+// travel.
+const serverListSlack = 5 * time.Second
+
+// firstItemTimeout is a LIST's bound for its first item.
+func (o Options) firstItemTimeout() time.Duration {
+	if o.FirstItemTimeout > 0 {
+		return o.FirstItemTimeout
+	}
+	return max(o.StallTimeout, ServerListTimeout+serverListSlack)
 }
 
 func (o Options) maxEventSize() int64 {

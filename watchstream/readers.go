@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -17,12 +18,11 @@ import (
 // spent; Stream turns it into a *DecodeError wrapping ErrTooLarge.
 var errEventTooLarge = errors.New("event size limit reached")
 
-// wireReader sits right on the connection: every read is timed by the idle
-// watchdog and counted.
+// wireReader sits right on the connection: every read is counted.
 type wireReader struct {
 	r       io.Reader
-	dog     *watchdog // nil without IdleTimeout
-	metrics Metrics   // nil without metrics
+	metrics Metrics // nil without metrics
+	n       int64   // bytes read so far
 	// err is the first read error of the transport itself (a reset, a
 	// cancelled request), so that it is reported as what it is and not
 	// as bad input: the decoder above sees only that its input stopped.
@@ -32,11 +32,8 @@ type wireReader struct {
 }
 
 func (w *wireReader) Read(p []byte) (int, error) {
-	if w.dog != nil {
-		w.dog.arm()
-		defer w.dog.disarm()
-	}
 	n, err := w.r.Read(p)
+	w.n += int64(n)
 	if n > 0 && w.metrics != nil {
 		w.metrics.BytesRead(n)
 	}
@@ -128,32 +125,37 @@ func (g *gzipMembers) Read(p []byte) (int, error) {
 	}
 }
 
-// watchdog calls fire when one read waits longer than d. It is armed only
-// while a read is pending, so a consumer that is slow to call Next is never
-// mistaken for a silent peer.
+// watchdog is a reply's one progress watchdog (Options.StallTimeout): it
+// calls fire when the reader has waited d for the next object. It is armed
+// only while the reader waits on the server, so a consumer that is slow to
+// ask for the next object is never mistaken for a silent peer.
 type watchdog struct {
-	mu   sync.Mutex // guards t against an arm after stop
-	d    time.Duration
-	t    clock.Timer
-	done bool
+	mu    sync.Mutex // guards t and done against an arm after stop
+	t     clock.Timer
+	done  bool
+	fired atomic.Bool // fire has run: the reply stalled
 }
 
-func newWatchdog(c clock.Clock, d time.Duration, fire func()) *watchdog {
-	w := &watchdog{d: d, t: c.AfterFunc(d, fire)}
+func newWatchdog(c clock.Clock, fire func()) *watchdog {
+	w := &watchdog{}
+	w.t = c.AfterFunc(time.Hour, func() {
+		w.fired.Store(true)
+		fire()
+	})
 	w.t.Stop()
 	return w
 }
 
-// arm starts the clock before a read.
-func (w *watchdog) arm() {
+// arm starts the clock for the next object, which may take d.
+func (w *watchdog) arm(d time.Duration) {
 	w.mu.Lock()
 	if !w.done {
-		w.t.Reset(w.d)
+		w.t.Reset(d)
 	}
 	w.mu.Unlock()
 }
 
-// disarm stops the clock after a read.
+// disarm stops the clock: an object came.
 func (w *watchdog) disarm() { w.t.Stop() }
 
 // stop disarms the watchdog for good.
@@ -163,3 +165,13 @@ func (w *watchdog) stop() {
 	w.t.Stop()
 	w.mu.Unlock()
 }
+
+// stallError is the error of a reply its watchdog ended: what did not
+// come, and for how long.
+type stallError struct {
+	what string // "item", "event"
+	d    time.Duration
+}
+
+func (e *stallError) Error() string        { return fmt.Sprintf("no %s for %v", e.what, e.d) }
+func (e *stallError) Is(target error) bool { return target == ErrStalled }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/gorilla/websocket"
@@ -40,7 +41,7 @@ const (
 	reasonDone            // the stream ended on its own (EOF or an error)
 	reasonStopped         // Stop was called
 	reasonCancelled       // the context was cancelled
-	reasonIdle            // IdleTimeout passed without a byte
+	reasonStalled         // the watchdog: no event within the stall bound
 )
 
 // errClosed stands for the error of a read after the transport was closed;
@@ -59,10 +60,15 @@ type Stream[T any, P meta.PtrObject[T]] struct {
 	body io.ReadCloser
 	conn *websocket.Conn
 
-	wire *wireReader       // counts bytes and feeds the watchdog
+	wire *wireReader       // counts bytes
 	lim  *limitReader      // caps the bytes of one event
 	dec  *jsontext.Decoder // nil until the first Next
-	dog  *watchdog         // nil without IdleTimeout
+	dog  *watchdog         // nil without a stall timeout
+	// initialDone: the bookmark that ends a streaming list's initial
+	// events has come, so StallTimeout, not InitialStallTimeout, bounds
+	// the next event. bound is the bound of the wait in progress.
+	initialDone bool
+	bound       time.Duration
 
 	frames   *kubeproto.FrameReader // protobuf framing; nil until the first Next
 	frameOff int64                  // byte offset of the next frame
@@ -97,10 +103,10 @@ func NewWebsocket[T any, P meta.PtrObject[T]](ctx context.Context, conn *websock
 
 // start wires the watchdog, the byte counter and the context hook.
 func (s *Stream[T, P]) start(r io.Reader) {
-	if s.opts.IdleTimeout > 0 {
-		s.dog = newWatchdog(s.opts.clock(), s.opts.IdleTimeout, func() { s.shut(reasonIdle) })
+	if s.opts.StallTimeout > 0 || s.opts.InitialStallTimeout > 0 {
+		s.dog = newWatchdog(s.opts.clock(), func() { s.shut(reasonStalled) })
 	}
-	s.wire = &wireReader{r: r, dog: s.dog, metrics: s.opts.Metrics}
+	s.wire = &wireReader{r: r, metrics: s.opts.Metrics}
 	s.lim = &limitReader{r: s.wire}
 	s.stopCtx = context.AfterFunc(s.ctx, func() { s.shut(reasonCancelled) })
 }
@@ -110,7 +116,8 @@ func (s *Stream[T, P]) start(r io.Reader) {
 // stream and every later call returns it again:
 //   - an ERROR event: a wrapped *meta.StatusError (meta.IsGone etc. apply);
 //   - bad input: a *DecodeError naming the event number and byte offset;
-//   - no byte for Options.IdleTimeout: an error wrapping ErrIdleTimeout;
+//   - no event for Options.StallTimeout (InitialStallTimeout before a
+//     streaming list's end bookmark): a *DecodeError of Problem Stalled;
 //   - ctx cancelled: an error wrapping context.Cause(ctx).
 func (s *Stream[T, P]) Next() (Event[P], error) {
 	if s.err != nil {
@@ -127,6 +134,9 @@ func (s *Stream[T, P]) Next() (Event[P], error) {
 	}
 	var ev Event[P]
 	var err error
+	if s.bound = s.stallBound(); s.bound > 0 {
+		s.dog.arm(s.bound)
+	}
 	switch {
 	case s.conn != nil:
 		ev, err = s.nextMessage()
@@ -135,14 +145,31 @@ func (s *Stream[T, P]) Next() (Event[P], error) {
 	default:
 		ev, err = s.nextChunk()
 	}
+	if s.bound > 0 {
+		s.dog.disarm()
+	}
 	if err != nil {
 		s.fail(err)
 		return Event[P]{}, s.err
+	}
+	if ev.InitialEventsEnd {
+		s.initialDone = true
 	}
 	if s.opts.Metrics != nil {
 		s.opts.Metrics.EventDecoded(ev.Type)
 	}
 	return ev, nil
+}
+
+// stallBound is how long the next event may take; 0: no bound.
+func (s *Stream[T, P]) stallBound() time.Duration {
+	if s.dog == nil {
+		return 0
+	}
+	if !s.initialDone && s.opts.InitialStallTimeout > 0 {
+		return s.opts.InitialStallTimeout
+	}
+	return s.opts.StallTimeout
 }
 
 // All returns an iterator over the remaining events. It ends after the
@@ -195,11 +222,11 @@ func (s *Stream[T, P]) fail(err error) {
 		err = io.EOF
 	case reasonCancelled:
 		err = fmt.Errorf("watchstream: stopped: %w", context.Cause(s.ctx))
-	case reasonIdle:
-		err = fmt.Errorf("watchstream: no bytes for %v: %w", s.opts.IdleTimeout, ErrIdleTimeout)
+	case reasonStalled:
+		err = s.decodeError(s.wire.n, &stallError{what: "event", d: s.bound})
 	}
 	var de *DecodeError
-	if s.opts.Metrics != nil && errors.As(err, &de) {
+	if s.opts.Metrics != nil && errors.As(err, &de) && de.Problem != Stalled {
 		s.opts.Metrics.DecodeError()
 	}
 	s.err = err

@@ -17,13 +17,7 @@ const closeGrace = time.Second
 // nextMessage decodes the next websocket message, which must hold exactly
 // one event (and optional whitespace).
 func (s *Stream[T, P]) nextMessage() (Event[P], error) {
-	if s.dog != nil {
-		s.dog.arm()
-	}
 	mt, r, err := s.conn.NextReader()
-	if s.dog != nil {
-		s.dog.disarm()
-	}
 	if err != nil {
 		return Event[P]{}, s.websocketError(err)
 	}

@@ -131,7 +131,7 @@ func TestWebsocketStopAndIdleOnASilentPeer(t *testing.T) {
 		want error
 	}{
 		{"stop", watchstream.Options{}, true, io.EOF},
-		{"idle", watchstream.Options{IdleTimeout: time.Minute}, false, watchstream.ErrIdleTimeout},
+		{"stalled", watchstream.Options{StallTimeout: time.Minute}, false, watchstream.ErrStalled},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := clocktest.New()

@@ -196,6 +196,29 @@ func (c *Fake) AwaitTimers(ctx context.Context, n int) error {
 	}
 }
 
+// AwaitDeadline waits until a timer is armed to fire at at, so that a
+// test can tell a timer re-armed from one still armed from before (a
+// watchdog that restarts on progress): the restart sets the deadline the
+// test expects. It returns ctx's cause if ctx ends first.
+func (c *Fake) AwaitDeadline(ctx context.Context, at time.Time) error {
+	for {
+		c.mu.Lock()
+		for _, t := range c.armed {
+			if t.at.Equal(at) {
+				c.mu.Unlock()
+				return nil
+			}
+		}
+		changed := c.changed
+		c.mu.Unlock()
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+}
+
 // C is nil for a timer made by AfterFunc.
 func (t *timer) C() <-chan time.Time { return t.ch }
 
