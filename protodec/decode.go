@@ -31,6 +31,7 @@ type state struct {
 	json  []byte       // a transcoded value
 	occs  []occurrence // the occurrences of a collected field
 	key   []byte       // a collected map's wire bytes, when not contiguous
+	strip []byte       // a message without a field (raw.go's withoutField)
 	strs  stringMemo   // recent short strings
 	ms    mapSource
 }

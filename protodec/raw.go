@@ -80,12 +80,14 @@ func (s *state) raw(m kubeproto.Message, p *plan, rf rawFields, apiVersion, kind
 		}
 		s.json = j
 	}
+	// The JSON is kept before the metadata is decoded: decoding may
+	// transcode a value into s.json, where j lives.
+	kept := make([]byte, len(j)) // exactly: a cache holds it
+	copy(kept, j)
 	var rm rawMeta
 	if err := s.message(p, unsafe.Pointer(&rm), stripped); err != nil {
 		return true, err
 	}
-	kept := make([]byte, len(j)) // exactly: a cache holds it
-	copy(kept, j)
 	r.SetDecoded(meta.TypeMeta{Kind: kind, APIVersion: apiVersion}, rm.Metadata, kept)
 	return true, nil
 }
@@ -97,7 +99,9 @@ func (s *state) withoutField(b []byte, outer, inner int) ([]byte, bool) {
 	if !hasInner(b, outer, inner) {
 		return b, true
 	}
-	out := s.key[:0] // scratch: mapString's keys are not in use here
+	// A scratch of its own: decoding the result gathers a map or list
+	// split by other fields into s.key, which must not be where it reads.
+	out := s.strip[:0]
 	for i := 0; i < len(b); {
 		num, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
@@ -140,7 +144,7 @@ func (s *state) withoutField(b []byte, outer, inner int) ([]byte, bool) {
 		}
 		i += n + m
 	}
-	s.key = out
+	s.strip = out
 	return out, true
 }
 
