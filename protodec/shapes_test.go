@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/require"
 
@@ -211,4 +212,208 @@ func TestAZeroInMoreBytesThanNeededIsEmpty(t *testing.T) {
 	require.Nil(t, p.Spec.NodeName)
 	require.Nil(t, p.Spec.HostNetwork)
 	same[ptrs](t, m, in, j)
+}
+
+// template is a Go type that contains itself, as its message does:
+// scheduling.k8s.io/v1beta1 CompositePodGroupTemplate holds a list of
+// CompositePodGroupTemplates (the only message of the table that contains
+// itself, and so the only one that nests without bound).
+type template struct {
+	Name     string     `json:"name"`
+	Priority *int32     `json:"priority"`
+	Children []template `json:"compositePodGroupTemplates"`
+}
+
+func templateMessage(t testing.TB) kubeproto.Message {
+	m, ok := kubeproto.MessageByName("k8s.io.api.scheduling.v1beta1.CompositePodGroupTemplate")
+	require.True(t, ok)
+	return m
+}
+
+// nested returns a CompositePodGroupTemplate nested levels deep (the
+// outermost counts as one), each level named and, as bits says level by
+// level, with a priority and a leaf sibling beside the deeper template.
+func nested(t testing.TB, levels int, bits uint64) []byte {
+	m := templateMessage(t)
+	num := func(name string) int {
+		f, ok := m.FieldByJSON(name)
+		require.True(t, ok, name)
+		return f.Number()
+	}
+	name, prio, children := num("name"), num("priority"), num("compositePodGroupTemplates")
+	str := func(b []byte, n int, s string) []byte {
+		b = pbwire.AppendVarint(pbwire.AppendTag(b, n, pbwire.Bytes), uint64(len(s)))
+		return append(b, s...)
+	}
+	b := str(nil, name, "leaf")
+	for i := levels - 1; i > 0; i-- {
+		lvl := str(nil, name, "t"+strings.Repeat("x", i%3))
+		if bits>>(i%64)&1 != 0 {
+			lvl = pbwire.AppendVarint(pbwire.AppendTag(lvl, prio, pbwire.Varint), uint64(i))
+			lvl = str(pbwire.AppendVarint(pbwire.AppendTag(lvl, children, pbwire.Bytes), 6), name, "leaf")
+		}
+		lvl = pbwire.AppendVarint(pbwire.AppendTag(lvl, children, pbwire.Bytes), uint64(len(b)))
+		b = append(lvl, b...)
+	}
+	return b
+}
+
+// maxLevels is how deep messages may nest: kube-apiserver's limit, the
+// decoder's and the transcoder's (both maxDepth).
+const maxLevels = 100
+
+// FuzzNestedTemplatesDecodeToTheDepthLimit checks a message that contains
+// itself at every depth to past the limit: it decodes, as its JSON form
+// does, when nested at most maxLevels deep, and fails, as the transcoder
+// does, when deeper.
+func FuzzNestedTemplatesDecodeToTheDepthLimit(f *testing.F) {
+	for _, levels := range []uint8{1, 2, maxLevels - 1, maxLevels, maxLevels + 1, 200} {
+		f.Add(levels, uint64(0x5555), uint64(levels))
+	}
+	m := templateMessage(f)
+	f.Fuzz(func(t *testing.T, levels uint8, bits, seed uint64) {
+		checkNested(t, m, int(levels), bits, seed)
+	})
+}
+
+func checkNested(t *testing.T, m kubeproto.Message, levels int, bits, seed uint64) {
+	t.Helper()
+	levels = max(levels, 1) // nested makes one level of 0
+	in := nested(t, levels, bits)
+	if seed%2 == 1 {
+		in = reshape(rand.New(rand.NewPCG(seed, bits)), m, in)
+	}
+	var v template
+	err := New(Options{}).Unmarshal(m, in, &v)
+	var whole map[string]any // decoded by its JSON form: the transcoder's limit
+	werr := New(Options{}).Unmarshal(m, in, &whole)
+	if (err == nil) != (levels <= maxLevels) || (werr == nil) != (levels <= maxLevels) {
+		t.Fatalf("%d levels: decoding gives %.300v, by its JSON form %.300v", levels, err, werr)
+	}
+	if err != nil {
+		require.ErrorContains(t, err, "nested deeper than")
+		return
+	}
+	j, err := kubeproto.AppendJSON(nil, m, in)
+	require.NoError(t, err)
+	same[template](t, m, in, j)
+	depth, p := 1, &v
+	for ; len(p.Children) > 0; depth++ {
+		p = &p.Children[len(p.Children)-1] // the deeper one follows the leaf sibling
+	}
+	require.Equal(t, levels, depth, "the levels decoded")
+	require.Equal(t, "leaf", p.Name)
+}
+
+// TestATemplateNestsToTheDepthLimitAndNoDeeper: at maxLevels it decodes,
+// one deeper it fails, on every path.
+func TestATemplateNestsToTheDepthLimitAndNoDeeper(t *testing.T) {
+	m := templateMessage(t)
+	for _, levels := range []int{1, 2, maxLevels - 1, maxLevels, maxLevels + 1, maxLevels + 2, 255} {
+		checkNested(t, m, levels, 0x0f0f, 0)
+		checkNested(t, m, levels, 0xf0f0, 1)
+	}
+}
+
+// Go types for an intstr.IntOrString (HTTPGetAction's port): a number, a
+// string, either, a pointer, a narrower number.
+type (
+	portInt32 struct {
+		Port int32 `json:"port"`
+	}
+	portInt64 struct {
+		Port int64 `json:"port"`
+	}
+	portString struct {
+		Port string `json:"port"`
+	}
+	portAny struct {
+		Port any `json:"port"`
+	}
+	portPtr struct {
+		Port *int64 `json:"port"`
+	}
+	portUint8 struct {
+		Port uint8 `json:"port"`
+	}
+)
+
+// intOrString returns an HTTPGetAction whose port is an IntOrString
+// {1 type, 2 intVal, 3 strVal}, with each of the three fields present as
+// present's bits 0 to 2 say.
+func intOrString(t testing.TB, typ, intVal uint64, strVal []byte, present uint8) (kubeproto.Message, []byte) {
+	m, ok := kubeproto.MessageByName("k8s.io.api.core.v1.HTTPGetAction")
+	require.True(t, ok)
+	f, ok := m.FieldByJSON("port")
+	require.True(t, ok)
+	var ios []byte
+	if present&1 != 0 {
+		ios = pbwire.AppendVarint(pbwire.AppendTag(ios, 1, pbwire.Varint), typ)
+	}
+	if present&2 != 0 {
+		ios = pbwire.AppendVarint(pbwire.AppendTag(ios, 2, pbwire.Varint), intVal)
+	}
+	if present&4 != 0 {
+		ios = append(pbwire.AppendVarint(pbwire.AppendTag(ios, 3, pbwire.Bytes), uint64(len(strVal))), strVal...)
+	}
+	b := pbwire.AppendVarint(pbwire.AppendTag(nil, f.Number(), pbwire.Bytes), uint64(len(ios)))
+	return m, append(b, ios...)
+}
+
+// checkIntOrString checks that an IntOrString decodes into every Go type
+// as its JSON form does, and that the form is the one client-go's
+// IntValue reads: a string for type 1 (String), for any other type the
+// 32-bit intVal. kube-apiserver writes only types 0 and 1; for another,
+// its JSON encoder fails ("impossible IntOrString.Type"), while a protobuf
+// client reads it as a number, so the decoder does too.
+func checkIntOrString(t *testing.T, typ, intVal uint64, strVal []byte, present uint8) {
+	t.Helper()
+	m, in := intOrString(t, typ, intVal, strVal, present)
+	j, err := kubeproto.AppendJSON(nil, m, in)
+	require.NoError(t, err)
+	var want any // as JSON decodes it into an any
+	switch {
+	case present&1 != 0 && typ == 1:
+		want = ""
+		if present&4 != 0 {
+			want = string(bytes.ToValidUTF8(strVal, []byte("\uFFFD")))
+		}
+	case present&2 != 0:
+		want = float64(int32(intVal))
+	default:
+		want = float64(0)
+	}
+	var p portAny
+	require.NoError(t, New(Options{}).Unmarshal(m, in, &p), "%s", j)
+	if utf8.Valid(strVal) { // else U+FFFD byte by byte: TestInvalidUTF8DecodesAsTheJSONPath
+		require.Equal(t, want, p.Port, "type %d: %s", typ, j)
+	}
+	same[portInt32](t, m, in, j)
+	same[portInt64](t, m, in, j)
+	same[portString](t, m, in, j)
+	same[portAny](t, m, in, j)
+	same[portPtr](t, m, in, j)
+	same[portUint8](t, m, in, j)
+}
+
+// FuzzIntOrStringDecodesAsTheJSONPath reaches every type of IntOrString,
+// not only the 0 and 1 that the transcoder writes from JSON.
+func FuzzIntOrStringDecodesAsTheJSONPath(f *testing.F) {
+	for typ := range uint64(4) {
+		f.Add(typ, uint64(8080), []byte("http"), uint8(7))
+	}
+	f.Add(uint64(1<<40|1), uint64(1<<63), []byte("\xff"), uint8(5))
+	f.Fuzz(checkIntOrString)
+}
+
+// TestAnIntOrStringOfEveryTypeDecodesAsTheJSONPath: type 1 is a string,
+// 0, 2 and every other type a number, with fields present or not.
+func TestAnIntOrStringOfEveryTypeDecodesAsTheJSONPath(t *testing.T) {
+	for _, typ := range []uint64{0, 1, 2, 3, 1 << 32, 1<<32 | 1, 1<<64 - 1} {
+		for present := range uint8(8) {
+			checkIntOrString(t, typ, 8080, []byte("http"), present)
+			checkIntOrString(t, typ, 1<<64-1, []byte("80"), present)
+			checkIntOrString(t, typ, 300, []byte(""), present)
+		}
+	}
 }
