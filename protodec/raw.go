@@ -80,14 +80,12 @@ func (s *state) raw(m kubeproto.Message, p *plan, rf rawFields, apiVersion, kind
 		}
 		s.json = j
 	}
-	// The JSON is kept before the metadata is decoded: decoding may
-	// transcode a value into s.json, where j lives.
-	kept := make([]byte, len(j)) // exactly: a cache holds it
-	copy(kept, j)
 	var rm rawMeta
 	if err := s.message(p, unsafe.Pointer(&rm), stripped); err != nil {
 		return true, err
 	}
+	kept := make([]byte, len(j)) // exactly: a cache holds it
+	copy(kept, j)
 	r.SetDecoded(meta.TypeMeta{Kind: kind, APIVersion: apiVersion}, rm.Metadata, kept)
 	return true, nil
 }
