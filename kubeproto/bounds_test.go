@@ -211,3 +211,55 @@ func TestAnUnsignedFieldRefusesANegativeNumber(t *testing.T) {
 		require.Equal(t, c.want, got, c.lit)
 	}
 }
+
+// nestedRevisions returns n ControllerRevisions each holding the next
+// (enveloped, in protobuf) as its data, a RawExtension: a shape that
+// contains itself through embedded objects. It writes each level's prefix
+// once, outermost first, so that deep nests take linear time to build.
+func nestedRevisions(t testing.TB, n int) []byte {
+	m, ok := MessageFor("apps/v1", "ControllerRevision")
+	require.True(t, ok)
+	data, ok := m.FieldByJSON("data")
+	require.True(t, ok)
+	innermost := AppendEnvelope(nil, Envelope{APIVersion: "apps/v1", Kind: "ControllerRevision"})
+	prefix := func(inner int) []byte { // one level around an object of inner bytes
+		ext := appendVarint(appendTag(nil, 1, wireBytes), uint64(inner))
+		rev := appendVarint(appendTag(nil, data.Number(), wireBytes), uint64(len(ext)+inner))
+		rev = append(rev, ext...)
+		env := AppendEnvelope(nil, Envelope{APIVersion: "apps/v1", Kind: "ControllerRevision"})
+		env = appendVarint(appendTag(env, 2, wireBytes), uint64(len(rev)+inner))
+		return append(env, rev...)
+	}
+	sizes := []int{len(innermost)}
+	for i := 1; i <= n; i++ {
+		sizes = append(sizes, len(prefix(sizes[i-1]))+sizes[i-1])
+	}
+	out := make([]byte, 0, sizes[n])
+	for i := n; i >= 1; i-- {
+		out = append(out, prefix(sizes[i-1])...)
+	}
+	return append(out, innermost...)
+}
+
+// TestObjectsNestedInRawExtensionsStopAtTheDepthLimit: an object embedded
+// in a RawExtension counts its messages on from the RawExtension's depth
+// (two a level here: the revision, its RawExtension; and one more for the
+// innermost revision's metadata, written as {}), so nests of objects end
+// at maxDepth like nests of messages; 300,000 of them (15 MB, under the
+// default frame limit) exhausted the stack, a fatal error.
+func TestObjectsNestedInRawExtensionsStopAtTheDepthLimit(t *testing.T) {
+	for _, c := range []struct {
+		levels int
+		ok     bool
+	}{{1, true}, {maxDepth/2 - 1, true}, {maxDepth / 2, false}, {300_000, false}} {
+		in := nestedRevisions(t, c.levels)
+		j, err := AppendObjectJSON(nil, in)
+		if !c.ok {
+			require.ErrorIs(t, err, ErrMalformed, c.levels)
+			require.ErrorContains(t, err, "nested too deep", c.levels)
+			continue
+		}
+		require.NoError(t, err, c.levels)
+		require.Equal(t, c.levels, bytes.Count(j, []byte(`"data":{"kind":"ControllerRevision"`)), "levels")
+	}
+}

@@ -216,8 +216,9 @@ func TestAZeroInMoreBytesThanNeededIsEmpty(t *testing.T) {
 
 // template is a Go type that contains itself, as its message does:
 // scheduling.k8s.io/v1beta1 CompositePodGroupTemplate holds a list of
-// CompositePodGroupTemplates (the only message of the table that contains
-// itself, and so the only one that nests without bound).
+// CompositePodGroupTemplates (with its v1alpha3 twin, the only message of
+// the table that contains itself, and so the only one that nests without
+// bound).
 type template struct {
 	Name     string     `json:"name"`
 	Priority *int32     `json:"priority"`
@@ -258,8 +259,8 @@ func nested(t testing.TB, levels int, bits uint64) []byte {
 	return b
 }
 
-// maxLevels is how deep messages may nest: kube-apiserver's limit, the
-// decoder's and the transcoder's (both maxDepth).
+// maxLevels is how deep messages may nest, the outermost counted: the
+// decoder's limit and the transcoder's (maxDepth in each).
 const maxLevels = 100
 
 // FuzzNestedTemplatesDecodeToTheDepthLimit checks a message that contains
