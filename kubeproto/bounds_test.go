@@ -245,8 +245,8 @@ func nestedRevisions(t testing.TB, n int) []byte {
 // in a RawExtension counts its messages on from the RawExtension's depth
 // (two a level here: the revision, its RawExtension; and one more for the
 // innermost revision's metadata, written as {}), so nests of objects end
-// at maxDepth like nests of messages; 300,000 of them (15 MB, under the
-// default frame limit) exhausted the stack, a fatal error.
+// at maxDepth like nests of messages; 300,000 of them (16.7 MB, one watch
+// frame under DefaultMaxFrame) exhausted the stack, a fatal error.
 func TestObjectsNestedInRawExtensionsStopAtTheDepthLimit(t *testing.T) {
 	for _, c := range []struct {
 		levels int

@@ -41,8 +41,9 @@ func AppendObjectJSON(dst, b []byte) ([]byte, error) { return appendObjectJSON(d
 // messages deep, in a RawExtension: its messages count on from there
 // toward maxDepth. Counted afresh, objects nested in each other's
 // RawExtensions (a ControllerRevision's data holding one, and so on) were
-// bounded by nothing but the input's size, and 350,000 of them in 17.5 MB
-// exhausted the stack: a fatal error, not one a caller can recover from.
+// bounded by nothing but the input's size, and 300,000 of them in 16.7 MB
+// (one watch frame within DefaultMaxFrame) exhausted the stack: a fatal
+// error, not one a caller can recover from.
 func appendObjectJSON(dst, b []byte, depth int) ([]byte, error) {
 	e, err := DecodeEnvelope(b)
 	if err != nil {
