@@ -2,8 +2,12 @@ package kubeproto
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
 	"strconv"
 	"testing"
+	"testing/iotest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,5 +115,151 @@ func TestAnEnvelopeFieldOfAnotherWireTypeIsMalformed(t *testing.T) {
 			continue
 		}
 		require.ErrorIs(t, err, ErrMalformed, "field %d", num)
+	}
+}
+
+// checkFrames writes a frame of each size, then reads the stream with a
+// reader limited to limit (through r, which may return fewer bytes than
+// asked): every frame up to the limit comes back as written, the first
+// past it is ErrTooLarge naming that frame, and a stream of frames within
+// the limit ends with io.EOF.
+func checkFrames(t *testing.T, limit int, sizes []int, r func(io.Reader) io.Reader) {
+	t.Helper()
+	var stream []byte
+	for i, n := range sizes {
+		stream = AppendFrame(stream, bytes.Repeat([]byte{byte(i)}, n))
+	}
+	fr := NewFrameReader(r(bytes.NewReader(stream)), limit)
+	off := 0
+	for i, n := range sizes {
+		got, err := fr.Next()
+		if n > limit {
+			require.ErrorIs(t, err, ErrTooLarge, "frame %d of %d bytes, limit %d", i, n, limit)
+			require.Contains(t, err.Error(), fmt.Sprintf("watch frame %d at byte %d", i, off))
+			return
+		}
+		require.NoError(t, err, "frame %d of %d bytes, limit %d", i, n, limit)
+		require.Equal(t, string(bytes.Repeat([]byte{byte(i)}, n)), string(got), "frame %d", i)
+		off += 4 + n
+	}
+	_, err := fr.Next()
+	require.ErrorIs(t, err, io.EOF)
+}
+
+// FuzzFramesAroundTheLimit reaches frames at the reader's limit and past
+// it (FuzzWatchStream's hostile bytes seldom claim a length near it, and
+// accept any error): each delta is a frame's size less the limit.
+func FuzzFramesAroundTheLimit(f *testing.F) {
+	f.Add(uint16(100), []byte{0x80, 0xff, 0, 1}, false)
+	f.Add(uint16(1), []byte{0, 0, 0xff, 2}, true)
+	f.Fuzz(func(t *testing.T, limit uint16, deltas []byte, oneByte bool) {
+		lim := int(limit%4096) + 1
+		sizes := make([]int, len(deltas))
+		for i, d := range deltas {
+			sizes[i] = max(0, lim+int(int8(d)))
+		}
+		r := iotest.HalfReader
+		if oneByte {
+			r = iotest.OneByteReader
+		}
+		checkFrames(t, lim, sizes, r)
+	})
+}
+
+func TestFramesAroundTheLimit(t *testing.T) {
+	same := func(r io.Reader) io.Reader { return r }
+	for _, limit := range []int{1, 2, 100, 64<<10 + 1} {
+		checkFrames(t, limit, []int{limit - 1, limit, 0, limit, limit + 1, limit}, same)
+		checkFrames(t, limit, []int{limit + 1}, iotest.OneByteReader)
+		checkFrames(t, limit, []int{limit, limit - 1}, iotest.HalfReader)
+	}
+	// The default limit: a frame claiming one byte more is refused before
+	// any of it is read; one of exactly the limit is read (here: cut).
+	for _, c := range []struct {
+		claim uint32
+		err   error
+	}{{DefaultMaxFrame + 1, ErrTooLarge}, {DefaultMaxFrame, ErrTruncated}} {
+		hdr := binary.BigEndian.AppendUint32(nil, c.claim)
+		_, err := NewFrameReader(bytes.NewReader(append(hdr, "cut"...)), 0).Next()
+		require.ErrorIs(t, err, c.err, c.claim)
+	}
+}
+
+// A uint32 or uint64 field holds no negative number: a JSON number below
+// zero is refused, not wrapped. (No message of the table has such a field
+// today: the encoder is asked directly.)
+func TestAnUnsignedFieldRefusesANegativeNumber(t *testing.T) {
+	for _, c := range []struct {
+		lit  string
+		kind uint8
+		want uint64
+		ok   bool
+	}{
+		{"0", kUint32, 0, true}, {"4294967295", kUint32, 1<<32 - 1, true}, {"-1", kUint32, 0, false},
+		{"-0.0", kUint32, 0, true}, {"4294967296", kUint32, 0, false}, {"-2147483648", kUint32, 0, false},
+		{"9223372036854775807", kUint64, 1<<63 - 1, true}, {"-1", kUint64, 0, false},
+		{"-1", kInt64, 1<<64 - 1, true},
+	} {
+		e := &encoder{js: []byte(c.lit)}
+		got, err := e.intAt(0, c.kind)
+		if !c.ok {
+			require.NotNil(t, err, c.lit)
+			require.ErrorIs(t, err, ErrMalformed, c.lit)
+			continue
+		}
+		require.Nil(t, err, c.lit)
+		require.Equal(t, c.want, got, c.lit)
+	}
+}
+
+// nestedRevisions returns n ControllerRevisions each holding the next
+// (enveloped, in protobuf) as its data, a RawExtension: a shape that
+// contains itself through embedded objects. It writes each level's prefix
+// once, outermost first, so that deep nests take linear time to build.
+func nestedRevisions(t testing.TB, n int) []byte {
+	m, ok := MessageFor("apps/v1", "ControllerRevision")
+	require.True(t, ok)
+	data, ok := m.FieldByJSON("data")
+	require.True(t, ok)
+	innermost := AppendEnvelope(nil, Envelope{APIVersion: "apps/v1", Kind: "ControllerRevision"})
+	prefix := func(inner int) []byte { // one level around an object of inner bytes
+		ext := appendVarint(appendTag(nil, 1, wireBytes), uint64(inner))
+		rev := appendVarint(appendTag(nil, data.Number(), wireBytes), uint64(len(ext)+inner))
+		rev = append(rev, ext...)
+		env := AppendEnvelope(nil, Envelope{APIVersion: "apps/v1", Kind: "ControllerRevision"})
+		env = appendVarint(appendTag(env, 2, wireBytes), uint64(len(rev)+inner))
+		return append(env, rev...)
+	}
+	sizes := []int{len(innermost)}
+	for i := 1; i <= n; i++ {
+		sizes = append(sizes, len(prefix(sizes[i-1]))+sizes[i-1])
+	}
+	out := make([]byte, 0, sizes[n])
+	for i := n; i >= 1; i-- {
+		out = append(out, prefix(sizes[i-1])...)
+	}
+	return append(out, innermost...)
+}
+
+// TestObjectsNestedInRawExtensionsStopAtTheDepthLimit: an object embedded
+// in a RawExtension counts its messages on from the RawExtension's depth
+// (two a level here: the revision, its RawExtension; and one more for the
+// innermost revision's metadata, written as {}), so nests of objects end
+// at maxDepth like nests of messages; 300,000 of them (16.7 MB, one watch
+// frame under DefaultMaxFrame) exhausted the stack, a fatal error.
+func TestObjectsNestedInRawExtensionsStopAtTheDepthLimit(t *testing.T) {
+	for _, c := range []struct {
+		levels int
+		ok     bool
+	}{{1, true}, {maxDepth/2 - 1, true}, {maxDepth / 2, false}, {300_000, false}} {
+		in := nestedRevisions(t, c.levels)
+		j, err := AppendObjectJSON(nil, in)
+		if !c.ok {
+			require.ErrorIs(t, err, ErrMalformed, c.levels)
+			require.ErrorContains(t, err, "nested too deep", c.levels)
+			continue
+		}
+		require.NoError(t, err, c.levels)
+		require.Equal(t, c.levels, bytes.Count(j, []byte(`"data":{"kind":"ControllerRevision"`)), "levels")
 	}
 }

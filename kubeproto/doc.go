@@ -73,7 +73,8 @@
 //     ErrTruncated, ErrMalformed, ErrNoMagic, ErrUnknownKind, ErrTooLarge.
 //  2. Decoders allocate in proportion to the input they were given, never to
 //     a length the input claims (FrameReader grows as bytes arrive; nesting
-//     is bounded by maxDepth). AppendJSON writes at most about 150 bytes of
+//     is bounded by maxDepth, objects embedded in RawExtensions counted on
+//     from where they sit). AppendJSON writes at most about 150 bytes of
 //     JSON per input byte: a 2-byte empty occurrence of a message writes its
 //     zero value, at most 300 bytes for any message of the table.
 //  3. Decoded byte slices alias the input: no copies on the hot path.

@@ -70,6 +70,7 @@ func fuzzSeeds(f *testing.F) {
 	for _, b := range pairs {
 		f.Add(b)
 	}
+	f.Add(nestedRevisions(f, 3)) // objects in each other's RawExtensions
 }
 
 // FuzzAppendObjectJSON: any enveloped input either fails with a

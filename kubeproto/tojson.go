@@ -35,7 +35,16 @@ func AppendJSON(dst []byte, m Message, msg []byte) ([]byte, error) {
 // runtime.Unknown, as a GET or a watch event's object carries it), with
 // "kind" and "apiVersion" first as kube-apiserver writes them. A kind the
 // table lacks is an error wrapping ErrUnknownKind.
-func AppendObjectJSON(dst, b []byte) ([]byte, error) {
+func AppendObjectJSON(dst, b []byte) ([]byte, error) { return appendObjectJSON(dst, b, 0) }
+
+// appendObjectJSON is AppendObjectJSON for an object embedded depth
+// messages deep, in a RawExtension: its messages count on from there
+// toward maxDepth. Counted afresh, objects nested in each other's
+// RawExtensions (a ControllerRevision's data holding one, and so on) were
+// bounded by nothing but the input's size, and 300,000 of them in 16.7 MB
+// (one watch frame within DefaultMaxFrame) exhausted the stack: a fatal
+// error, not one a caller can recover from.
+func appendObjectJSON(dst, b []byte, depth int) ([]byte, error) {
 	e, err := DecodeEnvelope(b)
 	if err != nil {
 		return dst, err
@@ -50,7 +59,7 @@ func AppendObjectJSON(dst, b []byte) ([]byte, error) {
 	dst = append(dst, `,"apiVersion":`...)
 	dst = appendQuoted(dst, e.APIVersion)
 	body := len(dst)
-	out, derr := appendMessageJSON(dst, m.i-1, e.Raw, 0)
+	out, derr := appendMessageJSON(dst, m.i-1, e.Raw, depth)
 	if derr != nil {
 		derr.What = m.Name()
 		derr.Offset += cap(b) - cap(e.Raw) // where raw starts in b

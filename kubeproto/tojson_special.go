@@ -36,10 +36,10 @@ func appendMessageValueJSON(dst []byte, mi int32, val []byte, depth int) ([]byte
 		}
 		off += n
 	}
-	return appendSpecialJSON(dst, sp, val, v, seen)
+	return appendSpecialJSON(dst, sp, val, v, seen, depth)
 }
 
-func appendSpecialJSON(dst []byte, sp uint8, val []byte, v [3]occ, seen [3]bool) ([]byte, *DecodeError) {
+func appendSpecialJSON(dst []byte, sp uint8, val []byte, v [3]occ, seen [3]bool, depth int) ([]byte, *DecodeError) {
 	bytesOf := func(i int) []byte {
 		if !seen[i] || v[i].typ != wireBytes {
 			return nil
@@ -73,22 +73,22 @@ func appendSpecialJSON(dst []byte, sp uint8, val []byte, v [3]occ, seen [3]bool)
 		}
 		return strconv.AppendInt(dst, int64(int32(v[1].x)), 10), nil
 	case sRawExtension, sFieldsV1:
-		return appendRawJSON(dst, bytesOf(0), seen[0])
+		return appendRawJSON(dst, bytesOf(0), seen[0], depth)
 	case sStringArray:
 		return appendStringArrayJSON(dst, val)
 	}
 	return dst, errAt("", 0, ErrMalformed, "unknown special message")
 }
 
-// appendRawJSON embeds a RawExtension's or FieldsV1's raw bytes: JSON as
-// is (compacted, as encoding/json does), an enveloped protobuf object as
-// its JSON.
-func appendRawJSON(dst, raw []byte, present bool) ([]byte, *DecodeError) {
+// appendRawJSON embeds a RawExtension's or FieldsV1's raw bytes, depth
+// messages deep: JSON as is (compacted, as encoding/json does), an
+// enveloped protobuf object as its JSON, one level deeper.
+func appendRawJSON(dst, raw []byte, present bool, depth int) ([]byte, *DecodeError) {
 	if !present {
 		return append(dst, "null"...), nil
 	}
 	if len(raw) >= len(Magic) && string(raw[:len(Magic)]) == Magic {
-		out, err := AppendObjectJSON(dst, raw)
+		out, err := appendObjectJSON(dst, raw, depth+1)
 		if err != nil {
 			if de, ok := err.(*DecodeError); ok {
 				return dst, de

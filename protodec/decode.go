@@ -31,6 +31,7 @@ type state struct {
 	json  []byte       // a transcoded value
 	occs  []occurrence // the occurrences of a collected field
 	key   []byte       // a collected map's wire bytes, when not contiguous
+	strip []byte       // a message without a field (raw.go's withoutField)
 	strs  stringMemo   // recent short strings
 	ms    mapSource
 }
@@ -289,17 +290,22 @@ func isPacked(fp *fieldPlan, wt pbwire.Type) bool {
 	return wt == pbwire.Bytes && fp.kind != kString && fp.kind != kBytes && fp.kind != kMessage
 }
 
-// zeroScalar reports an empty string, a zero number or false.
+// zeroScalar reports an empty string, a zero number or false, by value:
+// a conforming encoder may write a zero length or number in more bytes
+// than one (0x80 0x00), which is as empty as 0x00 (the transcoder leaves
+// both out of the JSON).
 func zeroScalar(k kind, wt pbwire.Type, val []byte) bool {
 	switch k {
 	case kString, kBytes:
-		return wt == pbwire.Bytes && len(val) == 1 && val[0] == 0
+		b, n := pbwire.ConsumeBytes(val)
+		return wt == pbwire.Bytes && n > 0 && len(b) == 0
 	case kMessage:
 		return false
 	}
 	switch wt {
 	case pbwire.Varint:
-		return len(val) == 1 && val[0] == 0
+		u, n := pbwire.ConsumeVarint(val)
+		return n > 0 && u == 0
 	case pbwire.Fixed64:
 		u, n := pbwire.ConsumeFixed64(val)
 		return n == 8 && math.Float64frombits(u) == 0

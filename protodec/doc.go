@@ -60,20 +60,29 @@
 //     has U+FFFD for each invalid byte, and so do the strings decoded here
 //     (client-go's protobuf decoding keeps the raw bytes).
 //     meta.Raw's bytes included.
+//     An intstr.IntOrString of type 1 is a string, of any other type (2
+//     and up included, which kube-apiserver's JSON encoder refuses) a
+//     number, as client-go's IntValue reads it.
 //     [FuzzDecodesAsTheJSONPath, TestTheBenchmarkPodsDecodeAsTheirJSONDoes,
 //     TestInvalidUTF8DecodesAsTheJSONPath,
-//     TestARawWithoutManagedFieldsIsTheJSONPathsEvenWhenMetadataOccursTwice]
+//     TestARawWithoutManagedFieldsIsTheJSONPathsEvenWhenMetadataOccursTwice,
+//     FuzzIntOrStringDecodesAsTheJSONPath]
 //  2. No input makes the decoder panic; every length is checked against
 //     the bytes at hand before use, so allocation follows the input's size,
-//     never a length it claims, and nesting is bounded (100 messages).
+//     never a length it claims, and nesting is bounded: 100 messages
+//     decode, 101 fail, as in the transcoder.
 //     A length is checked against its own message, never against bytes
 //     past it: one that overruns its message is malformed.
-//     [FuzzHostileBytesNeverPanic, TestALengthPastItsMessageFails]
+//     [FuzzHostileBytesNeverPanic, TestALengthPastItsMessageFails,
+//     FuzzNestedTemplatesDecodeToTheDepthLimit]
 //  3. What any conforming protobuf encoder may write decodes as protobuf
 //     parsers read it, though kube-apiserver never writes it: packed
 //     repeated scalars; a field twice (the last scalar wins, messages
 //     merge, maps and lists gathered); a map's entries split by other
-//     fields; an entry without key or value. [protodec/wire_test.go]
+//     fields; an entry without key or value; fields in any order; lengths
+//     and numbers in more bytes than they need (0x80 0x00 is an empty
+//     string, left out as JSON leaves it). [protodec/wire_test.go,
+//     FuzzReshapedPodsDecodeAsTheJSONPath, which reshapes whole pods so]
 //  4. A Decoder keeps no global state: its plans, and the recent strings
 //     it shares between objects, are its own. It is safe for concurrent
 //     use.

@@ -111,7 +111,8 @@ func same[T any](t *testing.T, m kubeproto.Message, pb, j2 []byte, samePath ...b
 }
 
 // FuzzHostileBytesNeverPanic decodes arbitrary bytes as a pod into every
-// kind of type: errors are fine, panics and hangs are not.
+// kind of type, and as a message that contains itself (nested past any
+// limit): errors are fine, panics and hangs are not.
 func FuzzHostileBytesNeverPanic(f *testing.F) {
 	m, _ := kubeproto.MessageFor("v1", "Pod")
 	for _, j := range (workload.Config{}).Pods(2) {
@@ -119,12 +120,15 @@ func FuzzHostileBytesNeverPanic(f *testing.F) {
 		f.Add(pb)
 	}
 	f.Add([]byte{0x0a, 0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add(nested(f, 3, 0xff))
+	tm := templateMessage(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := New(Options{Sharer: meta.NewSharer(meta.ShareMaps)})
 		_ = d.Unmarshal(m, b, new(workload.Pod))
 		_ = d.Unmarshal(m, b, new(workload.SlimPod))
 		_ = d.Unmarshal(m, b, new(meta.Raw))
 		_ = d.Unmarshal(m, b, new(odd))
+		_ = d.Unmarshal(tm, b, new(template))
 	})
 }
 

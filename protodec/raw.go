@@ -97,7 +97,9 @@ func (s *state) withoutField(b []byte, outer, inner int) ([]byte, bool) {
 	if !hasInner(b, outer, inner) {
 		return b, true
 	}
-	out := s.key[:0] // scratch: mapString's keys are not in use here
+	// A scratch of its own: decoding the result gathers a map or list
+	// split by other fields into s.key, which must not be where it reads.
+	out := s.strip[:0]
 	for i := 0; i < len(b); {
 		num, wt, n := pbwire.ConsumeTag(b[i:])
 		if n < 0 {
@@ -140,7 +142,7 @@ func (s *state) withoutField(b []byte, outer, inner int) ([]byte, bool) {
 		}
 		i += n + m
 	}
-	s.key = out
+	s.strip = out
 	return out, true
 }
 

