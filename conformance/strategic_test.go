@@ -50,6 +50,25 @@ var strategicScenarios = []scenario{
 		o.add("ordered: %s", str(at(d, "metadata.finalizers")))
 		tg.must(t, 200, "PATCH", p+"/a", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	}},
+	{name: "patch/strategic-delete-from-absent-and-plain-lists", run: func(t *testing.T, tg *target, o *obs) {
+		// Issue 38 item 4, as apimachinery's strategicpatch tests say: a
+		// deletion from a list the object does not have adds nothing; one
+		// from a list without the merge strategy (a container's args)
+		// deletes all it names.
+		p := "/api/v1/namespaces/" + tg.namespace(t) + "/configmaps"
+		tg.must(t, 201, "POST", p, `{"metadata":{"name":"a"}}`)
+		d := smp(t, tg, p+"/a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/x"]}}`)
+		o.add("from an absent list: %s", str(at(d, "metadata.finalizers")))
+		// What kubectl apply sends when a controller removed the finalizer
+		// the manifest now drops too, here with one it adds.
+		d = smp(t, tg, p+"/a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/x"],"finalizers":["example.com/y"]}}`)
+		o.add("beside the list it deletes from: %s", str(at(d, "metadata.finalizers")))
+		tg.must(t, 200, "PATCH", p+"/a", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
+		dp := createTwoContainerDeployment(t, tg)
+		smp(t, tg, dp, `{"spec":{"template":{"spec":{"containers":[{"name":"web","args":["a","b","c","d"]}]}}}}`)
+		d = smp(t, tg, dp, `{"spec":{"template":{"spec":{"containers":[{"name":"web","$deleteFromPrimitiveList/args":["d","a"]}]}}}}`)
+		o.add("from args: %s", str(at(d, "spec.template.spec.containers.0.args")))
+	}},
 	{name: "patch/strategic-retain-keys", run: func(t *testing.T, tg *target, o *obs) {
 		p := createTwoContainerDeployment(t, tg)
 		d := smp(t, tg, p, `{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}`)
@@ -106,6 +125,11 @@ var strategicDocumented = map[string][]string{
 		`deleted from: ["example.com/a","example.com/c"]`,
 		`merged: ["example.com/d","example.com/a","example.com/c"]`,
 		`ordered: ["example.com/c","example.com/a","example.com/d"]`,
+	},
+	"patch/strategic-delete-from-absent-and-plain-lists": {
+		`from an absent list: <none>`,
+		`beside the list it deletes from: ["example.com/y"]`,
+		`from args: ["b","c"]`,
 	},
 	"patch/strategic-retain-keys": {
 		`strategy: {"type":"Recreate"}`,
