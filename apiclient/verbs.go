@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/go-json-experiment/json"
 
@@ -106,11 +105,14 @@ func call[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, r request)
 		return nil, err
 	}
 	defer resp.Body.Close()
-	return decodeObject[T, P](resp, r)
+	return decodeObject[T, P](resp.Body, r)
 }
 
-func decodeObject[T any, P meta.PtrObject[T]](resp *http.Response, r request) (P, error) {
-	p, err := watchstream.DecodeObject[T, P](resp.Body, watchstream.Options{})
+// decodeObject decodes the reply to r, body, into a new P: every object
+// apiclient returns goes through watchstream's decoder, with its size cap
+// and its errors.
+func decodeObject[T any, P meta.PtrObject[T]](body io.Reader, r request) (P, error) {
+	p, err := watchstream.DecodeObject[T, P](body, watchstream.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("apiclient: %s %s: decoding the reply: %w", r.method, r.path, err)
 	}

@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -79,7 +80,11 @@ type ConditionOptions struct {
 // SetCondition sets cond in the status.conditions of the object called
 // name, as apimachinery's meta.SetStatusCondition does: the condition of
 // cond.Type is added or updated; its lastTransitionTime changes only when
-// its status does (to cond.LastTransitionTime, or now when that is zero).
+// its status does (to cond.LastTransitionTime, or now when that is zero),
+// except that a condition read without one (another writer's; a pod's
+// may lack it) gets one whatever its status: SetStatusCondition would
+// write it as null, which a custom resource using metav1.Condition's
+// schema refuses (422).
 // It reads the object, changes it and writes it back with its
 // resourceVersion, again from the read when another writer came between
 // (409). When nothing changes nothing is written. Fields of the object and
@@ -95,20 +100,19 @@ func SetCondition[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, re
 	}
 	var out P
 	err := c.RetryOnConflict(ctx, ConflictRetry{}, func(ctx context.Context) error {
-		raw, _, err := c.GetRaw(ctx, ref.ObjectPath(name), "application/json")
+		get := request{method: "GET", path: ref.ObjectPath(name)}
+		raw, _, err := c.GetRaw(ctx, get.path, "application/json")
 		if err != nil {
 			return err
 		}
 		obj, changed, err := withCondition(raw, cond, c.clock.Now())
 		if err != nil {
-			return fmt.Errorf("apiclient: set condition %s of %s: %w", cond.Type, ref.ObjectPath(name), err)
+			return fmt.Errorf("apiclient: set condition %s of %s: %w", cond.Type, get.path, err)
 		}
 		if !changed {
-			out = P(new(T))
-			if err := json.Unmarshal(raw, out); err != nil {
-				return fmt.Errorf("apiclient: GET %s: decoding the reply: %w", ref.ObjectPath(name), err)
-			}
-			return nil
+			// The object as read is the answer, decoded as Get would.
+			out, err = decodeObject[T, P](bytes.NewReader(raw), get)
+			return err
 		}
 		out, err = call[T, P](ctx, c, request{method: "PUT", path: path, body: obj, contentType: "application/json"})
 		return err
