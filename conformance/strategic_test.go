@@ -126,7 +126,7 @@ var strategicDocumented = map[string][]string{
 		`merged: ["example.com/d","example.com/a","example.com/c"]`,
 		`ordered: ["example.com/c","example.com/a","example.com/d"]`,
 	},
-	"patch/strategic-delete-from-absent-and-plain-lists": {
+	"patch/strategic-delete-from-absent-and-plain-lists": { // observed on v1.37.2
 		`from an absent list: <none>`,
 		`beside the list it deletes from: ["example.com/y"]`,
 		`from args: ["b","c"]`,
