@@ -94,6 +94,9 @@ type ConditionOptions struct {
 // custom resource whose status uses metav1.Condition's schema accepts it;
 // that schema also wants a non-empty reason in CamelCase.
 func SetCondition[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, cond meta.Condition, opts ConditionOptions) (P, error) {
+	if err := ref.checkNamespace("PUT", name); err != nil {
+		return nil, err
+	}
 	path := ref.ObjectPath(name)
 	if !opts.NoStatusSubresource {
 		path += "/status"
@@ -229,6 +232,9 @@ func Apply[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		return nil, fmt.Errorf("apiclient: apply to %s: encoding the object: %w", ref, err)
 	}
 	ref = objectRef(ref, obj)
+	if err := ref.checkNamespace("PATCH", obj.GetName()); err != nil {
+		return nil, err
+	}
 	q := url.Values{"fieldManager": {opts.FieldManager}}
 	if opts.Force {
 		q.Set("force", "true")
