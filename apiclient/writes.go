@@ -55,7 +55,9 @@ func (m MetadataChange) patch() ([]byte, error) {
 
 // UpdateMetadata applies ch to the labels and annotations of the object
 // called name, leaving everything else alone: no read first, so no
-// conflict with writers of other fields.
+// conflict with writers of other fields. ref is in the object's namespace:
+// from an informer of every namespace, inf.Ref().Namespaced(obj.Namespace)
+// (see Ref.Scope and ErrNoNamespace).
 func UpdateMetadata[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, ch MetadataChange) (P, error) {
 	body, err := ch.patch()
 	if err != nil {
