@@ -1,7 +1,6 @@
 package fakeapiserver_test
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,33 +59,4 @@ func TestKubectlApplyRemovingAPortAndAnEnvVar(t *testing.T) {
 		k.run("get", "deployment", "web", "-o", "jsonpath={.spec.template.spec.containers[0].ports} {.spec.template.spec.containers[0].env}"))
 	require.Contains(t, applyManifest(t, k, head+
 		"        ports: [{containerPort: 80, name: http}]\n        env: [{name: B, value: '3'}]\n"), "unchanged")
-}
-
-// Issue 38 item 4: a controller removes the finalizer it put in a
-// manifest, and the manifest drops it too (finalizers: []). kubectl
-// apply's three-way patch then holds both "finalizers": [] and
-// "$deleteFromPrimitiveList/finalizers" for an object with no finalizers.
-// kube-apiserver (apimachinery's mergeMap) skips a deletion from a list
-// the object does not have; the fake added the values it was to delete
-// whenever it met the directive before the list (map order, so about
-// every other object): the finalizer came back, and the object could
-// never be deleted. Eight objects make a pass by luck unlikely.
-func TestKubectlApplyDroppingAFinalizerAControllerRemovedDoesNotReAddIt(t *testing.T) {
-	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
-	k := newKubectl(t, srv)
-	manifest := func(finalizers string) string {
-		var b strings.Builder
-		for i := range 8 {
-			fmt.Fprintf(&b, "---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: c%d\n  finalizers: %s\n", i, finalizers)
-		}
-		return b.String()
-	}
-	require.Contains(t, applyManifest(t, k, manifest("[example.com/cleanup]")), "configmap/c7 created")
-	for i := range 8 { // the controller is done with each
-		k.run("patch", "configmap", fmt.Sprint("c", i), "--type=json", "-p", `[{"op":"remove","path":"/metadata/finalizers"}]`)
-	}
-	require.Contains(t, applyManifest(t, k, manifest("[]")), "configmap/c7 configured")
-	// No finalizer, and no empty list either: kube-apiserver leaves it out.
-	require.Equal(t, "c0=;c1=;c2=;c3=;c4=;c5=;c6=;c7=;",
-		k.run("get", "configmaps", "-o", `jsonpath={range .items[*]}{.metadata.name}={.metadata.finalizers};{end}`))
 }
