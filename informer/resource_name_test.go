@@ -76,6 +76,8 @@ func TestAFactorySharesOneInformerWhateverTheName(t *testing.T) {
 	}
 	deployments := meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}
 	require.Equal(t, apiclient.Ref{GVR: deployments, Namespace: "default", Scope: apiclient.ScopeNamespaced}, got[0].Ref())
+	byHand := informer.Shared[meta.Raw](f, apiclient.Ref{GVR: deployments, Namespace: "default"}, informer.Options[*meta.Raw]{Logger: quiet()})
+	require.Same(t, got[0], byHand, "a Ref without a scope is the same resource: one cache")
 	_, err := byName(t, d, "nothing", "default")
 	require.True(t, discovery.IsNotFound(err), "%v", err)
 }
