@@ -78,4 +78,11 @@
 //     [TestAProtobufListIsDecodedItemByItemIntoTheCallersType,
 //     TestAJSONReplyToAProtobufRequestIsDecodedAsJSON,
 //     TestAProtobufStatusReplyBecomesAStatusError]
+//  12. A request for one object (Get, Create, Update, Patch, Delete and
+//     the agent writes) through a Ref of a namespaced resource
+//     (Ref.Scope, which discovery sets) that neither the Ref nor the
+//     object gives a namespace is refused before it is sent, with
+//     ErrNoNamespace: never the 404 kube-apiserver answers for such a
+//     path, which reads as a deletion.
+//     [TestAWriteBackThroughAnAllNamespacesRefNamesTheFixAndIsNoNotFound]
 package apiclient

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http"
 
 	"github.com/go-json-experiment/json"
 
@@ -35,6 +34,9 @@ type deleteBody struct {
 
 // Get reads the object called name. It is retried like a LIST.
 func Get[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string) (P, error) {
+	if err := ref.checkNamespace("GET", name); err != nil {
+		return nil, err
+	}
 	return call[T, P](ctx, c, request{method: "GET", path: ref.ObjectPath(name), read: true})
 }
 
@@ -46,6 +48,9 @@ func Create[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref,
 		return nil, fmt.Errorf("apiclient: create in %s: encoding the object: %w", ref, err)
 	}
 	ref = objectRef(ref, obj)
+	if err := ref.checkNamespace("POST", ""); err != nil {
+		return nil, err
+	}
 	return call[T, P](ctx, c, request{method: "POST", path: ref.Path(), body: body, contentType: "application/json"})
 }
 
@@ -59,18 +64,27 @@ func Update[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref,
 		return nil, fmt.Errorf("apiclient: update in %s: encoding the object: %w", ref, err)
 	}
 	ref = objectRef(ref, obj)
+	if err := ref.checkNamespace("PUT", obj.GetName()); err != nil {
+		return nil, err
+	}
 	return call[T, P](ctx, c, request{method: "PUT", path: ref.ObjectPath(obj.GetName()),
 		body: body, contentType: "application/json"})
 }
 
 // Patch applies patch, in format pt, to the object called name.
 func Patch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, pt meta.PatchType, patch []byte) (P, error) {
+	if err := ref.checkNamespace("PATCH", name); err != nil {
+		return nil, err
+	}
 	return call[T, P](ctx, c, request{method: "PATCH", path: ref.ObjectPath(name), body: patch, contentType: string(pt)})
 }
 
 // Delete deletes the object called name. The server's reply (the object
 // being finalized, or a Success Status) is discarded.
 func (c *Client) Delete(ctx context.Context, ref Ref, name string, opts DeleteOptions) error {
+	if err := ref.checkNamespace("DELETE", name); err != nil {
+		return err
+	}
 	body, err := json.Marshal(deleteBody{
 		TypeMeta:          meta.TypeMeta{Kind: "DeleteOptions", APIVersion: "v1"},
 		PropagationPolicy: opts.PropagationPolicy, GracePeriodSeconds: opts.GracePeriodSeconds,
@@ -106,11 +120,14 @@ func call[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, r request)
 		return nil, err
 	}
 	defer resp.Body.Close()
-	return decodeObject[T, P](resp, r)
+	return decodeObject[T, P](resp.Body, r)
 }
 
-func decodeObject[T any, P meta.PtrObject[T]](resp *http.Response, r request) (P, error) {
-	p, err := watchstream.DecodeObject[T, P](resp.Body, watchstream.Options{})
+// decodeObject decodes the reply to r, body, into a new P: every object
+// apiclient returns goes through watchstream's decoder, with its size cap
+// and its errors.
+func decodeObject[T any, P meta.PtrObject[T]](body io.Reader, r request) (P, error) {
+	p, err := watchstream.DecodeObject[T, P](body, watchstream.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("apiclient: %s %s: decoding the reply: %w", r.method, r.path, err)
 	}

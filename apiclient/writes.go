@@ -1,6 +1,7 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,7 +55,9 @@ func (m MetadataChange) patch() ([]byte, error) {
 
 // UpdateMetadata applies ch to the labels and annotations of the object
 // called name, leaving everything else alone: no read first, so no
-// conflict with writers of other fields.
+// conflict with writers of other fields. ref is in the object's namespace:
+// from an informer of every namespace, inf.Ref().Namespaced(obj.Namespace)
+// (see Ref.Scope and ErrNoNamespace).
 func UpdateMetadata[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, ch MetadataChange) (P, error) {
 	body, err := ch.patch()
 	if err != nil {
@@ -79,7 +82,11 @@ type ConditionOptions struct {
 // SetCondition sets cond in the status.conditions of the object called
 // name, as apimachinery's meta.SetStatusCondition does: the condition of
 // cond.Type is added or updated; its lastTransitionTime changes only when
-// its status does (to cond.LastTransitionTime, or now when that is zero).
+// its status does (to cond.LastTransitionTime, or now when that is zero),
+// except that a condition read without one (another writer's; a pod's
+// may lack it) gets one whatever its status: SetStatusCondition would
+// write it as null, which a custom resource using metav1.Condition's
+// schema refuses (422).
 // It reads the object, changes it and writes it back with its
 // resourceVersion, again from the read when another writer came between
 // (409). When nothing changes nothing is written. Fields of the object and
@@ -89,26 +96,28 @@ type ConditionOptions struct {
 // custom resource whose status uses metav1.Condition's schema accepts it;
 // that schema also wants a non-empty reason in CamelCase.
 func SetCondition[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, name string, cond meta.Condition, opts ConditionOptions) (P, error) {
+	if err := ref.checkNamespace("PUT", name); err != nil {
+		return nil, err
+	}
 	path := ref.ObjectPath(name)
 	if !opts.NoStatusSubresource {
 		path += "/status"
 	}
 	var out P
 	err := c.RetryOnConflict(ctx, ConflictRetry{}, func(ctx context.Context) error {
-		raw, _, err := c.GetRaw(ctx, ref.ObjectPath(name), "application/json")
+		get := request{method: "GET", path: ref.ObjectPath(name)}
+		raw, _, err := c.GetRaw(ctx, get.path, "application/json")
 		if err != nil {
 			return err
 		}
 		obj, changed, err := withCondition(raw, cond, c.clock.Now())
 		if err != nil {
-			return fmt.Errorf("apiclient: set condition %s of %s: %w", cond.Type, ref.ObjectPath(name), err)
+			return fmt.Errorf("apiclient: set condition %s of %s: %w", cond.Type, get.path, err)
 		}
 		if !changed {
-			out = P(new(T))
-			if err := json.Unmarshal(raw, out); err != nil {
-				return fmt.Errorf("apiclient: GET %s: decoding the reply: %w", ref.ObjectPath(name), err)
-			}
-			return nil
+			// The object as read is the answer, decoded as Get would.
+			out, err = decodeObject[T, P](bytes.NewReader(raw), get)
+			return err
 		}
 		out, err = call[T, P](ctx, c, request{method: "PUT", path: path, body: obj, contentType: "application/json"})
 		return err
@@ -225,6 +234,9 @@ func Apply[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 		return nil, fmt.Errorf("apiclient: apply to %s: encoding the object: %w", ref, err)
 	}
 	ref = objectRef(ref, obj)
+	if err := ref.checkNamespace("PATCH", obj.GetName()); err != nil {
+		return nil, err
+	}
 	q := url.Values{"fieldManager": {opts.FieldManager}}
 	if opts.Force {
 		q.Set("force", "true")

@@ -18,6 +18,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/watchstream"
 )
 
 type configMap struct {
@@ -124,6 +125,66 @@ func TestSetConditionAddsUpdatesAndStampsOnlyStatusChanges(t *testing.T) {
 	third := set(meta.ConditionFalse, "Down")
 	require.Equal(t, clocktest.Start.Add(time.Minute).UTC(), third.Status.Conditions[0].LastTransitionTime)
 	require.Equal(t, "Pending", third.Status.Phase, "the rest of the status is kept")
+}
+
+// Issue 38 item 4: a condition another writer stored without
+// lastTransitionTime (a pod condition may lack it) gets one when
+// SetCondition writes it back, even though its status does not change:
+// metav1.Condition requires it, and a custom resource using that schema
+// refuses the condition without it (422, conformance's
+// TestSetConditionOnACustomResourceWithTheConditionSchema). It is the time
+// of this write (or cond.LastTransitionTime), the earliest moment the
+// writer knows the status held.
+func TestSetConditionStampsAStoredConditionThatHasNoTransitionTime(t *testing.T) {
+	clk := clocktest.New()
+	srv, c, _ := fakeClient(t, clk)
+	_, err := srv.Create(podsRef.GVR, map[string]any{"metadata": map[string]any{"name": "p", "namespace": "default"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}})
+	require.NoError(t, err)
+	_, err = srv.UpdateStatus(podsRef.GVR, map[string]any{"metadata": map[string]any{"name": "p", "namespace": "default"},
+		"status": map[string]any{"conditions": []any{
+			map[string]any{"type": "example.com/Ready", "status": "True", "reason": "Up", "message": ""},
+			map[string]any{"type": "example.com/Null", "status": "True", "reason": "Up", "message": "", "lastTransitionTime": nil},
+		}}})
+	require.NoError(t, err)
+	clk.Advance(time.Hour)
+	for _, typ := range []string{"example.com/Ready", "example.com/Null"} {
+		p, err := apiclient.SetCondition[conditioned](context.Background(), c, podsRef, "p",
+			meta.Condition{Type: typ, Status: meta.ConditionTrue, Reason: "Up"}, apiclient.ConditionOptions{})
+		require.NoError(t, err)
+		var got meta.Condition
+		for _, cond := range p.Status.Conditions {
+			if cond.Type == typ {
+				got = cond
+			}
+		}
+		require.Equal(t, clocktest.Start.Add(time.Hour).UTC(), got.LastTransitionTime, "%s: stamped although its status held", typ)
+	}
+}
+
+// Issue 37: the object SetCondition returns goes through the one decoder
+// every reply goes through (watchstream's, with its size cap and its
+// errors), whether it wrote (the PUT's reply) or found nothing to change
+// (the GET's, which was read with json.Unmarshal).
+func TestSetConditionDecodesWhatItReturnsAsGetDoes(t *testing.T) {
+	srv, c, _ := fakeClient(t, nil)
+	_, err := srv.Create(podsRef.GVR, map[string]any{"metadata": map[string]any{"name": "p", "namespace": "default"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}})
+	require.NoError(t, err)
+	// A type that cannot hold the pod: its phase is a string on the wire.
+	type wrongPhase struct {
+		meta.ObjectMeta `json:"metadata"`
+		Status          struct {
+			Phase int `json:"phase"`
+		} `json:"status"`
+	}
+	cond := meta.Condition{Type: "example.com/Ready", Status: meta.ConditionTrue, Reason: "Up"}
+	for _, what := range []string{"a write", "no change"} {
+		_, err := apiclient.SetCondition[wrongPhase](context.Background(), c, podsRef, "p", cond, apiclient.ConditionOptions{})
+		var de *watchstream.DecodeError
+		require.ErrorAs(t, err, &de, "%s", what)
+		require.ErrorContains(t, err, "/api/v1/namespaces/default/pods/p", "%s: the error names the object", what)
+	}
 }
 
 func TestSetConditionReadsAgainAfterAConflict(t *testing.T) {

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -82,4 +83,42 @@ func TestAgentWritesOnBothServers(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, map[string]string{"k": "w"}, out.Data)
 	})
+}
+
+func init() {
+	writeScenarios = append(writeScenarios, scenario{name: "writes/by-name-without-namespace", run: func(t *testing.T, tg *target, o *obs) {
+		// Issue 38 item 3: the write an agent of every namespace made
+		// through its informer's Ref: no namespace in the path. Both
+		// servers answer a 404 NotFound that reads like a deleted object;
+		// apiclient refuses it first when the Ref knows the resource is
+		// namespaced (discovery's Ref), with an error that is no NotFound.
+		ns := tg.namespace(t)
+		tg.must(t, 201, "POST", "/api/v1/namespaces/"+ns+"/configmaps", cmJSON("a"))
+		for _, m := range []string{"PATCH", "GET", "PUT", "DELETE"} {
+			r := tg.do(t, m, "/api/v1/configmaps/a", `{"metadata":{"name":"a","labels":{"seen":"yes"}}}`,
+				"Content-Type", "application/merge-patch+json")
+			o.add("%s without namespace: %d %s %s, naming %s", m, r.code, str(at(r.body, "reason")), str(at(r.body, "message")),
+				str(at(r.body, "details.name")))
+		}
+		r := tg.do(t, "POST", "/api/v1/configmaps", cmJSON("b"))
+		o.add("POST without namespace: %d %s", r.code, str(at(r.body, "reason")))
+		c := agentClient(t, tg)
+		ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "configmaps"}, Scope: apiclient.ScopeNamespaced}
+		_, err := apiclient.UpdateMetadata[agentCM](t.Context(), c, ref, "a",
+			apiclient.MetadataChange{SetLabels: map[string]string{"seen": "yes"}})
+		o.add("UpdateMetadata: no namespace=%t not found=%t", errors.Is(err, apiclient.ErrNoNamespace), meta.IsNotFound(err))
+		cm, err := apiclient.UpdateMetadata[agentCM](t.Context(), c, ref.Namespaced(ns), "a",
+			apiclient.MetadataChange{SetLabels: map[string]string{"seen": "yes"}})
+		require.NoError(t, err)
+		o.add("in its namespace: seen=%s", cm.Labels["seen"])
+	}})
+	documented["writes/by-name-without-namespace"] = []string{ // observed on kube-apiserver v1.37.2
+		"PATCH without namespace: 404 NotFound the server could not find the requested resource, naming <none>",
+		"GET without namespace: 404 NotFound the server could not find the requested resource, naming <none>",
+		"PUT without namespace: 404 NotFound the server could not find the requested resource, naming <none>",
+		"DELETE without namespace: 404 NotFound the server could not find the requested resource, naming <none>",
+		"POST without namespace: 405 MethodNotAllowed",
+		"UpdateMetadata: no namespace=true not found=false",
+		"in its namespace: seen=yes",
+	}
 }

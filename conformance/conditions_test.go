@@ -55,19 +55,30 @@ func TestSetConditionOnACustomResourceWithTheConditionSchema(t *testing.T) {
 		ns := tg.namespace(t)
 		crPath := "/apis/" + group + "/v1/namespaces/" + ns + "/gadgets"
 		require.True(t, eventually(t, tg, func() bool { return tg.do(t, "GET", crPath, "").code == 200 }), "gadgets served")
-		created := tg.must(t, 201, "POST", crPath, obj(`{"apiVersion":"%s/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":3}}`, group))
+		tg.must(t, 201, "POST", crPath, obj(`{"apiVersion":"%s/v1","kind":"Gadget","metadata":{"name":"g1"},"spec":{"size":3}}`, group))
 
-		// The write SetCondition made before it wrote every member: the
-		// resourceVersion is given, so that only the condition can be refused.
-		bare := tg.do(t, "PUT", crPath+"/g1/status", obj(`{"apiVersion":"%s/v1","kind":"Gadget","metadata":{"name":"g1","resourceVersion":%q},`+
-			`"status":{"conditions":[{"type":"Ready","status":"True","reason":"Up","lastTransitionTime":"2026-01-02T03:04:05Z"}]}}`,
-			group, str(at(created, "metadata.resourceVersion"))))
-		if tg.fake == nil {
-			require.Equal(t, 422, bare.code, "a condition without message: %s", bare.raw)
-			require.Contains(t, string(bare.raw), "message", "refused for its missing message")
-		} else {
-			require.Equal(t, 200, bare.code, "the fake checks no schema: %s", bare.raw)
+		// refused writes a condition lacking member (it is given the
+		// resourceVersion, so that only the condition can be refused):
+		// kube-apiserver answers 422 naming the member, the fake, which
+		// checks no schema, stores it.
+		refused := func(member, condition string) {
+			t.Helper()
+			cur := tg.must(t, 200, "GET", crPath+"/g1", "")
+			r := tg.do(t, "PUT", crPath+"/g1/status", obj(`{"apiVersion":"%s/v1","kind":"Gadget","metadata":{"name":"g1","resourceVersion":%q},`+
+				`"status":{"conditions":[%s]}}`, group, str(at(cur, "metadata.resourceVersion")), condition))
+			if tg.fake == nil {
+				require.Equal(t, 422, r.code, "a condition without %s: %s", member, r.raw)
+				require.Contains(t, string(r.raw), member, "refused for its missing %s", member)
+			} else {
+				require.Equal(t, 200, r.code, "the fake checks no schema: %s", r.raw)
+			}
 		}
+		// The write SetCondition made before it wrote every member.
+		refused("message", `{"type":"Ready","status":"True","reason":"Up","lastTransitionTime":"2026-01-02T03:04:05Z"}`)
+		// What apimachinery's SetStatusCondition writes for a condition read
+		// without lastTransitionTime whose status holds: SetCondition stamps
+		// it instead (issue 38 item 4).
+		refused("lastTransitionTime", `{"type":"Ready","status":"True","reason":"Up","message":"","lastTransitionTime":null}`)
 
 		client, err := apiclient.New(tg.cfg)
 		require.NoError(t, err)

@@ -50,6 +50,43 @@ var strategicScenarios = []scenario{
 		o.add("ordered: %s", str(at(d, "metadata.finalizers")))
 		tg.must(t, 200, "PATCH", p+"/a", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
 	}},
+	{name: "patch/strategic-delete-from-absent-and-plain-lists", run: func(t *testing.T, tg *target, o *obs) {
+		// Issue 38 item 4, as apimachinery's strategicpatch tests say: a
+		// deletion from a list the object does not have adds nothing; one
+		// from a list without the merge strategy (a container's args)
+		// deletes all it names.
+		p := "/api/v1/namespaces/" + tg.namespace(t) + "/configmaps"
+		tg.must(t, 201, "POST", p, `{"metadata":{"name":"a"}}`)
+		d := smp(t, tg, p+"/a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/x"]}}`)
+		o.add("from an absent list: %s", str(at(d, "metadata.finalizers")))
+		// What kubectl apply sends when a controller removed the finalizer
+		// the manifest now drops too, here with one it adds.
+		d = smp(t, tg, p+"/a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/x"],"finalizers":["example.com/y"]}}`)
+		o.add("beside the list it deletes from: %s", str(at(d, "metadata.finalizers")))
+		tg.must(t, 200, "PATCH", p+"/a", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json")
+		dp := createTwoContainerDeployment(t, tg)
+		smp(t, tg, dp, `{"spec":{"template":{"spec":{"containers":[{"name":"web","args":["a","b","c","d"]}]}}}}`)
+		d = smp(t, tg, dp, `{"spec":{"template":{"spec":{"containers":[{"name":"web","$deleteFromPrimitiveList/args":["d","a"]}]}}}}`)
+		o.add("from args: %s", str(at(d, "spec.template.spec.containers.0.args")))
+	}},
+	{name: "writes/empty-lists-and-maps", run: func(t *testing.T, tg *target, o *obs) {
+		// kube-apiserver stores a built-in kind as its Go type encodes it:
+		// an empty list or map of an omitempty field is left out, an empty
+		// struct is kept. kubectl apply's patch for a manifest that drops
+		// its last finalizer ends there too (finalizers: []).
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/configmaps"
+		c := tg.must(t, 201, "POST", p, `{"metadata":{"name":"a","finalizers":[],"labels":{},"annotations":{},"ownerReferences":[]},"data":{}}`)
+		o.add("created: metadata %s data=%s", keys(at(c, "metadata")), str(at(c, "data")))
+		tg.must(t, 200, "PATCH", p+"/a", `{"metadata":{"finalizers":["example.com/x"]}}`, "Content-Type", "application/merge-patch+json")
+		d := smp(t, tg, p+"/a", `{"metadata":{"$deleteFromPrimitiveList/finalizers":["example.com/x"],"finalizers":[]}}`)
+		o.add("last finalizer deleted: %s", str(at(d, "metadata.finalizers")))
+		s := tg.must(t, 201, "POST", "/apis/apps/v1/namespaces/"+ns+"/statefulsets", `{"metadata":{"name":"s"},"spec":{"selector":`+
+			`{"matchLabels":{"app":"s"}},"template":{"metadata":{"labels":{"app":"s"}},"spec":{"containers":[`+
+			`{"name":"c","image":"busybox","args":[],"env":[],"resources":{}}]}}}}`)
+		ctr := at(s, "spec.template.spec.containers.0")
+		o.add("container: args=%s env=%s resources=%s", str(at(ctr, "args")), str(at(ctr, "env")), str(at(ctr, "resources")))
+	}},
 	{name: "patch/strategic-retain-keys", run: func(t *testing.T, tg *target, o *obs) {
 		p := createTwoContainerDeployment(t, tg)
 		d := smp(t, tg, p, `{"spec":{"strategy":{"$retainKeys":["type"],"type":"Recreate"}}}`)
@@ -106,6 +143,16 @@ var strategicDocumented = map[string][]string{
 		`deleted from: ["example.com/a","example.com/c"]`,
 		`merged: ["example.com/d","example.com/a","example.com/c"]`,
 		`ordered: ["example.com/c","example.com/a","example.com/d"]`,
+	},
+	"patch/strategic-delete-from-absent-and-plain-lists": { // observed on v1.37.2
+		`from an absent list: <none>`,
+		`beside the list it deletes from: ["example.com/y"]`,
+		`from args: ["b","c"]`,
+	},
+	"writes/empty-lists-and-maps": { // observed on v1.37.2
+		`created: metadata creationTimestamp,name,namespace,resourceVersion,uid data=<none>`,
+		`last finalizer deleted: <none>`,
+		`container: args=<none> env=<none> resources={}`,
 	},
 	"patch/strategic-retain-keys": {
 		`strategy: {"type":"Recreate"}`,

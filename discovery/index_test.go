@@ -5,6 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -107,9 +108,11 @@ func TestResolveKeepsScopeAndRefDropsTheNamespaceOfClusterResources(t *testing.T
 	require.NoError(t, err)
 	require.False(t, n.Namespaced)
 	require.Equal(t, "", n.Ref("default").Namespace)
+	require.Equal(t, apiclient.ScopeCluster, n.Ref("default").Scope)
 	p, err := x.Resolve("po")
 	require.NoError(t, err)
 	require.Equal(t, "default", p.Ref("default").Namespace)
+	require.Equal(t, apiclient.ScopeNamespaced, p.Ref("").Scope, "so that a write by name without a namespace is refused")
 	require.Equal(t, "apps/v1", must(x.Resolve("deploy")).APIVersion())
 }
 

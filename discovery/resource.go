@@ -31,12 +31,14 @@ func (r Resource) APIVersion() string {
 
 // Ref addresses the resource's objects in namespace ("" for all
 // namespaces). A cluster-scoped resource has no namespace: namespace is
-// dropped, so that one call serves both scopes.
+// dropped, so that one call serves both scopes. The Ref knows the scope:
+// a request for one object through a namespaced Ref without a namespace
+// fails with apiclient.ErrNoNamespace rather than a misleading 404.
 func (r Resource) Ref(namespace string) apiclient.Ref {
 	if !r.Namespaced {
-		namespace = ""
+		return apiclient.Ref{GVR: r.GVR, Scope: apiclient.ScopeCluster}
 	}
-	return apiclient.Ref{GVR: r.GVR, Namespace: namespace}
+	return apiclient.Ref{GVR: r.GVR, Namespace: namespace, Scope: apiclient.ScopeNamespaced}
 }
 
 // Has reports whether the server allows verb ("watch", "patch") on the

@@ -96,6 +96,13 @@ func (s *Server) parseRequest(r *http.Request) (request, error) {
 			return req, errNoResource()
 		}
 	}
+	if req.res.Namespaced && req.ns == "" && req.name != "" {
+		// An object of a namespaced resource has no path outside its
+		// namespace (/api/v1/pods/NAME): kube-apiserver registers none and
+		// answers its generic 404, which names no object (observed on
+		// v1.37.2, conformance writes/by-name-without-namespace).
+		return req, errNoResource()
+	}
 	req.verb = verbOf(r, req)
 	return req, nil
 }

@@ -78,7 +78,19 @@ func (s *Server) recordCreate(res *Resource, wm writeMeta, m object) {
 		set = fieldsv1.Whole(strippedForOwnership(res, wm, wm.applied))
 	}
 	set.Disown("f:metadata")
-	md["managedFields"] = s.entries(res, wm, nil, set, nil, nil)
+	setEntries(md, s.entries(res, wm, nil, set, nil, nil))
+}
+
+// setEntries sets md's managedFields, or removes them when there are none
+// (a create that sets no field but the name): kube-apiserver's ObjectMeta
+// leaves an empty list out (omitempty; observed on v1.37.2, conformance
+// writes/empty-lists-and-maps).
+func setEntries(md object, entries []any) {
+	if len(entries) == 0 {
+		delete(md, "managedFields")
+		return
+	}
+	md["managedFields"] = entries
 }
 
 // recordUpdate updates the managedFields of old becoming cur: the writer
@@ -116,7 +128,7 @@ func (s *Server) recordUpdate(res *Resource, wm writeMeta, old, cur, applied obj
 		setOrDelete(md, "managedFields", om["managedFields"])
 		return nil
 	}
-	md["managedFields"] = next
+	setEntries(md, next)
 	return nil
 }
 

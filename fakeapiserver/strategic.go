@@ -21,7 +21,8 @@ import (
 //   - "$setElementOrder/<field>" orders the merged list: the patch's
 //     elements as listed, the server's others kept where they were.
 //   - "$deleteFromPrimitiveList/<field>" removes values from a list of
-//     scalars with the merge strategy (finalizers).
+//     scalars, with the merge strategy (finalizers) or without (a
+//     container's args); a list the object does not have stays absent.
 //   - "$retainKeys": the object keeps only the keys listed (a Deployment's
 //     strategy, a volume's source); a patch key missing from the list is a
 //     400.
@@ -95,8 +96,12 @@ func strategicMerge(orig, patch map[string]any, schema smpSchema) (map[string]an
 		f := schema.field(k)
 		ov, ok := orig[k]
 		if !ok || reflect.TypeOf(ov) != reflect.TypeOf(pv) {
-			// apimachinery takes the patch's value as it is (and
-			// deleting from a missing list adds the values): clean it of
+			if deleteList {
+				// Nothing to delete from: apimachinery (mergeMap) skips
+				// it, rather than adding the values it was to delete.
+				continue
+			}
+			// apimachinery takes the patch's value as it is: clean it of
 			// directives, never store them.
 			v, err := smpValue(pv, f)
 			if err != nil {
@@ -134,9 +139,10 @@ func smpValue(v any, f *smpField) (any, error) {
 }
 
 // mergeListField is apimachinery's mergeSliceHandler: a list with the
-// merge strategy merges, any other is the patch's.
+// merge strategy merges, any other is the patch's; deleting from a list
+// ("$deleteFromPrimitiveList/<field>") deletes whatever its strategy.
 func mergeListField(orig, patch []any, f *smpField, deleteList bool) ([]any, error) {
-	if f.merge {
+	if f.merge || deleteList {
 		return mergeSlice(orig, patch, f, deleteList)
 	}
 	if err := refuseDirectives(patch, "inside a list the patch replaces whole"); err != nil {

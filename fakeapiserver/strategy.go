@@ -65,6 +65,7 @@ func (s *Server) create(res *Resource, ns string, m object, wm writeMeta) (*stor
 		md["generation"] = 1
 	}
 	applyDefaults(res, m)
+	dropEmpty(res, m)
 	s.allocateClusterIP(res, m)
 	s.recordCreate(res, wm, m)
 	admit(res, m)
@@ -152,6 +153,7 @@ func (s *Server) update(res *Resource, ns, name string, wm writeMeta, mutate mut
 			applyDefaults(res, m)
 		}
 		m = splitStatus(res, wm, old, m)
+		dropEmpty(res, m)
 		md = storage.MetadataOf(m)
 		om := storage.MetadataOf(old)
 		for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "namespace", "generation"} {

@@ -55,7 +55,9 @@ func writeMetaOf(r *http.Request, req request) writeMeta {
 
 func (s *Server) handleCreate(w http.ResponseWriter, r *http.Request, req request) {
 	if req.res.Namespaced && req.ns == "" {
-		s.writeError(w, r, errNoResource())
+		// The collection of every namespace is there to list and watch
+		// only: kube-apiserver answers 405 (observed on v1.37.2).
+		s.writeError(w, r, errMethodNotAllowed(r.Method))
 		return
 	}
 	m, err := readObject(r)

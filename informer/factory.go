@@ -28,7 +28,7 @@ type Factory struct {
 }
 
 type factoryKey struct {
-	ref          apiclient.Ref
+	ref          apiclient.Ref // without its Scope: a Ref made by hand and one from discovery are one cache
 	label, field string
 	typ          reflect.Type
 	shard        *Shard // informers of different shards are different caches
@@ -61,8 +61,8 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 // client-go's, which ignores them silently. After Start, a new informer
 // starts at once.
 func Shared[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
-	k := factoryKey{ref: ref, label: opts.LabelSelector, field: opts.FieldSelector,
-		typ: reflect.TypeFor[T](), shard: opts.Shard}
+	k := factoryKey{ref: apiclient.Ref{GVR: ref.GVR, Namespace: ref.Namespace}, label: opts.LabelSelector,
+		field: opts.FieldSelector, typ: reflect.TypeFor[T](), shard: opts.Shard}
 	summary := optionsSummary(opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()

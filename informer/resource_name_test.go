@@ -45,7 +45,7 @@ func TestANameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing.T) {
 	got := inf.Lister().List(meta.LabelSelector{})
 	require.Len(t, got, 1, "only the namespace asked for")
 	require.Equal(t, "a", got[0].GetName())
-	require.Equal(t, apiclient.Ref{GVR: foos, Namespace: "default"}, inf.Ref(), "the short name, resolved")
+	require.Equal(t, apiclient.Ref{GVR: foos, Namespace: "default", Scope: apiclient.ScopeNamespaced}, inf.Ref(), "the short name, resolved")
 }
 
 func TestANameOfAClusterScopedResourceIsWatchedWhateverTheNamespace(t *testing.T) {
@@ -58,7 +58,7 @@ func TestANameOfAClusterScopedResourceIsWatchedWhateverTheNamespace(t *testing.T
 	run(t, inf)
 	synced(t, inf)
 	require.Len(t, inf.Lister().List(meta.LabelSelector{}), 1)
-	require.Equal(t, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "nodes"}}, inf.Ref(), "no namespace for a cluster-scoped resource")
+	require.Equal(t, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "nodes"}, Scope: apiclient.ScopeCluster}, inf.Ref(), "no namespace for a cluster-scoped resource")
 }
 
 func TestAFactorySharesOneInformerWhateverTheName(t *testing.T) {
@@ -75,7 +75,9 @@ func TestAFactorySharesOneInformerWhateverTheName(t *testing.T) {
 		require.Same(t, got[0], inf)
 	}
 	deployments := meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}
-	require.Equal(t, apiclient.Ref{GVR: deployments, Namespace: "default"}, got[0].Ref())
+	require.Equal(t, apiclient.Ref{GVR: deployments, Namespace: "default", Scope: apiclient.ScopeNamespaced}, got[0].Ref())
+	byHand := informer.Shared[meta.Raw](f, apiclient.Ref{GVR: deployments, Namespace: "default"}, informer.Options[*meta.Raw]{Logger: quiet()})
+	require.Same(t, got[0], byHand, "a Ref without a scope is the same resource: one cache")
 	_, err := byName(t, d, "nothing", "default")
 	require.True(t, discovery.IsNotFound(err), "%v", err)
 }
