@@ -204,8 +204,11 @@
 // start, so no later delta can join it and pass for a snapshot object.
 //
 // A snapshot is loaded only into an informer that would cache the same
-// objects the same way: its identity names the server, resource,
+// objects the same way: its identity names the server and the cluster
+// (the uid of its kube-system namespace, read at start: a cluster made
+// anew at the same URL is another one; SnapshotOptions.Cluster), resource,
 // namespace, selectors, Go type, the shard (selector and field), the
+// request shape (whole objects or PartialObjectMetadata), the
 // managed-fields choice and the transform (SnapshotOptions.TransformVersion:
 // change it when the Transform changes). A sharded informer resumes its
 // own shard's snapshot.

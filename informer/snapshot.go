@@ -41,11 +41,25 @@ type SnapshotOptions struct {
 	// server's history, so that the restart needs no relist.
 	Period time.Duration
 	// Identity says what the snapshot is of; a snapshot of anything else is
-	// rejected at start. New fills it in (server, resource, namespace,
-	// selectors) when it is zero. The informer always sets what shapes its objects: Type (its
-	// Go type), Shard (Options.Shard's selector), ManagedFields
-	// (Options.KeepManagedFields) and Transform (TransformVersion).
+	// rejected at start. Only Server and Cluster are the caller's to set
+	// (a name for the server, an id for the cluster); New sets Server to
+	// the server's URL when it is "". The informer sets the rest, whatever
+	// Identity says: what it watches (group, version, resource, namespace,
+	// Options' selectors, Shard: Options.Shard's selector) and what shapes
+	// its objects (Type: its Go type, Request: whole objects or
+	// PartialObjectMetadata, ManagedFields: Options.KeepManagedFields,
+	// Transform: TransformVersion).
 	Identity snapshot.Identity
+	// Cluster reads the id of the cluster behind the server when the
+	// informer starts, for Identity.Cluster (unless Identity.Cluster is
+	// set): a snapshot is resumed only on the cluster it was taken on, not
+	// on another one made at the same URL. It returns "" when the id
+	// cannot be known (the snapshot then names the cluster by its URL), an
+	// error when it could not be read this time (no snapshot is resumed,
+	// and the next save asks again). Default (New): the uid of the
+	// kube-system namespace, "" when the informer may not GET it
+	// (snapshot_identity.go says why).
+	Cluster func(ctx context.Context) (string, error)
 	// TransformVersion names what Options.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
@@ -88,6 +102,11 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	waiting atomic.Bool   // capture is waiting for the queue to drain
 	popped  chan struct{} // cap 1: the processing loop finished a Pop
 	saved   string        // rv of the last snapshot written (writer goroutine only)
+
+	// clusterKnown: opts.Identity.Cluster holds the cluster's id, or ""
+	// for one that cannot be known (readCluster; load's goroutine, then
+	// the writer's).
+	clusterKnown bool
 }
 
 // newSnapshotter returns the snapshot gate and writer over store and q,
@@ -104,6 +123,7 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 	if so.Period == 0 {
 		so.Period = time.Minute
 	}
+	so.Identity.LabelSelector, so.Identity.FieldSelector = o.LabelSelector, o.FieldSelector
 	so.Identity.Type = typeName[T]()
 	so.Identity.ManagedFields = o.KeepManagedFields
 	so.Identity.Request = ""
@@ -158,7 +178,12 @@ func typeName[T any]() string {
 // logged, counted and traced, and the informer lists as if there were
 // none.
 func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P], ok bool) {
-	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
+	var h snapshot.Header
+	var objs []*T
+	err := s.readCluster(ctx)
+	if err == nil {
+		h, objs, err = snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
+	}
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotMissing})
@@ -250,6 +275,10 @@ var errStillQueued = errors.New("deltas were still queued")
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
+	if err := s.readCluster(ctx); err != nil {
+		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
+		return
+	}
 	c, ok := s.capture(ctx, wait)
 	if !ok {
 		if !wait {

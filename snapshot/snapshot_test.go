@@ -50,6 +50,8 @@ func TestAnIdentityMismatchNamesTheField(t *testing.T) {
 		"shard":         func(id *snapshot.Identity) { id.Shard = "shardRange(object.metadata.uid, '0x0', '0x8')" },
 		"managedFields": func(id *snapshot.Identity) { id.ManagedFields = true },
 		"transform":     func(id *snapshot.Identity) { id.Transform = "v2" },
+		"request":       func(id *snapshot.Identity) { id.Request = "PartialObjectMetadata" },
+		"cluster":       func(id *snapshot.Identity) { id.Cluster = "5e0c4a9e-0000-4000-8000-000000000000" },
 	}
 	for field, change := range cases {
 		t.Run(field, func(t *testing.T) {

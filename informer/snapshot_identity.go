@@ -1,0 +1,102 @@
+package informer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/meta"
+)
+
+// What identifies the cluster a snapshot is of.
+//
+// A URL does not: a cluster made anew at the same address (a kind or
+// test cluster recreated, a fake server restarted, a cluster restored
+// from an old backup) starts its history again, under resourceVersions
+// the snapshot already used. A watch from the snapshot's resourceVersion
+// may then be accepted and stay silent, and the informer would keep
+// objects that no longer exist and never see the new ones.
+//
+// The uid of the kube-system namespace does: it is made with the cluster,
+// never deleted (the API server refuses to) and never reused, and it is
+// the id tools commonly use for a cluster. Reading it costs one small GET
+// at start. An agent may not be allowed to GET namespaces (RBAC: a
+// namespaced agent usually is not); nothing readable by every
+// authenticated user identifies a cluster (discovery and /version are the
+// same on every cluster of one version), so then the id is "" and the
+// snapshot names the cluster by its URL alone, as before. What guards such
+// an agent is the server itself: its history, behind the snapshot's
+// resourceVersion, answers the resume's watch as kube-apiserver does (see
+// SnapshotOptions.Cluster).
+
+// clusterRef is the kube-system namespace, whose uid names the cluster.
+var clusterRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "namespaces"}}
+
+// clusterNamespace is the namespace the cluster's id is read from.
+const clusterNamespace = "kube-system"
+
+// namespaceMeta is all of the namespace that is read.
+type namespaceMeta struct {
+	meta.SlimMeta `json:"metadata"`
+}
+
+// kubeSystemUID returns the Cluster function New gives an informer over c:
+// the uid of c's kube-system namespace, or "" when it may not be read (401,
+// 403) or is not there (404: not a Kubernetes cluster of the usual kind).
+func kubeSystemUID(c *apiclient.Client) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		ns, err := apiclient.Get[namespaceMeta](ctx, c, clusterRef, clusterNamespace)
+		switch {
+		case meta.IsForbidden(err), meta.IsUnauthorized(err), meta.IsNotFound(err):
+			return "", nil
+		case err != nil:
+			return "", fmt.Errorf("reading the cluster's id (namespace %s): %w", clusterNamespace, err)
+		case ns.UID == "":
+			return "", fmt.Errorf("reading the cluster's id: namespace %s has no uid", clusterNamespace)
+		}
+		return ns.UID, nil
+	}
+}
+
+// over completes o with what New knows of the server and the resource: the
+// resource and namespace watched (whatever Identity says: a snapshot of
+// another resource is never one of this one), the server's URL unless
+// Identity names the server, and the Cluster function unless one is set.
+func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOptions {
+	if !o.enabled() {
+		return o
+	}
+	id := &o.Identity
+	if id.Server == "" {
+		id.Server = c.Host()
+	}
+	id.Group, id.Version, id.Resource, id.Namespace = ref.GVR.Group, ref.GVR.Version, ref.GVR.Resource, ref.Namespace
+	if o.Cluster == nil {
+		o.Cluster = kubeSystemUID(c)
+	}
+	return o
+}
+
+// readCluster sets the cluster's id in the snapshots' identity, once: the
+// one Identity names, else Cluster's answer. It fails only when Cluster
+// did (the server unreachable, 5xx): the cluster is then unknown, no
+// snapshot is resumed, and the next save asks again.
+func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
+	if s.clusterKnown {
+		return nil
+	}
+	if s.opts.Identity.Cluster != "" || s.opts.Cluster == nil {
+		s.clusterKnown = true
+		return nil
+	}
+	id, err := s.opts.Cluster(ctx)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		s.obs.log.Info("informer: snapshots name the cluster by its URL alone: its id could not be read",
+			"informer", s.obs.name, "namespace", clusterNamespace)
+	}
+	s.opts.Identity.Cluster, s.clusterKnown = id, true
+	return nil
+}

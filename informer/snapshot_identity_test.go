@@ -1,0 +1,169 @@
+package informer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
+	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/snapshot"
+)
+
+// recreate closes e's server and starts a new one at the same address,
+// with opts and one object: a cluster made anew at the same URL, its
+// history started again. It returns the new env.
+func recreate(t *testing.T, e *env, opts fakeapiserver.Options) *env {
+	t.Helper()
+	addr, ok := strings.CutPrefix(e.srv.URL(), "http://")
+	require.True(t, ok, e.srv.URL())
+	require.NoError(t, e.srv.Close())
+	opts.Addr, opts.BookmarkInterval = addr, 50*time.Millisecond
+	fresh := newEnv(t, opts)
+	require.Equal(t, e.srv.URL(), fresh.srv.URL())
+	seed(t, fresh, "new")
+	return fresh
+}
+
+// oldCluster runs an agent over six objects changed a few times (the
+// snapshot's resourceVersion is well past what a new server reaches with
+// one object) and stops it, leaving its snapshot in dir.
+func oldCluster(t *testing.T, e *env, dir string) string {
+	t.Helper()
+	seed(t, e, "a", "b", "c", "d", "e", "f")
+	for i := range 3 {
+		e.put(t, "a", fmt.Sprint(i+1), nil)
+	}
+	a := startAgent(t, e, dir, nil)
+	a.stop()
+	saved := a.tr.of(observe.StageSnapshotSaved)
+	require.Len(t, saved, 1)
+	return saved[0].ResourceVersion
+}
+
+// Issue #38: a snapshot saved at resourceVersion 12 with six objects was
+// resumed on a new server at the same URL (one object, resourceVersion
+// 5): its watch from 12 was accepted and stayed silent, and the cache
+// kept six objects that no longer exist. The cluster's id (its
+// kube-system namespace's uid) is part of the snapshot's identity: the
+// snapshot is rejected, naming the cluster, and the informer lists.
+func TestASnapshotIsNotResumedOnAnotherClusterAtTheSameURL(t *testing.T) {
+	e, dir := newEnv(t), t.TempDir()
+	oldCluster(t, e, dir)
+	fresh := recreate(t, e, fakeapiserver.Options{})
+	second := startAgent(t, fresh, dir, nil)
+	require.Equal(t, []string{"identity"}, second.m.results)
+	rejected := second.tr.of(observe.StageSnapshotRejected)
+	require.Len(t, rejected, 1)
+	var se *snapshot.Error
+	require.ErrorAs(t, rejected[0].Err, &se)
+	require.Equal(t, "cluster", se.Field, "%v", rejected[0].Err)
+	converges(t, fresh, second.inf, &second.h.view)
+	require.Equal(t, map[string]string{"new": "0"}, cacheState(second.inf))
+}
+
+// The same server, restarted with the informer, is the same cluster: the
+// snapshot is resumed as before (the id is read, not made up per run).
+func TestTheSameClusterResumesItsSnapshot(t *testing.T) {
+	e, dir := newEnv(t), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, e, dir, nil).stop()
+	second := startAgent(t, e, dir, nil)
+	require.Equal(t, []string{"resumed"}, second.m.results)
+}
+
+// forbidNamespaces answers 403 to every request for namespaces, as RBAC
+// answers an agent allowed only its own resource.
+func forbidNamespaces(r *http.Request, _ string) error {
+	if strings.Contains(r.URL.Path, "/namespaces/kube-system") && !strings.Contains(r.URL.Path, "/configmaps") {
+		return meta.NewStatusError(403, meta.ReasonForbidden, `namespaces "kube-system" is forbidden`)
+	}
+	return nil
+}
+
+// An agent that may not read the kube-system namespace names the cluster
+// by its URL alone; the cluster's id is then "", and a snapshot of it is
+// resumed on the same server.
+func TestWithoutTheRightToReadNamespacesTheURLNamesTheCluster(t *testing.T) {
+	e, dir := newEnv(t, fakeapiserver.Options{Intercept: forbidNamespaces}), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, e, dir, nil).stop()
+	second := startAgent(t, e, dir, nil)
+	require.Equal(t, []string{"resumed"}, second.m.results)
+}
+
+// A cluster id that cannot be read this time (the server fails) is not
+// taken for "unknown": no snapshot is resumed, and the informer lists.
+func TestAClusterIDThatFailsToReadResumesNothing(t *testing.T) {
+	e, dir := newEnv(t), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, e, dir, nil).stop()
+	second := startAgent(t, e, dir, func(o *informer.Options[*configMap]) {
+		o.Snapshot.Cluster = func(context.Context) (string, error) { return "", errors.New("503 from the server") }
+	})
+	require.Equal(t, []string{"error"}, second.m.results)
+	require.NotEmpty(t, second.tr.of(observe.StageRelist))
+}
+
+// Issue #38: snapshot.Identity.Request was set but never compared, so a
+// snapshot of PartialObjectMetadata resumed an informer that asks for
+// whole objects (Transport.FullObjects), and the cache mixed both until
+// the next relist.
+func TestASnapshotOfMetadataIsNotResumedForWholeObjects(t *testing.T) {
+	e, dir := newEnv(t), t.TempDir()
+	seed(t, e, "a", "b")
+	start := func(full bool) (*informer.Informer[cmMeta, *cmMeta], *loads, context.CancelFunc, chan error) {
+		m := &loads{}
+		opts := informer.Options[*cmMeta]{Logger: quiet(), Metrics: m,
+			Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1}}
+		opts.Transport.FullObjects = full
+		inf := informer.New[cmMeta](e.client, cmRef, opts)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- inf.Run(ctx) }()
+		synced(t, inf)
+		return inf, m, cancel, done
+	}
+	_, _, cancel, done := start(false)
+	cancel()
+	require.NoError(t, <-done)
+	inf, m, cancel, done := start(true)
+	defer func() { cancel(); <-done }()
+	require.Equal(t, []string{"identity"}, m.results)
+	require.Eventually(t, func() bool {
+		objs := inf.Lister().List(meta.LabelSelector{})
+		for _, o := range objs {
+			if o.Kind != "ConfigMap" {
+				return false
+			}
+		}
+		return len(objs) == 2
+	}, wait, 5*time.Millisecond, "only whole ConfigMaps, no PartialObjectMetadata")
+}
+
+// Identity set by the caller names the server; what the informer watches
+// is still its own: a snapshot of another label selector is rejected.
+func TestACallersIdentityStillComparesTheSelectors(t *testing.T) {
+	e, dir := newEnv(t), t.TempDir()
+	seed(t, e, "a")
+	named := func(sel string) func(*informer.Options[*configMap]) {
+		return func(o *informer.Options[*configMap]) {
+			o.Name, o.LabelSelector = "same-file", sel
+			o.Snapshot.Identity = snapshot.Identity{Server: "prod"}
+		}
+	}
+	startAgent(t, e, dir, named("")).stop()
+	second := startAgent(t, e, dir, named("app=web"))
+	require.Equal(t, []string{"identity"}, second.m.results)
+	var se *snapshot.Error
+	require.ErrorAs(t, second.tr.of(observe.StageSnapshotRejected)[0].Err, &se)
+	require.Equal(t, "labelSelector", se.Field)
+}
