@@ -194,9 +194,13 @@
 // after Transform) with the resourceVersion it is in step with, every
 // period and at a clean stop (package snapshot: checksummed, written
 // atomically). At the next start it loads a sound snapshot as its initial
-// list, marks itself synced without asking the server anything, and
-// watches from the saved resourceVersion: the server sends only what
-// changed meanwhile. If that resourceVersion has left the server's
+// list, marks itself synced without listing, and watches from the saved
+// resourceVersion: the server sends only what changed meanwhile. It asks
+// the server two small questions first (snapshot_identity.go): the
+// cluster's id, and a LIST of one item at least as new as the snapshot,
+// which a history that has not reached it (a cluster made anew or
+// restored at the same URL) answers 504; a WATCH from there would be
+// accepted and stay silent. A snapshot either fails is not used. If that resourceVersion has left the server's
 // history (410), it relists and the relist reconciles the cache. Handlers
 // get the snapshot's objects as initial adds, or through OnSnapshotAdd
 // when they implement [SnapshotHandler]. The snapshot's batch is applied

@@ -60,6 +60,10 @@ type SnapshotOptions struct {
 	// kube-system namespace, "" when the informer may not GET it
 	// (snapshot_identity.go says why).
 	Cluster func(ctx context.Context) (string, error)
+
+	// reached checks that the server's history has reached a snapshot's
+	// resourceVersion (historyReached); set by New, nil otherwise.
+	reached func(ctx context.Context, rv string) error
 	// TransformVersion names what Options.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
@@ -173,10 +177,11 @@ func typeName[T any]() string {
 	return t.String()
 }
 
-// load reads the saved snapshot of shard (a selector, "" for none). ok is
-// false when there is none or it was rejected; then the reason has been
-// logged, counted and traced, and the informer lists as if there were
-// none.
+// load reads the saved snapshot of shard (a selector, "" for none), of
+// this cluster (readCluster), and checks that the server's history has
+// reached its resourceVersion (checkHistory). ok is false when there is
+// none or it was rejected; then the reason has been logged, counted and
+// traced, and the informer lists as if there were none.
 func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P], ok bool) {
 	var h snapshot.Header
 	var objs []*T
@@ -185,12 +190,15 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 		h, objs, err = snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
 	}
 	switch {
+	case err == nil && h.ResourceVersion == "":
+		err = &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
+	case err == nil:
+		err = s.checkHistory(ctx, h.ResourceVersion)
+	}
+	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotMissing})
 		return l, false
-	case err == nil && h.ResourceVersion == "":
-		err = &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
-		fallthrough
 	case err != nil:
 		if ctx.Err() != nil {
 			return l, false

@@ -2,10 +2,12 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/snapshot"
 )
 
 // What identifies the cluster a snapshot is of.
@@ -24,10 +26,21 @@ import (
 // namespaced agent usually is not); nothing readable by every
 // authenticated user identifies a cluster (discovery and /version are the
 // same on every cluster of one version), so then the id is "" and the
-// snapshot names the cluster by its URL alone, as before. What guards such
-// an agent is the server itself: its history, behind the snapshot's
-// resourceVersion, answers the resume's watch as kube-apiserver does (see
-// SnapshotOptions.Cluster).
+// snapshot names the cluster by its URL alone.
+//
+// Neither catches a cluster restored from an older backup (same uid, its
+// history set back), and an agent without the id is left with the URL.
+// What catches both is the server's own history, asked with the
+// informer's own right to list: a snapshot is resumed only once a LIST of
+// one item at least as new as the snapshot's resourceVersion
+// (resourceVersionMatch=NotOlderThan) succeeds. A history that has not
+// reached it answers 504 ResourceVersionTooLarge (at once without the
+// watch cache, after about 3 s with it), where a WATCH from it would be
+// accepted and stay silent until its timeout (kube-apiserver v1.37.2, with
+// and without the watch cache: conformance/future_rv_test.go). Only a new
+// history already grown past the snapshot's resourceVersion, on a cluster
+// whose id cannot be read, goes unnoticed, as it would for any informer
+// that re-watches after a disconnection.
 
 // clusterRef is the kube-system namespace, whose uid names the cluster.
 var clusterRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "namespaces"}}
@@ -74,7 +87,45 @@ func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOp
 	if o.Cluster == nil {
 		o.Cluster = kubeSystemUID(c)
 	}
+	o.reached = historyReached(c, ref)
 	return o
+}
+
+// errOneItem ends the LIST of historyReached at its first item.
+var errOneItem = errors.New("one item is enough")
+
+// historyReached returns the check that the history of the server behind
+// c has reached rv: a LIST of at most one of ref's objects, as metadata,
+// at least as new as rv. It fails with the server's 504
+// ResourceVersionTooLarge when the history has not.
+func historyReached(c *apiclient.Client, ref apiclient.Ref) func(ctx context.Context, rv string) error {
+	return func(ctx context.Context, rv string) error {
+		_, err := apiclient.List[namespaceMeta](ctx, c, ref, apiclient.ListOptions{Limit: 1, ResourceVersion: rv,
+			ResourceVersionMatch: "NotOlderThan", Metadata: true, NoRetry: true},
+			func(*namespaceMeta) error { return errOneItem })
+		if err != nil && !errors.Is(err, errOneItem) {
+			return err
+		}
+		return nil
+	}
+}
+
+// checkHistory rejects a snapshot at rv that the server's history has not
+// reached (another history at the same URL), or when the server could not
+// say: nil when there is no check (an informer not made by New).
+func (s *snapshotter[T, P]) checkHistory(ctx context.Context, rv string) error {
+	if s.opts.reached == nil {
+		return nil
+	}
+	err := s.opts.reached(ctx, rv)
+	switch {
+	case meta.IsTooLargeResourceVersion(err):
+		return &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "resourceVersion", Want: rv,
+			Got: "beyond the server's history (a cluster made anew or restored at this URL)", Err: err}
+	case err != nil:
+		return fmt.Errorf("checking that the server's history has reached the snapshot's resourceVersion %s: %w", rv, err)
+	}
+	return nil
 }
 
 // readCluster sets the cluster's id in the snapshots' identity, once: the

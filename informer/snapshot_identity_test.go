@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -166,4 +167,75 @@ func TestACallersIdentityStillComparesTheSelectors(t *testing.T) {
 	var se *snapshot.Error
 	require.ErrorAs(t, second.tr.of(observe.StageSnapshotRejected)[0].Err, &se)
 	require.Equal(t, "labelSelector", se.Field)
+}
+
+// Issue #38 end to end, for an agent that may not read the kube-system
+// namespace (the cluster's id is then ""): a snapshot at a resourceVersion
+// past the new server's whole history. kube-apiserver accepts a WATCH
+// from it and stays silent (conformance: watch/future-resource-version),
+// so the informer asks first: its one-item LIST at least as new as the
+// snapshot gets 504 ResourceVersionTooLarge, the snapshot is rejected, and
+// the cache is the new server's.
+func TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID(t *testing.T) {
+	e, dir := newEnv(t, fakeapiserver.Options{Intercept: forbidNamespaces}), t.TempDir()
+	saved := oldCluster(t, e, dir)
+	fresh := recreate(t, e, fakeapiserver.Options{Intercept: forbidNamespaces, TooLargeWait: 50 * time.Millisecond})
+	require.Less(t, fresh.srv.ResourceVersion(), rvOf(t, saved), "the new history is behind the snapshot")
+	second := startAgent(t, fresh, dir, nil)
+	require.Equal(t, []string{"identity"}, second.m.results)
+	var se *snapshot.Error
+	require.ErrorAs(t, second.tr.of(observe.StageSnapshotRejected)[0].Err, &se)
+	require.Equal(t, "resourceVersion", se.Field)
+	require.True(t, meta.IsTooLargeResourceVersion(se), "the server's 504 is the cause: %v", se.Err)
+	converges(t, fresh, second.inf, &second.h.view)
+	require.Equal(t, map[string]string{"new": "0"}, cacheState(second.inf))
+	require.Equal(t, []string{"add new=0 initial=true"}, second.h.since(0), "no handler saw the old cluster's objects")
+}
+
+func rvOf(t *testing.T, rv string) int64 {
+	t.Helper()
+	n, err := strconv.ParseInt(rv, 10, 64)
+	require.NoError(t, err)
+	return n
+}
+
+// A cluster restored from a backup older than the snapshot keeps its id
+// (the kube-system namespace came back with the backup) but not its
+// history: the resourceVersions after the backup are made again, with
+// other content. The history check catches it; the informer lists.
+func TestASnapshotNewerThanARestoredHistoryIsNotResumed(t *testing.T) {
+	e, dir := newEnv(t, fakeapiserver.Options{TooLargeWait: 50 * time.Millisecond}), t.TempDir()
+	seed(t, e, "a")
+	backup := e.srv.ResourceVersion()
+	seed(t, e, "b", "c")
+	startAgent(t, e, dir, nil).stop()
+	e.srv.Restore(backup)
+	second := startAgent(t, e, dir, nil)
+	require.Equal(t, []string{"identity"}, second.m.results)
+	converges(t, e, second.inf, &second.h.view)
+	require.Equal(t, map[string]string{"a": "0"}, cacheState(second.inf))
+}
+
+// A server (or a proxy before it) that answers the resume's WATCH with 504
+// ResourceVersionTooLarge, as HTTP or as an ERROR event, is answered by a
+// relist at "" (the reflector's rule for that 504), which reconciles the
+// snapshot's objects with the server's.
+func TestAResumeAnsweredTooLargeRelistsAtTheLatest(t *testing.T) {
+	for _, asEvent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("asEvent=%t", asEvent), func(t *testing.T) {
+			e, dir := newEnv(t), t.TempDir()
+			seed(t, e, "a", "b")
+			startAgent(t, e, dir, nil).stop()
+			require.NoError(t, e.srv.Delete(cmGVR, "default", "b"))
+			e.put(t, "c", "0", nil)
+			e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 504, Verb: "watch", AsEvent: asEvent})
+			second := startAgent(t, e, dir, nil)
+			require.Equal(t, []string{"resumed"}, second.m.results)
+			converges(t, e, second.inf, &second.h.view)
+			relists := second.tr.of(observe.StageRelist)
+			require.NotEmpty(t, relists)
+			require.Equal(t, observe.CauseTooLargeRV, relists[0].Cause)
+			require.Empty(t, relists[0].ResourceVersion, "at the latest, not at the snapshot's rv")
+		})
+	}
 }

@@ -1,0 +1,84 @@
+package conformance
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/conformance/kubetest"
+)
+
+// A resourceVersion the server's history has not reached: what a client
+// holds after the cluster behind a URL was made anew or restored from an
+// older backup (issue #38). A snapshot's resume depends on these answers:
+// the WATCH is accepted and says nothing, so only the LIST can tell.
+var futureScenarios = []scenario{
+	{name: "watch/future-resource-version", run: func(t *testing.T, tg *target, o *obs) {
+		ns := tg.namespace(t)
+		rv := rvNum(makeConfigMaps(t, tg, ns, 1))
+		start := time.Now()
+		w := tg.watch(t, "/api/v1/namespaces/"+ns+"/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion="+
+			strconv.FormatUint(rv+1_000_000, 10))
+		o.add("watch %d", w.code)
+		for ev, ok := w.next(t); ok; ev, ok = w.next(t) {
+			o.add("event %s", describe(o, ev))
+		}
+		// Ended by its timeout, not at once: silent, not refused.
+		o.add("ended after its timeout: %t", time.Since(start) >= 1500*time.Millisecond)
+	}},
+	{name: "list/future-resource-version-one-item", run: func(t *testing.T, tg *target, o *obs) {
+		// What the informer asks to check a snapshot's resourceVersion:
+		// one item at least as new as it.
+		ns := tg.namespace(t)
+		rv := rvNum(makeConfigMaps(t, tg, ns, 1))
+		p := "/api/v1/namespaces/" + ns + "/configmaps?limit=1&resourceVersionMatch=NotOlderThan&resourceVersion="
+		r := tg.do(t, "GET", p+strconv.FormatUint(rv+1_000_000, 10), "")
+		o.add("%s", status(r))
+		r = tg.do(t, "GET", p+strconv.FormatUint(rv, 10), "")
+		o.add("at the last write's rv: %d items=%s", r.code, names(r.body))
+	}},
+}
+
+// withoutWatchCache are the observations of futureScenarios that differ
+// without the watch cache: etcd answers the LIST at once (with the cache,
+// after about 3 s of waiting for it to catch up) and gives no retry hint.
+var withoutWatchCache = map[string][]string{
+	"list/future-resource-version-one-item": {
+		`504 Status/Timeout details{name=<none> group=<none> kind=<none> cause{ResourceVersionTooLarge <none> "Too large resource version"}}`,
+		`at the last write's rv: 200 items=c0`,
+	},
+}
+
+// TestAFutureResourceVersionWithoutTheWatchCache runs futureScenarios on a
+// kube-apiserver of its own started with --watch-cache=false, where
+// WATCH and LIST are served by etcd, not by the watch cache: the answers
+// must be the documented ones but for withoutWatchCache (the shared
+// server, with its watch cache, runs them in TestConformance).
+func TestAFutureResourceVersionWithoutTheWatchCache(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a kube-apiserver of its own")
+	}
+	if os.Getenv("ZEROKUBE_KUBE") == "off" {
+		t.Skip("ZEROKUBE_KUBE=off")
+	}
+	bins, err := kubetest.Find()
+	if err != nil {
+		t.Skip(kubetest.SkipMessage)
+	}
+	srv, err := kubetest.Start(context.Background(), bins, kubetest.Options{ExtraArgs: []string{"--watch-cache=false"}})
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	for _, sc := range futureScenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			want, ok := withoutWatchCache[sc.name]
+			if !ok {
+				want = documented[sc.name]
+			}
+			require.Equal(t, want, observeScenario(t, realTarget(t, srv), sc))
+		})
+	}
+}
