@@ -10,6 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/conformance/kubetest"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
+	"github.com/zerokube/zerokube/snapshot"
 )
 
 // A resourceVersion the server's history has not reached: what a client
@@ -79,6 +82,39 @@ func TestAFutureResourceVersionWithoutTheWatchCache(t *testing.T) {
 				want = documented[sc.name]
 			}
 			require.Equal(t, want, observeScenario(t, realTarget(t, srv), sc))
+		})
+	}
+}
+
+// Issue #38 on both servers: a snapshot that is not of the cluster behind
+// the URL is not resumed, and the cache converges to the server's state
+// by a list. Made here by rewriting the snapshot: one whose
+// resourceVersion is past the server's whole history (a cluster made anew
+// or restored from an older backup, which a WATCH would not reveal), and
+// one of another cluster's id (the kube-system namespace's uid).
+func TestInformerRejectsASnapshotOfAnotherHistory(t *testing.T) {
+	for name, change := range map[string]func(h *snapshot.Header){
+		"history": func(h *snapshot.Header) {
+			h.ResourceVersion = strconv.FormatUint(rvNum(h.ResourceVersion)+1_000_000, 10)
+		},
+		"cluster": func(h *snapshot.Header) { h.Cluster = "00000000-0000-4000-8000-000000000000" },
+	} {
+		t.Run(name, func(t *testing.T) {
+			onBoth(t, func(t *testing.T, tg *target) {
+				ns := tg.namespace(t)
+				want := seed(t, tg, ns, 3)
+				dir := t.TempDir()
+				opts := informer.Options[*configMap]{Name: "informer", Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1}}
+				startInformer(t, tg, ns, opts, nil).stop()
+				rewriteSnapshot(t, dir, "informer", change)
+				tg.must(t, 200, "DELETE", "/api/v1/namespaces/"+ns+"/configmaps/cm-000", "")
+				delete(want, "cm-000")
+				second := startInformer(t, tg, ns, opts, nil)
+				require.True(t, second.saw(observe.StageSnapshotRejected), "the snapshot is not resumed")
+				require.False(t, second.saw(observe.StageSnapshotLoaded))
+				require.Equal(t, []string{"initial"}, second.relists())
+				second.awaitCache(t, want)
+			})
 		})
 	}
 }
