@@ -93,11 +93,14 @@ func TestAFutureResourceVersionWithoutTheWatchCache(t *testing.T) {
 // or restored from an older backup, which a WATCH would not reveal), and
 // one of another cluster's id (the kube-system namespace's uid).
 func TestInformerRejectsASnapshotOfAnotherHistory(t *testing.T) {
-	for name, change := range map[string]func(h *snapshot.Header){
-		"history": func(h *snapshot.Header) {
+	for name, change := range map[string]func(t *testing.T, h *snapshot.Header){
+		"history": func(_ *testing.T, h *snapshot.Header) {
 			h.ResourceVersion = strconv.FormatUint(rvNum(h.ResourceVersion)+1_000_000, 10)
 		},
-		"cluster": func(h *snapshot.Header) { h.Cluster = "00000000-0000-4000-8000-000000000000" },
+		"cluster": func(t *testing.T, h *snapshot.Header) {
+			require.NotEmpty(t, h.Cluster, "the snapshot carries the cluster's id")
+			h.Cluster = "00000000-0000-4000-8000-000000000000"
+		},
 	} {
 		t.Run(name, func(t *testing.T) {
 			onBoth(t, func(t *testing.T, tg *target) {
@@ -106,7 +109,7 @@ func TestInformerRejectsASnapshotOfAnotherHistory(t *testing.T) {
 				dir := t.TempDir()
 				opts := informer.Options[*configMap]{Name: "informer", Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1}}
 				startInformer(t, tg, ns, opts, nil).stop()
-				rewriteSnapshot(t, dir, "informer", change)
+				rewriteSnapshot(t, dir, "informer", func(h *snapshot.Header) { change(t, h) })
 				tg.must(t, 200, "DELETE", "/api/v1/namespaces/"+ns+"/configmaps/cm-000", "")
 				delete(want, "cm-000")
 				second := startInformer(t, tg, ns, opts, nil)
@@ -117,4 +120,52 @@ func TestInformerRejectsASnapshotOfAnotherHistory(t *testing.T) {
 			})
 		})
 	}
+}
+
+// asAgent returns tg as the service account "agent" of ns, allowed by a
+// Role only to read configmaps in ns, as a namespaced agent commonly is
+// (kube-apiserver only: the fake has no RBAC).
+func asAgent(t *testing.T, tg *target, ns string) *target {
+	t.Helper()
+	tg.must(t, 201, "POST", "/api/v1/namespaces/"+ns+"/serviceaccounts", `{"metadata":{"name":"agent"}}`)
+	rbac := "/apis/rbac.authorization.k8s.io/v1/namespaces/" + ns
+	tg.must(t, 201, "POST", rbac+"/roles", `{"metadata":{"name":"agent"},"rules":[{"apiGroups":[""],`+
+		`"resources":["configmaps"],"verbs":["get","list","watch"]}]}`)
+	tg.must(t, 201, "POST", rbac+"/rolebindings", `{"metadata":{"name":"agent"},"roleRef":{"apiGroup":"rbac.authorization.k8s.io",`+
+		`"kind":"Role","name":"agent"},"subjects":[{"kind":"ServiceAccount","name":"agent","namespace":"`+ns+`"}]}`)
+	r := tg.do(t, "POST", "/api/v1/namespaces/"+ns+"/serviceaccounts/agent/token", `{"spec":{"expirationSeconds":3600}}`)
+	require.Contains(t, []int{200, 201}, r.code, "TokenRequest: %s", r.raw)
+	token := str(at(r.body, "status.token"))
+	cfg := *tg.cfg
+	cfg.BearerToken = token
+	return &target{name: tg.name + " as agent", url: tg.url, token: token, http: tg.http, cfg: &cfg}
+}
+
+// An agent that may not GET the kube-system namespace (RBAC: 403) names
+// the cluster by its URL: its snapshots carry no cluster id and are
+// resumed on the same server. The history check needs only its right to
+// list, and still rejects a snapshot past the server's history.
+func TestAnAgentThatMayNotReadNamespacesStillChecksTheHistory(t *testing.T) {
+	tg := realTarget(t, realServer(t))
+	ns := tg.namespace(t)
+	want := seed(t, tg, ns, 3)
+	agent := asAgent(t, tg, ns)
+	require.Equal(t, 403, agent.do(t, "GET", "/api/v1/namespaces/kube-system", "").code)
+	dir := t.TempDir()
+	opts := informer.Options[*configMap]{Name: "informer", Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1}}
+	startInformer(t, agent, ns, opts, nil).stop()
+
+	second := startInformer(t, agent, ns, opts, nil)
+	require.True(t, second.saw(observe.StageSnapshotLoaded), "resumed on the same server")
+	require.Empty(t, second.relists())
+	second.stop()
+
+	rewriteSnapshot(t, dir, "informer", func(h *snapshot.Header) {
+		require.Empty(t, h.Cluster, "no cluster id for an agent that may not read it")
+		h.ResourceVersion = strconv.FormatUint(rvNum(h.ResourceVersion)+1_000_000, 10)
+	})
+	third := startInformer(t, agent, ns, opts, nil)
+	require.True(t, third.saw(observe.StageSnapshotRejected))
+	require.Equal(t, []string{"initial"}, third.relists())
+	third.awaitCache(t, want)
 }
