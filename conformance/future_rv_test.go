@@ -33,6 +33,24 @@ var futureScenarios = []scenario{
 		// Ended by its timeout, not at once: silent, not refused.
 		o.add("ended after its timeout: %t", time.Since(start) >= 1500*time.Millisecond)
 	}},
+	{name: "watch/near-future-resource-version", run: func(t *testing.T, tg *target, o *obs) {
+		// Once the history reaches it, the watch sends what comes after
+		// it, and nothing at or before it. (How many writes fall before it
+		// depends on what else the server writes meanwhile: not observed.)
+		ns := tg.namespace(t)
+		p := "/api/v1/namespaces/" + ns + "/configmaps"
+		from := rvNum(makeConfigMaps(t, tg, ns, 1)) + 2
+		w := tg.watch(t, p+"?watch=1&resourceVersion="+strconv.FormatUint(from, 10))
+		o.add("watch %d", w.code)
+		for _, name := range []string{"w1", "w2", "w3", "sentinel"} {
+			tg.must(t, 201, "POST", p, cmJSON(name))
+		}
+		newer := true
+		for _, ev := range w.until(t, "sentinel") {
+			newer = newer && rvNum(at(ev.Object, "metadata.resourceVersion")) > from
+		}
+		o.add("the sentinel came; every event before it is newer than the watch's rv: %t", newer)
+	}},
 	{name: "list/future-resource-version-one-item", run: func(t *testing.T, tg *target, o *obs) {
 		// What the informer asks to check a snapshot's resourceVersion:
 		// one item at least as new as it.
