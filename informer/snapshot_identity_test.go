@@ -114,6 +114,38 @@ func TestAClusterIDThatFailsToReadResumesNothing(t *testing.T) {
 	require.NotEmpty(t, second.tr.of(observe.StageRelist))
 }
 
+// The id is asked again at the next save when it failed at start, and a
+// caller's own Cluster function names the cluster instead of the
+// kube-system namespace: a snapshot resumes only where it answers the
+// same.
+func TestTheClusterIDIsAskedAgainAtTheNextSave(t *testing.T) {
+	e, dir := newEnv(t), t.TempDir()
+	seed(t, e, "a")
+	failed := false
+	clusterOnce := func(o *informer.Options[*configMap]) {
+		o.Snapshot.Cluster = func(context.Context) (string, error) {
+			if !failed { // load and the final save run on Run's goroutine, one after the other
+				failed = true
+				return "", errors.New("503 from the server")
+			}
+			return "cluster-1", nil
+		}
+	}
+	first := startAgent(t, e, dir, clusterOnce)
+	first.stop()
+	require.Equal(t, []string{"error"}, first.m.results)
+	require.Len(t, first.tr.of(observe.StageSnapshotSaved), 1, "saved once the id could be read")
+	named := func(id string) func(*informer.Options[*configMap]) {
+		return func(o *informer.Options[*configMap]) {
+			o.Snapshot.Cluster = func(context.Context) (string, error) { return id, nil }
+		}
+	}
+	second := startAgent(t, e, dir, named("cluster-1"))
+	second.stop()
+	require.Equal(t, []string{"resumed"}, second.m.results)
+	require.Equal(t, []string{"identity"}, startAgent(t, e, dir, named("cluster-2")).m.results)
+}
+
 // Issue #38: snapshot.Identity.Request was set but never compared, so a
 // snapshot of PartialObjectMetadata resumed an informer that asks for
 // whole objects (Transport.FullObjects), and the cache mixed both until
