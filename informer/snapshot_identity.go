@@ -129,7 +129,8 @@ func (s *snapshotter[T, P]) checkHistory(ctx context.Context, rv string) error {
 }
 
 // readCluster sets the cluster's id in the snapshots' identity, once: the
-// one Identity names, else Cluster's answer. It fails only when Cluster
+// one Identity names, else Cluster's answer ("" when it cannot be known:
+// the header of each snapshot saved shows it). It fails only when Cluster
 // did (the server unreachable, 5xx): the cluster is then unknown, no
 // snapshot is resumed, and the next save asks again.
 func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
@@ -143,10 +144,6 @@ func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
 	id, err := s.opts.Cluster(ctx)
 	if err != nil {
 		return err
-	}
-	if id == "" {
-		s.obs.log.Info("informer: snapshots name the cluster by its URL alone: its id could not be read",
-			"informer", s.obs.name, "namespace", clusterNamespace)
 	}
 	s.opts.Identity.Cluster, s.clusterKnown = id, true
 	return nil
