@@ -200,7 +200,11 @@
 // cluster's id, and a LIST of one item at least as new as the snapshot,
 // which a history that has not reached it (a cluster made anew or
 // restored at the same URL) answers 504; a WATCH from there would be
-// accepted and stay silent. A snapshot either fails is not used. If that resourceVersion has left the server's
+// accepted and stay silent. A snapshot either answer rules out is not
+// used; one the server cannot answer for at start (an outage) is loaded
+// all the same, and the questions are asked again before the resume's
+// watch, a wrong answer then making the informer relist at ""
+// (snapshot_verify.go). If that resourceVersion has left the server's
 // history (410), it relists and the relist reconciles the cache. Handlers
 // get the snapshot's objects as initial adds, or through OnSnapshotAdd
 // when they implement [SnapshotHandler]. The snapshot's batch is applied

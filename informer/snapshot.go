@@ -55,15 +55,17 @@ type SnapshotOptions struct {
 	// set): a snapshot is resumed only on the cluster it was taken on, not
 	// on another one made at the same URL. It returns "" when the id
 	// cannot be known (the snapshot then names the cluster by its URL), an
-	// error when it could not be read this time (no snapshot is resumed,
-	// and the next save asks again). Default (New): the uid of the
-	// kube-system namespace, "" when the informer may not GET it
-	// (snapshot_identity.go says why).
+	// error when it could not be read this time (the server unreachable:
+	// the snapshot is loaded all the same, and the id is asked again
+	// before the resume's watch, which waits for it; snapshot_verify.go).
+	// Default (New): the uid of the kube-system namespace, "" when the
+	// informer may not GET it (snapshot_identity.go says why).
 	Cluster func(ctx context.Context) (string, error)
 
-	// reached checks that the server's history has reached a snapshot's
-	// resourceVersion (historyReached); set by New, nil otherwise.
-	reached func(ctx context.Context, rv string) error
+	// checkHistory: a snapshot is resumed only once the server's history
+	// has reached its resourceVersion (snapshot_verify.go, reached); set
+	// by New, whose ListerWatcher speaks to a real API server.
+	checkHistory bool
 	// TransformVersion names what Options.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
@@ -107,10 +109,13 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	popped  chan struct{} // cap 1: the processing loop finished a Pop
 	saved   string        // rv of the last snapshot written (writer goroutine only)
 
+	idMu sync.Mutex // guards opts.Identity.Cluster and the fields below
 	// clusterKnown: opts.Identity.Cluster holds the cluster's id, or ""
-	// for one that cannot be known (readCluster; load's goroutine, then
-	// the writer's).
+	// for one that cannot be known (readCluster).
 	clusterKnown bool
+	pending      *resumeCheck // what load could not check (snapshot_verify.go); nil: nothing
+
+	lister ListerWatcher[P] // the informer's, before the shard filter: reached lists through it
 }
 
 // newSnapshotter returns the snapshot gate and writer over store and q,
@@ -144,6 +149,13 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 
 // identity is what a snapshot of shard (a selector, "" for none) is of.
 func (s *snapshotter[T, P]) identity(shard string) snapshot.Identity {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	return s.identityLocked(shard)
+}
+
+// identityLocked is identity with s.idMu held.
+func (s *snapshotter[T, P]) identityLocked(shard string) snapshot.Identity {
 	id := s.opts.Identity
 	id.Shard = shard
 	return id
@@ -178,23 +190,12 @@ func typeName[T any]() string {
 }
 
 // load reads the saved snapshot of shard (a selector, "" for none), of
-// this cluster (readCluster), and checks that the server's history has
-// reached its resourceVersion (checkHistory). ok is false when there is
-// none or it was rejected; then the reason has been logged, counted and
-// traced, and the informer lists as if there were none.
+// this cluster and within the server's history as far as the server can
+// say now (loadChecked). ok is false when there is none or it was
+// rejected; then the reason has been logged, counted and traced, and the
+// informer lists as if there were none.
 func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P], ok bool) {
-	var h snapshot.Header
-	var objs []*T
-	err := s.readCluster(ctx)
-	if err == nil {
-		h, objs, err = snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
-	}
-	switch {
-	case err == nil && h.ResourceVersion == "":
-		err = &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
-	case err == nil:
-		err = s.checkHistory(ctx, h.ResourceVersion)
-	}
+	h, objs, err := s.loadChecked(ctx, shard)
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotMissing})
@@ -283,7 +284,10 @@ var errStillQueued = errors.New("deltas were still queued")
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
-	if err := s.readCluster(ctx); err != nil {
+	s.idMu.Lock()
+	clusterErr := s.readCluster(ctx)
+	s.idMu.Unlock()
+	if err := clusterErr; err != nil {
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
 		return
 	}

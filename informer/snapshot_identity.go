@@ -2,12 +2,10 @@ package informer
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
-	"github.com/zerokube/zerokube/snapshot"
 )
 
 // What identifies the cluster a snapshot is of.
@@ -33,7 +31,8 @@ import (
 // What catches both is the server's own history, asked with the
 // informer's own right to list: a snapshot is resumed only once a LIST of
 // one item at least as new as the snapshot's resourceVersion
-// (resourceVersionMatch=NotOlderThan) succeeds. A history that has not
+// (resourceVersionMatch=NotOlderThan) succeeds (snapshot_verify.go says
+// when each question is asked). A history that has not
 // reached it answers 504 ResourceVersionTooLarge (at once without the
 // watch cache, after about 3 s with it), where a WATCH from it would be
 // accepted and stay silent until its timeout (kube-apiserver v1.37.2, with
@@ -74,7 +73,9 @@ func kubeSystemUID(c *apiclient.Client) func(context.Context) (string, error) {
 // over completes o with what New knows of the server and the resource: the
 // resource and namespace watched (whatever Identity says: a snapshot of
 // another resource is never one of this one), the server's URL unless
-// Identity names the server, and the Cluster function unless one is set.
+// Identity names the server, the Cluster function unless one is set, and
+// the history check (its LIST goes through New's ListerWatcher, which
+// speaks to a real API server).
 func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOptions {
 	if !o.enabled() {
 		return o
@@ -87,64 +88,6 @@ func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOp
 	if o.Cluster == nil {
 		o.Cluster = kubeSystemUID(c)
 	}
-	o.reached = historyReached(c, ref)
+	o.checkHistory = true
 	return o
-}
-
-// errOneItem ends the LIST of historyReached at its first item.
-var errOneItem = errors.New("one item is enough")
-
-// historyReached returns the check that the history of the server behind
-// c has reached rv: a LIST of at most one of ref's objects, as metadata,
-// at least as new as rv. It fails with the server's 504
-// ResourceVersionTooLarge when the history has not.
-func historyReached(c *apiclient.Client, ref apiclient.Ref) func(ctx context.Context, rv string) error {
-	return func(ctx context.Context, rv string) error {
-		_, err := apiclient.List[namespaceMeta](ctx, c, ref, apiclient.ListOptions{Limit: 1, ResourceVersion: rv,
-			ResourceVersionMatch: "NotOlderThan", Metadata: true, NoRetry: true},
-			func(*namespaceMeta) error { return errOneItem })
-		if err != nil && !errors.Is(err, errOneItem) {
-			return err
-		}
-		return nil
-	}
-}
-
-// checkHistory rejects a snapshot at rv that the server's history has not
-// reached (another history at the same URL), or when the server could not
-// say: nil when there is no check (an informer not made by New).
-func (s *snapshotter[T, P]) checkHistory(ctx context.Context, rv string) error {
-	if s.opts.reached == nil {
-		return nil
-	}
-	err := s.opts.reached(ctx, rv)
-	switch {
-	case meta.IsTooLargeResourceVersion(err):
-		return &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "resourceVersion", Want: rv,
-			Got: "beyond the server's history (a cluster made anew or restored at this URL)", Err: err}
-	case err != nil:
-		return fmt.Errorf("checking that the server's history has reached the snapshot's resourceVersion %s: %w", rv, err)
-	}
-	return nil
-}
-
-// readCluster sets the cluster's id in the snapshots' identity, once: the
-// one Identity names, else Cluster's answer ("" when it cannot be known:
-// the header of each snapshot saved shows it). It fails only when Cluster
-// did (the server unreachable, 5xx): the cluster is then unknown, no
-// snapshot is resumed, and the next save asks again.
-func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
-	if s.clusterKnown {
-		return nil
-	}
-	if s.opts.Identity.Cluster != "" || s.opts.Cluster == nil {
-		s.clusterKnown = true
-		return nil
-	}
-	id, err := s.opts.Cluster(ctx)
-	if err != nil {
-		return err
-	}
-	s.opts.Identity.Cluster, s.clusterKnown = id, true
-	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -101,17 +102,61 @@ func TestWithoutTheRightToReadNamespacesTheURLNamesTheCluster(t *testing.T) {
 	require.Equal(t, []string{"resumed"}, second.m.results)
 }
 
-// A cluster id that cannot be read this time (the server fails) is not
-// taken for "unknown": no snapshot is resumed, and the informer lists.
-func TestAClusterIDThatFailsToReadResumesNothing(t *testing.T) {
-	e, dir := newEnv(t), t.TempDir()
-	seed(t, e, "a")
-	startAgent(t, e, dir, nil).stop()
-	second := startAgent(t, e, dir, func(o *informer.Options[*configMap]) {
-		o.Snapshot.Cluster = func(context.Context) (string, error) { return "", errors.New("503 from the server") }
+// failing is a Cluster function that fails its first n calls, as when
+// the server is unreachable at start, and then answers id.
+func failing(n int, id string) func(*informer.Options[*configMap]) {
+	return func(o *informer.Options[*configMap]) {
+		var mu sync.Mutex
+		o.Snapshot.Cluster = func(context.Context) (string, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if n > 0 {
+				n--
+				return "", errors.New("503 from the server")
+			}
+			return id, nil
+		}
+	}
+}
+
+// named is a Cluster function that always answers id.
+func named(id string) func(*informer.Options[*configMap]) {
+	return func(o *informer.Options[*configMap]) {
+		o.Snapshot.Cluster = func(context.Context) (string, error) { return id, nil }
+	}
+}
+
+// A cluster id that cannot be read at start does not cost the warm
+// restart: the snapshot is loaded (an agent restarted in an outage has its
+// cache at once), and the id is asked again before the resume's watch,
+// which waits for it. The same cluster resumes; another one gets the
+// answer to a resourceVersion outside its history, and the relist at ""
+// that follows reconciles the cache.
+func TestAClusterIDThatFailsToReadIsCheckedBeforeTheResume(t *testing.T) {
+	t.Run("the same cluster", func(t *testing.T) {
+		e, dir := newEnv(t), t.TempDir()
+		seed(t, e, "a")
+		startAgent(t, e, dir, named("c1")).stop()
+		second := startAgent(t, e, dir, failing(2, "c1")) // at load, and at the first try to resume
+		require.Equal(t, []string{"resumed"}, second.m.results)
+		require.Equal(t, snapshotLines("a"), second.settled(t, e, 0))
+		require.Empty(t, second.tr.of(observe.StageRelist))
+		require.NotEmpty(t, second.tr.of(observe.StageWatchFailed), "the resume waited for the id")
 	})
-	require.Equal(t, []string{"error"}, second.m.results)
-	require.NotEmpty(t, second.tr.of(observe.StageRelist))
+	t.Run("another cluster", func(t *testing.T) {
+		e, dir := newEnv(t), t.TempDir()
+		seed(t, e, "a", "b")
+		startAgent(t, e, dir, named("c1")).stop()
+		require.NoError(t, e.srv.Delete(cmGVR, "default", "b"))
+		second := startAgent(t, e, dir, failing(1, "c2"))
+		require.Equal(t, []string{"resumed"}, second.m.results, "loaded before the id was known")
+		converges(t, e, second.inf, &second.h.view)
+		relists := second.tr.of(observe.StageRelist)
+		require.NotEmpty(t, relists)
+		require.Equal(t, observe.CauseTooLargeRV, relists[0].Cause)
+		require.Empty(t, relists[0].ResourceVersion, "at the latest")
+		require.Contains(t, sorted(second.h.since(0)), "delete b unknown=true", "the other cluster's object is gone")
+	})
 }
 
 // The id is asked again at the next save when it failed at start, and a
@@ -121,25 +166,10 @@ func TestAClusterIDThatFailsToReadResumesNothing(t *testing.T) {
 func TestTheClusterIDIsAskedAgainAtTheNextSave(t *testing.T) {
 	e, dir := newEnv(t), t.TempDir()
 	seed(t, e, "a")
-	failed := false
-	clusterOnce := func(o *informer.Options[*configMap]) {
-		o.Snapshot.Cluster = func(context.Context) (string, error) {
-			if !failed { // load and the final save run on Run's goroutine, one after the other
-				failed = true
-				return "", errors.New("503 from the server")
-			}
-			return "cluster-1", nil
-		}
-	}
-	first := startAgent(t, e, dir, clusterOnce)
+	first := startAgent(t, e, dir, failing(1, "cluster-1"))
 	first.stop()
-	require.Equal(t, []string{"error"}, first.m.results)
+	require.Equal(t, []string{"none"}, first.m.results)
 	require.Len(t, first.tr.of(observe.StageSnapshotSaved), 1, "saved once the id could be read")
-	named := func(id string) func(*informer.Options[*configMap]) {
-		return func(o *informer.Options[*configMap]) {
-			o.Snapshot.Cluster = func(context.Context) (string, error) { return id, nil }
-		}
-	}
 	second := startAgent(t, e, dir, named("cluster-1"))
 	second.stop()
 	require.Equal(t, []string{"resumed"}, second.m.results)

@@ -68,6 +68,26 @@ func TestAnIdentityMismatchNamesTheField(t *testing.T) {
 	}
 }
 
+// A reader that cannot learn the cluster's id yet loads a snapshot of any
+// cluster, and gets the snapshot's in the header to check later; every
+// other field is still compared.
+func TestAnUnknownClusterIsTakenFromTheSnapshot(t *testing.T) {
+	id := testID
+	id.Cluster = "uid-of-kube-system"
+	data := encode(t, snapshot.Header{Identity: id, ResourceVersion: "1"}, mkPods(2))
+	want := testID // Cluster ""
+	unknown := snapshot.ReadOptions{ClusterUnknown: true}
+	h, got, err := snapshot.Decode[pod](t.Context(), bytes.NewReader(data), want, unknown)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "uid-of-kube-system", h.Cluster)
+	_, _, err = snapshot.Decode[pod](t.Context(), bytes.NewReader(data), want, snapshot.ReadOptions{})
+	requireReason(t, err, snapshot.ReasonIdentity)
+	want.Resource = "deployments"
+	_, _, err = snapshot.Decode[pod](t.Context(), bytes.NewReader(data), want, unknown)
+	requireReason(t, err, snapshot.ReasonIdentity)
+}
+
 // rewriteVersion sets the format version and fixes the header checksum,
 // as a future writer would have written it.
 func rewriteVersion(data []byte, v uint32) []byte {
