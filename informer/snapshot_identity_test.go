@@ -301,3 +301,24 @@ func TestAResumeAnsweredTooLargeRelistsAtTheLatest(t *testing.T) {
 		})
 	}
 }
+
+// The history check the server could not answer at start (503) is made
+// before the resume's WATCH: on a new history behind the snapshot, its 504
+// makes the informer relist at "", and the loaded objects the server does
+// not have are deleted.
+func TestAHistoryUncheckedAtStartIsCheckedBeforeTheResume(t *testing.T) {
+	e, dir := newEnv(t, fakeapiserver.Options{Intercept: forbidNamespaces}), t.TempDir()
+	oldCluster(t, e, dir)
+	fresh := recreate(t, e, fakeapiserver.Options{Intercept: forbidNamespaces, TooLargeWait: 50 * time.Millisecond})
+	fresh.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 503, Verb: "list"})
+	second := startAgent(t, fresh, dir, nil)
+	require.Equal(t, []string{"resumed"}, second.m.results, "loaded: the server could not say")
+	converges(t, fresh, second.inf, &second.h.view)
+	require.Equal(t, map[string]string{"new": "0"}, cacheState(second.inf))
+	relists := second.tr.of(observe.StageRelist)
+	require.NotEmpty(t, relists)
+	require.Equal(t, observe.CauseTooLargeRV, relists[0].Cause)
+	failed := second.tr.of(observe.StageWatchFailed)
+	require.NotEmpty(t, failed)
+	require.True(t, meta.IsTooLargeResourceVersion(failed[0].Err), "the server's own 504: %v", failed[0].Err)
+}
