@@ -409,4 +409,24 @@
 //  21. Moving the shard (Shard.Set) is a planned relist (cause reshard): no
 //     failure is recorded, no WatchErrorHandler call, no backoff.
 //     [TestReshardingIsAPlannedRelistNotAFailure]
+//  22. A snapshot is resumed only on the cluster it was taken on (the
+//     kube-system namespace's uid, "" where RBAC forbids reading it), for
+//     the same request shape, selectors and shard, and only within the
+//     server's history (a LIST of one item at least as new as it): a
+//     cluster made anew or restored at the same URL gets the relist, not
+//     the snapshot. Checks the server cannot answer at start are made
+//     before the resume's WATCH, a wrong answer making it relist at "".
+//     [TestASnapshotIsNotResumedOnAnotherClusterAtTheSameURL,
+//     TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID,
+//     TestASnapshotNewerThanARestoredHistoryIsNotResumed,
+//     TestASnapshotOfMetadataIsNotResumedForWholeObjects,
+//     TestACallersIdentityStillComparesTheSelectors,
+//     TestAClusterIDThatFailsToReadIsCheckedBeforeTheResume,
+//     TestAHistoryUncheckedAtStartIsCheckedBeforeTheResume]
+//  23. An informer is fed PartialObjectMetadata only when its type reads
+//     nothing beyond metadata: no decoder of its own (UnmarshalJSONFrom,
+//     UnmarshalJSON, UnmarshalText), no unexported state; and a Factory
+//     warns when a caller's options would change what the shared informer
+//     caches. [TestATypeThatDecodesItselfOrHidesStateIsNotMetadataOnly,
+//     TestFactoryWarnsOnEveryOptionThatChangesWhatIsCached]
 package informer
