@@ -37,6 +37,13 @@
 // knownDifferences; such a scenario is skipped on the fake only, and an entry
 // for a scenario that passes fails the suite, so the list cannot go stale.
 //
+// The future-resourceVersion scenarios (future_rv_test.go) pin what a
+// client holding a resourceVersion the server's history has not reached
+// gets (a WATCH accepted and silent, a LIST 504 ResourceVersionTooLarge),
+// also on a kube-apiserver of their own without the watch cache, and that
+// an informer resumes no snapshot of another history or cluster, also as
+// an agent RBAC forbids to read namespaces.
+//
 // The informer tests (informer_test.go) run zerokube's informer end to end
 // (sync, churn, relist after compaction, streaming list) against both
 // servers.

@@ -95,6 +95,18 @@ var documented = map[string][]string{
 		`504 Status/Timeout details{name=<none> group=<none> kind=<none> cause{ResourceVersionTooLarge <none> "Too large resource version"} retryAfter=1}`,
 		`Retry-After: 1`,
 	},
+	"list/future-resource-version-one-item": {
+		`504 Status/Timeout details{name=<none> group=<none> kind=<none> cause{ResourceVersionTooLarge <none> "Too large resource version"} retryAfter=1}`,
+		`at the last write's rv: 200 items=c0`,
+	},
+	"watch/near-future-resource-version": {
+		`watch 200`,
+		`the sentinel came; every event before it is newer than the watch's rv: true`,
+	},
+	"watch/future-resource-version": {
+		`watch 200`,
+		`ended after its timeout: true`,
+	},
 	"watch/events": {
 		`watch: 200 application/json chunked=true`,
 		`create rv1`,

@@ -70,6 +70,11 @@ func TestInformerResumesFromItsSnapshot(t *testing.T) {
 // ageSnapshot rewrites the snapshot called name in dir as if it had been
 // taken at rv.
 func ageSnapshot(t *testing.T, dir, name, rv string) {
+	rewriteSnapshot(t, dir, name, func(h *snapshot.Header) { h.ResourceVersion = rv })
+}
+
+// rewriteSnapshot rewrites the header of the snapshot called name in dir.
+func rewriteSnapshot(t *testing.T, dir, name string, change func(*snapshot.Header)) {
 	t.Helper()
 	store := snapshot.Dir{Path: dir}
 	rc, err := store.Load(t.Context(), name)
@@ -80,7 +85,7 @@ func ageSnapshot(t *testing.T, dir, name, rv string) {
 	h := sr.Header()
 	_, items, err := snapshot.LoadFrom[configMap](t.Context(), store, name, h.Identity, snapshot.ReadOptions{})
 	require.NoError(t, err)
-	h.ResourceVersion = rv
+	change(&h)
 	require.NoError(t, snapshot.SaveTo(t.Context(), store, name, h, items))
 }
 

@@ -28,7 +28,7 @@ var knownDifferences = map[string]string{}
 // scenarios gathers every table of scenarios.
 func scenarios() []scenario {
 	var all []scenario
-	for _, tab := range [][]scenario{statusScenarios, writeScenarios, fieldScenarios, listScenarios, watchScenarios, websocketScenarios, kubectlScenarios, lifecycleScenarios, crdScenarios, protobufScenarios, partialScenarios} {
+	for _, tab := range [][]scenario{statusScenarios, writeScenarios, fieldScenarios, listScenarios, watchScenarios, websocketScenarios, kubectlScenarios, lifecycleScenarios, crdScenarios, protobufScenarios, partialScenarios, futureScenarios} {
 		all = append(all, tab...)
 	}
 	return all

@@ -194,9 +194,17 @@
 // after Transform) with the resourceVersion it is in step with, every
 // period and at a clean stop (package snapshot: checksummed, written
 // atomically). At the next start it loads a sound snapshot as its initial
-// list, marks itself synced without asking the server anything, and
-// watches from the saved resourceVersion: the server sends only what
-// changed meanwhile. If that resourceVersion has left the server's
+// list, marks itself synced without listing, and watches from the saved
+// resourceVersion: the server sends only what changed meanwhile. It asks
+// the server two small questions first (snapshot_identity.go): the
+// cluster's id, and a LIST of one item at least as new as the snapshot,
+// which a history that has not reached it (a cluster made anew or
+// restored at the same URL) answers 504; a WATCH from there would be
+// accepted and stay silent. A snapshot either answer rules out is not
+// used; one the server cannot answer for at start (an outage) is loaded
+// all the same, and the questions are asked again before the resume's
+// watch, a wrong answer then making the informer relist at ""
+// (snapshot_verify.go). If that resourceVersion has left the server's
 // history (410), it relists and the relist reconciles the cache. Handlers
 // get the snapshot's objects as initial adds, or through OnSnapshotAdd
 // when they implement [SnapshotHandler]. The snapshot's batch is applied
@@ -204,8 +212,11 @@
 // start, so no later delta can join it and pass for a snapshot object.
 //
 // A snapshot is loaded only into an informer that would cache the same
-// objects the same way: its identity names the server, resource,
+// objects the same way: its identity names the server and the cluster
+// (the uid of its kube-system namespace, read at start: a cluster made
+// anew at the same URL is another one; SnapshotOptions.Cluster), resource,
 // namespace, selectors, Go type, the shard (selector and field), the
+// request shape (whole objects or PartialObjectMetadata), the
 // managed-fields choice and the transform (SnapshotOptions.TransformVersion:
 // change it when the Transform changes). A sharded informer resumes its
 // own shard's snapshot.
@@ -412,4 +423,24 @@
 //  21. Moving the shard (Shard.Set) is a planned relist (cause reshard): no
 //     failure is recorded, no WatchErrorHandler call, no backoff.
 //     [TestReshardingIsAPlannedRelistNotAFailure]
+//  22. A snapshot is resumed only on the cluster it was taken on (the
+//     kube-system namespace's uid, "" where RBAC forbids reading it), for
+//     the same request shape, selectors and shard, and only within the
+//     server's history (a LIST of one item at least as new as it): a
+//     cluster made anew or restored at the same URL gets the relist, not
+//     the snapshot. Checks the server cannot answer at start are made
+//     before the resume's WATCH, a wrong answer making it relist at "".
+//     [TestASnapshotIsNotResumedOnAnotherClusterAtTheSameURL,
+//     TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID,
+//     TestASnapshotNewerThanARestoredHistoryIsNotResumed,
+//     TestASnapshotOfMetadataIsNotResumedForWholeObjects,
+//     TestACallersIdentityStillComparesTheSelectors,
+//     TestAClusterIDThatFailsToReadIsCheckedBeforeTheResume,
+//     TestAHistoryUncheckedAtStartIsCheckedBeforeTheResume]
+//  23. An informer is fed PartialObjectMetadata only when its type reads
+//     nothing beyond metadata: no decoder of its own (UnmarshalJSONFrom,
+//     UnmarshalJSON, UnmarshalText), no unexported state; and a Factory
+//     warns when a caller's options would change what the shared informer
+//     caches. [TestATypeThatDecodesItselfOrHidesStateIsNotMetadataOnly,
+//     TestFactoryWarnsOnEveryOptionThatChangesWhatIsCached]
 package informer

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"maps"
 	"reflect"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -54,16 +55,17 @@ func NewFactory(c *apiclient.Client, logger *slog.Logger) *Factory {
 // Shared returns the factory's informer for ref, opts' selectors,
 // opts.Shard and the type T, creating it with opts on first use. Later callers share it and
 // their opts are not used (add handlers with their own HandlerOptions
-// instead); when they differ from the first caller's, the factory logs a
-// warning naming both, because the second caller does not get what it
-// asked for (a resync period, a transform, a queue, ...). It is a warning,
+// instead); when they differ from the first caller's in any option that
+// changes what the informer caches or does (optionsSummary), the factory
+// logs a warning naming both, because the second caller does not get what
+// it asked for (whole objects, a transform, a resync period, a queue, ...). It is a warning,
 // not an error, so that shared informers stay as easy to get as
 // client-go's, which ignores them silently. After Start, a new informer
 // starts at once.
 func Shared[T any, P meta.PtrObject[T]](f *Factory, ref apiclient.Ref, opts Options[P]) *Informer[T, P] {
 	k := factoryKey{ref: apiclient.Ref{GVR: ref.GVR, Namespace: ref.Namespace}, label: opts.LabelSelector,
 		field: opts.FieldSelector, typ: reflect.TypeFor[T](), shard: opts.Shard}
-	summary := optionsSummary(opts)
+	summary := optionsSummary[T](opts)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if e, ok := f.informers[k]; ok {
@@ -134,13 +136,46 @@ func (f *Factory) WaitForCacheSync(ctx context.Context) error {
 // cancel Start's context first.
 func (f *Factory) Shutdown() { f.wg.Wait() }
 
-// optionsSummary renders the options that change what an informer does, so
-// that two callers' can be compared: values where they are comparable, and
-// only whether a function is set (two closures cannot be compared).
-func optionsSummary[P meta.Object](o Options[P]) string {
+// optionsSummary renders the options that change what an informer of T
+// caches or does, so that two callers' can be compared: values where they
+// are comparable, and for a function whether it is set and which one
+// (two closures made by one function literal cannot be told apart).
+// Selectors and the shard are not here: they are part of the factory's
+// key, so callers that differ in them get informers of their own.
+//
+// What is cached depends on: the request shape (whole objects or
+// PartialObjectMetadata, which Transport.FullObjects and T decide
+// together), Transform, KeepManagedFields, SkipUndecodable (objects that
+// do not decode skipped, or the sync failing), ExpectedKind and
+// ExpectedAPIVersion (objects dropped), the ListerWatcher a
+// WrapListerWatcher puts in, and the wire (Transport.JSON: protobuf or
+// JSON decoded into T, which a type with its own decoder may read
+// differently). The rest changes how the informer gets there.
+func optionsSummary[T any, P meta.Object](o Options[P]) string {
+	request := "whole"
+	if asksMetadata[T](o) {
+		request = "PartialObjectMetadata"
+	}
 	indexers := slices.Sorted(maps.Keys(o.Indexers))
-	return fmt.Sprintf("deltaFIFO=%t pageSize=%d streaming=%t resync=%v keepManagedFields=%t kind=%q apiVersion=%q "+
-		"failFast=%t transform=%t websocket=%t indexers=%v trace=%t",
-		o.DeltaFIFO, o.PageSize, o.StreamingList, o.ResyncPeriod, o.KeepManagedFields, o.ExpectedKind,
-		o.ExpectedAPIVersion, o.FailFast, o.Transform != nil, o.Transport.Websocket, indexers, o.Trace != nil)
+	return fmt.Sprintf("request=%s transform=%s keepManagedFields=%t skipUndecodable=%t kind=%q apiVersion=%q "+
+		"wrapListerWatcher=%s json=%t websocket=%t maxObjectSize=%d sharer=%t snapshot=%t "+
+		"deltaFIFO=%t inline=%t pageSize=%d consistentFirstList=%t streaming=%t resync=%v failFast=%t indexers=%v trace=%t",
+		request, funcName(o.Transform), o.KeepManagedFields, o.SkipUndecodable, o.ExpectedKind, o.ExpectedAPIVersion,
+		funcName(o.WrapListerWatcher), o.Transport.JSON, o.Transport.Websocket, o.Transport.MaxObjectSize,
+		o.Sharer != nil, o.Snapshot.enabled(),
+		o.DeltaFIFO, o.InlineProcessing, o.PageSize, o.ConsistentFirstList, o.StreamingList, o.ResyncPeriod, o.FailFast,
+		indexers, o.Trace != nil)
+}
+
+// funcName names the function fn holds ("pkg.Func", "pkg.Caller.func1"
+// for a literal), "none" when it is nil.
+func funcName(fn any) string {
+	v := reflect.ValueOf(fn)
+	if !v.IsValid() || v.IsNil() {
+		return "none"
+	}
+	if f := runtime.FuncForPC(v.Pointer()); f != nil {
+		return f.Name()
+	}
+	return "set"
 }

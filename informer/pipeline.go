@@ -39,6 +39,7 @@ func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P
 	p := &pipeline[T, P]{opts: opts, rec: newRecord(opts.Backoff.withDefaults().ResetAfter)}
 	p.store = cache.New(func(o P) string { return meta.Key(o) }, indexers(opts))
 	p.queue = newQueue(opts.DeltaFIFO, p.store)
+	unsharded := lw
 	if opts.Shard != nil {
 		p.shard = newShardLW(lw, opts.Shard)
 		lw = p.shard
@@ -48,6 +49,7 @@ func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P
 	if opts.Snapshot.enabled() {
 		p.snap = newSnapshotter[T](opts, p.store, p.queue, p.rec, p.shard.listedSelector)
 		sink, popped = gatedQueue[T, P]{q: p.queue, s: p.snap}, p.snap.afterPop
+		lw = p.snap.verified(lw, unsharded) // the resume's checks (snapshot_verify.go)
 	}
 	p.disp = newDispatcher(opts, p.store, p.queue, p.rec, popped)
 	cfg := defaultReflectorConfig(opts)

@@ -39,6 +39,7 @@ func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opt
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
 		opts.Snapshot.Identity = snapshotIdentity(c, ref, opts)
 	}
+	opts.Snapshot = opts.Snapshot.over(c, ref)
 	var lw ListerWatcher[P] = newResourceLW[T](c, ref, opts)
 	if opts.WrapListerWatcher != nil {
 		lw = opts.WrapListerWatcher(lw)

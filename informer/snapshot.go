@@ -41,11 +41,31 @@ type SnapshotOptions struct {
 	// server's history, so that the restart needs no relist.
 	Period time.Duration
 	// Identity says what the snapshot is of; a snapshot of anything else is
-	// rejected at start. New fills it in (server, resource, namespace,
-	// selectors) when it is zero. The informer always sets what shapes its objects: Type (its
-	// Go type), Shard (Options.Shard's selector), ManagedFields
-	// (Options.KeepManagedFields) and Transform (TransformVersion).
+	// rejected at start. Only Server and Cluster are the caller's to set
+	// (a name for the server, an id for the cluster); New sets Server to
+	// the server's URL when it is "". The informer sets the rest, whatever
+	// Identity says: what it watches (group, version, resource, namespace,
+	// Options' selectors, Shard: Options.Shard's selector) and what shapes
+	// its objects (Type: its Go type, Request: whole objects or
+	// PartialObjectMetadata, ManagedFields: Options.KeepManagedFields,
+	// Transform: TransformVersion).
 	Identity snapshot.Identity
+	// Cluster reads the id of the cluster behind the server when the
+	// informer starts, for Identity.Cluster (unless Identity.Cluster is
+	// set): a snapshot is resumed only on the cluster it was taken on, not
+	// on another one made at the same URL. It returns "" when the id
+	// cannot be known (the snapshot then names the cluster by its URL), an
+	// error when it could not be read this time (the server unreachable:
+	// the snapshot is loaded all the same, and the id is asked again
+	// before the resume's watch, which waits for it; snapshot_verify.go).
+	// Default (New): the uid of the kube-system namespace, "" when the
+	// informer may not GET it (snapshot_identity.go says why).
+	Cluster func(ctx context.Context) (string, error)
+
+	// checkHistory: a snapshot is resumed only once the server's history
+	// has reached its resourceVersion (snapshot_verify.go, reached); set
+	// by New, whose ListerWatcher speaks to a real API server.
+	checkHistory bool
 	// TransformVersion names what Options.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
@@ -88,6 +108,14 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	waiting atomic.Bool   // capture is waiting for the queue to drain
 	popped  chan struct{} // cap 1: the processing loop finished a Pop
 	saved   string        // rv of the last snapshot written (writer goroutine only)
+
+	idMu sync.Mutex // guards opts.Identity.Cluster and the fields below
+	// clusterKnown: opts.Identity.Cluster holds the cluster's id, or ""
+	// for one that cannot be known (readCluster).
+	clusterKnown bool
+	pending      *resumeCheck // what load could not check (snapshot_verify.go); nil: nothing
+
+	lister ListerWatcher[P] // the informer's, before the shard filter: reached lists through it
 }
 
 // newSnapshotter returns the snapshot gate and writer over store and q,
@@ -104,6 +132,7 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 	if so.Period == 0 {
 		so.Period = time.Minute
 	}
+	so.Identity.LabelSelector, so.Identity.FieldSelector = o.LabelSelector, o.FieldSelector
 	so.Identity.Type = typeName[T]()
 	so.Identity.ManagedFields = o.KeepManagedFields
 	so.Identity.Request = ""
@@ -120,6 +149,13 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 
 // identity is what a snapshot of shard (a selector, "" for none) is of.
 func (s *snapshotter[T, P]) identity(shard string) snapshot.Identity {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	return s.identityLocked(shard)
+}
+
+// identityLocked is identity with s.idMu held.
+func (s *snapshotter[T, P]) identityLocked(shard string) snapshot.Identity {
 	id := s.opts.Identity
 	id.Shard = shard
 	return id
@@ -153,19 +189,17 @@ func typeName[T any]() string {
 	return t.String()
 }
 
-// load reads the saved snapshot of shard (a selector, "" for none). ok is
-// false when there is none or it was rejected; then the reason has been
-// logged, counted and traced, and the informer lists as if there were
-// none.
+// load reads the saved snapshot of shard (a selector, "" for none), of
+// this cluster and within the server's history as far as the server can
+// say now (loadChecked). ok is false when there is none or it was
+// rejected; then the reason has been logged, counted and traced, and the
+// informer lists as if there were none.
 func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P], ok bool) {
-	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identity(shard), snapshot.ReadOptions{})
+	h, objs, err := s.loadChecked(ctx, shard)
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotMissing})
 		return l, false
-	case err == nil && h.ResourceVersion == "":
-		err = &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
-		fallthrough
 	case err != nil:
 		if ctx.Err() != nil {
 			return l, false
@@ -250,6 +284,13 @@ var errStillQueued = errors.New("deltas were still queued")
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
+	s.idMu.Lock()
+	clusterErr := s.readCluster(ctx)
+	s.idMu.Unlock()
+	if err := clusterErr; err != nil {
+		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
+		return
+	}
 	c, ok := s.capture(ctx, wait)
 	if !ok {
 		if !wait {

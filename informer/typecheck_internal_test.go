@@ -3,6 +3,8 @@ package informer
 import (
 	"testing"
 
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
@@ -26,8 +28,17 @@ type (
 	}
 	withIgnoredField struct {
 		meta.SlimMeta `json:"metadata"`
-		Cache         string `json:"-"`
+		Cache         string    `json:"-"`
+		_             [0]func() // not comparable; holds nothing
+	}
+	withPrivateField struct {
+		meta.SlimMeta `json:"metadata"`
 		private       int
+	}
+	hidden              struct{ count int }
+	withPrivateEmbedded struct {
+		meta.SlimMeta `json:"metadata"`
+		hidden
 	}
 	noMetadata struct {
 		meta.TypeMeta
@@ -35,9 +46,22 @@ type (
 	selfDecoding struct {
 		meta.SlimMeta `json:"metadata"`
 	}
+	selfDecodingFrom struct {
+		meta.SlimMeta `json:"metadata"`
+	}
+	selfDecodingText struct {
+		meta.SlimMeta `json:"metadata"`
+	}
+	inlinedDecoder    struct{ selfDecodingFrom }
+	valueReceiverJSON struct {
+		meta.SlimMeta `json:"metadata"`
+	}
 )
 
-func (*selfDecoding) UnmarshalJSON([]byte) error { return nil }
+func (*selfDecoding) UnmarshalJSON([]byte) error                        { return nil }
+func (*selfDecodingFrom) UnmarshalJSONFrom(dec *jsontext.Decoder) error { return dec.SkipValue() }
+func (*selfDecodingText) UnmarshalText([]byte) error                    { return nil }
+func (valueReceiverJSON) UnmarshalJSON([]byte) error                    { return nil }
 
 // TestMetadataOnlyIsDecidedFromTheType: the rule that chooses
 // PartialObjectMetadata, type by type.
@@ -50,6 +74,24 @@ func TestMetadataOnlyIsDecidedFromTheType(t *testing.T) {
 	require.False(t, metadataOnly[noMetadata](), "no metadata member at all")
 	require.False(t, metadataOnly[selfDecoding](), "a type that decodes itself may read anything")
 	require.False(t, metadataOnly[meta.Raw](), "Raw keeps every byte")
+}
+
+// Issue #38: a type with a decoder of its own, in any form the JSON
+// decoders call, or with state JSON does not fill, was fed metadata only.
+func TestATypeThatDecodesItselfOrHidesStateIsNotMetadataOnly(t *testing.T) {
+	for name, got := range map[string]bool{
+		"UnmarshalJSONFrom":              metadataOnly[selfDecodingFrom](),
+		"UnmarshalJSON":                  metadataOnly[selfDecoding](),
+		"UnmarshalJSON on the value":     metadataOnly[valueReceiverJSON](),
+		"UnmarshalText":                  metadataOnly[selfDecodingText](),
+		"a decoder in an inlined struct": metadataOnly[inlinedDecoder](),
+		"an unexported field":            metadataOnly[withPrivateField](),
+		"an unexported embedded struct":  metadataOnly[withPrivateEmbedded](),
+	} {
+		assert.False(t, got, name)
+	}
+	o := Options[*selfDecodingFrom]{}
+	require.False(t, asksMetadata[selfDecodingFrom](o), "the informer asks for whole objects")
 }
 
 // TestASnapshotOfMetadataIsNotOneOfWholeObjects: the snapshot identity

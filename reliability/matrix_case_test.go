@@ -111,8 +111,10 @@ func (m *mcase) start(t *testing.T) {
 	t.Helper()
 	m.srv = fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 20 * time.Millisecond,
 		TooLargeWait: 100 * time.Millisecond, ShardedListAndWatch: m.c.shard == shardServer || m.c.shard == shardSet,
-		Intercept: func(r *http.Request, _ string) error {
-			if r.Method == http.MethodGet && strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) == m.c.json {
+		Intercept: func(r *http.Request, verb string) error {
+			// Lists and watches only: a snapshot's cluster id is a GET of
+			// the kube-system namespace, in JSON.
+			if (verb == "list" || verb == "watch") && strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) == m.c.json {
 				m.wrongWire.Add(1)
 			}
 			m.progress.fire()

@@ -13,7 +13,8 @@
 // A snapshot holds the cached objects as the informer stored them (after
 // Transform), as JSON, with the resourceVersion they are in step with and
 // the [Identity] of what was watched and how the objects were shaped:
-// server, group/version/resource, namespace, selectors, Go type, shard,
+// server and cluster, group/version/resource, namespace, selectors, Go
+// type, shard, request shape (whole objects or their metadata),
 // managed-fields choice and transform. The package knows nothing of informers
 // or Kubernetes objects: it is generic over the object type and encodes it
 // with encoding/json's v2 API.
@@ -58,12 +59,17 @@
 //
 // # What a snapshot cannot know
 //
-// The identity names a server by its URL. A server whose storage was
-// restored from a backup, or a fake server restarted on the same address,
-// has another history under the same URL: a watch from the saved
-// resourceVersion then fails (410 Gone, or 504 when the number is in the
-// new history's future) and the informer relists, which reconciles the
-// cache. Only a new history that has already grown past the saved number
-// can go unnoticed, exactly as it can for any informer that re-watches
-// after a disconnection.
+// A URL does not name a cluster: a cluster made anew at the same address
+// (recreated, restored from a backup, a fake server restarted) has another
+// history under the same resourceVersion numbers. The identity therefore
+// carries the cluster's id (Identity.Cluster; an informer reads the uid of
+// the kube-system namespace), and a snapshot of another cluster is
+// rejected before it is read. An agent not allowed to read that id names
+// the cluster by its URL alone; for it, the server's answer to the resume
+// is the check: a resourceVersion the server's history has not reached
+// (the snapshot's, on a new history) is answered as kube-apiserver
+// answers it, and a relist follows. Only a new history that has already
+// grown past the saved number, on a cluster whose id cannot be read, can
+// go unnoticed, exactly as it can for any informer that re-watches after
+// a disconnection.
 package snapshot

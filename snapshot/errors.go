@@ -23,9 +23,9 @@ const (
 	ReasonTruncated
 	// ReasonVersion: a format version this code does not read.
 	ReasonVersion
-	// ReasonIdentity: a sound snapshot of something else: another server,
-	// resource, namespace, selector, Go type, shard, managed-fields choice
-	// or transform. Error.Field says which.
+	// ReasonIdentity: a sound snapshot of something else: another server
+	// or cluster, resource, namespace, selector, Go type, shard, request
+	// shape, managed-fields choice or transform. Error.Field says which.
 	ReasonIdentity
 	// ReasonDecode: a record with a valid checksum that does not decode into
 	// the type (its shape changed between versions of the program).
@@ -58,7 +58,7 @@ type Error struct {
 	// Offset is the byte offset at which the problem was found.
 	Offset int64
 	// Field, Want and Got describe a ReasonIdentity mismatch ("server",
-	// "resource", "labelSelector", …) and a ReasonVersion one ("version").
+	// "cluster", "resource", "labelSelector", "request", …) and a ReasonVersion one ("version").
 	Field, Want, Got string
 	// Err is the underlying cause, if any (an I/O or JSON error).
 	Err error

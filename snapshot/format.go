@@ -46,6 +46,13 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 type Identity struct {
 	// Server is the API server's base URL.
 	Server string `json:"server"`
+	// Cluster names the cluster behind Server, so that a cluster made anew
+	// at the same address (its history started again, under the same
+	// resourceVersion numbers) is not taken for the one the snapshot is
+	// of. An informer sets it to the uid of the cluster's kube-system
+	// namespace, the id tools commonly give a cluster; "" when it could
+	// not read it (see informer.SnapshotOptions.Cluster).
+	Cluster string `json:"cluster,omitempty"`
 	// Group, Version and Resource name the resource ("", "v1", "pods").
 	Group    string `json:"group"`
 	Version  string `json:"version"`
@@ -79,6 +86,7 @@ type Identity struct {
 func (id Identity) mismatch(got Identity) (field, want, have string) {
 	pairs := [...]struct{ name, want, got string }{
 		{"server", id.Server, got.Server},
+		{"cluster", id.Cluster, got.Cluster},
 		{"group", id.Group, got.Group},
 		{"version", id.Version, got.Version},
 		{"resource", id.Resource, got.Resource},
@@ -89,6 +97,7 @@ func (id Identity) mismatch(got Identity) (field, want, have string) {
 		{"shard", id.Shard, got.Shard},
 		{"managedFields", strconv.FormatBool(id.ManagedFields), strconv.FormatBool(got.ManagedFields)},
 		{"transform", id.Transform, got.Transform},
+		{"request", id.Request, got.Request},
 	}
 	for _, p := range pairs {
 		if p.want != p.got {

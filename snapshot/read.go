@@ -12,8 +12,14 @@ import (
 	"github.com/go-json-experiment/json"
 )
 
-// ReadOptions bound what a Reader allocates. The zero value means defaults.
+// ReadOptions bound what a Reader allocates, and say what Decode cannot
+// check. The zero value means defaults.
 type ReadOptions struct {
+	// ClusterUnknown: the reader could not learn the cluster's id (its
+	// server unreachable), so Decode takes the snapshot's Identity.Cluster
+	// for want's, and the reader checks the Header's against the cluster
+	// once it can.
+	ClusterUnknown bool
 	// MaxRecord is the largest record accepted; default DefaultMaxRecord.
 	MaxRecord int
 	// Size, when positive, is the size of the snapshot in bytes (a file's):
@@ -191,6 +197,9 @@ func Decode[T any](ctx context.Context, r io.Reader, want Identity, opts ReadOpt
 		return Header{}, nil, err
 	}
 	h := sr.Header()
+	if opts.ClusterUnknown {
+		want.Cluster = h.Cluster
+	}
 	if field, w, g := want.mismatch(h.Identity); field != "" {
 		return h, nil, &Error{Reason: ReasonIdentity, Offset: prefixLen, Field: field, Want: w, Got: g}
 	}

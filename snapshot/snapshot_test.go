@@ -50,6 +50,8 @@ func TestAnIdentityMismatchNamesTheField(t *testing.T) {
 		"shard":         func(id *snapshot.Identity) { id.Shard = "shardRange(object.metadata.uid, '0x0', '0x8')" },
 		"managedFields": func(id *snapshot.Identity) { id.ManagedFields = true },
 		"transform":     func(id *snapshot.Identity) { id.Transform = "v2" },
+		"request":       func(id *snapshot.Identity) { id.Request = "PartialObjectMetadata" },
+		"cluster":       func(id *snapshot.Identity) { id.Cluster = "5e0c4a9e-0000-4000-8000-000000000000" },
 	}
 	for field, change := range cases {
 		t.Run(field, func(t *testing.T) {
@@ -64,6 +66,26 @@ func TestAnIdentityMismatchNamesTheField(t *testing.T) {
 			require.Contains(t, err.Error(), field)
 		})
 	}
+}
+
+// A reader that cannot learn the cluster's id yet loads a snapshot of any
+// cluster, and gets the snapshot's in the header to check later; every
+// other field is still compared.
+func TestAnUnknownClusterIsTakenFromTheSnapshot(t *testing.T) {
+	id := testID
+	id.Cluster = "uid-of-kube-system"
+	data := encode(t, snapshot.Header{Identity: id, ResourceVersion: "1"}, mkPods(2))
+	want := testID // Cluster ""
+	unknown := snapshot.ReadOptions{ClusterUnknown: true}
+	h, got, err := snapshot.Decode[pod](t.Context(), bytes.NewReader(data), want, unknown)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.Equal(t, "uid-of-kube-system", h.Cluster)
+	_, _, err = snapshot.Decode[pod](t.Context(), bytes.NewReader(data), want, snapshot.ReadOptions{})
+	requireReason(t, err, snapshot.ReasonIdentity)
+	want.Resource = "deployments"
+	_, _, err = snapshot.Decode[pod](t.Context(), bytes.NewReader(data), want, unknown)
+	requireReason(t, err, snapshot.ReasonIdentity)
 }
 
 // rewriteVersion sets the format version and fixes the header checksum,
