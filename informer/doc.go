@@ -22,14 +22,16 @@
 // One function builds an informer's stages, pipeline.go's newPipeline, and
 // one runs them, pipeline.run. An object passes through, in this order:
 //
-//	ListerWatcher ─▶ shard filter ─▶ reflector ─▶ snapshot gate ─▶ queue ─▶ dispatcher ─▶ cache
-//	(resource.go)    (shard.go,       (reflector_*.go)  (snapshot.go,   (fifo)   (dispatcher.go,      └─▶ listeners
-//	                  Options.Shard)                     Options.Snapshot)        relist.go)              (listener.go)
+//	ListerWatcher ─▶ shard filter ─▶ audit repair ─▶ reflector ─▶ consistent point ─▶ queue ─▶ dispatcher ─▶ cache
+//	(resource.go)    (shard.go,       (audit_list.go,  (reflector_*.go)  (consistent.go,  (fifo)   (dispatcher.go,      └─▶ listeners
+//	                  Options.Shard)   Audit.Repair)                      Snapshot, Audit)         relist.go)              (listener.go)
 //
 // newPipeline builds them from the end of the path to its start, so each
 // stage is given the stages it hands to when it is built; nothing is
-// patched in afterwards. The two optional stages are there only with their
-// option. Beside the path, the record (record.go) is the informer's one
+// patched in afterwards. The optional stages are there only with their
+// option. Beside the path, the snapshot writer (snapshot.go) and the cache
+// audit (audit.go) read the cache at the consistent point: where the
+// cache is exactly the server's state at one resourceVersion. Beside the path, the record (record.go) is the informer's one
 // account of how it stands with the server: the failures (one streak, the
 // backoff's exponent and the 410 streak), when the server last answered,
 // when the cache last applied a batch, the resourceVersion, and the objects
