@@ -132,6 +132,10 @@
 //     so an informer resumed from a snapshot that never reaches a
 //     blackholed server goes stale too.
 //
+// With Options.Audit a third makes it unhealthy: Diverged, the last audit
+// found the cache different from the server and no list has replaced it
+// since (see "Cache audit").
+//
 // Health.Failure.Since and Health.FailingFor say since when, the "failing
 // now and for how long" of a liveness probe; HealthHandler serves it as
 // JSON, 503 when any informer is unhealthy.
@@ -230,6 +234,33 @@
 // reflector's queue writes are paused, the stage applies what is queued,
 // the cache's list of pointers is copied under its read lock, and the
 // objects are encoded afterwards, outside every lock.
+//
+// # Cache audit
+//
+// With Options.Audit the informer checks its cache against the server in
+// production, once a period (the first at a random point of the first
+// period, so a fleet started together spreads its audits; then a period
+// apart, so a difference is found within one period of its cause). A
+// watch event lost on the way (a proxy, a bug) leaves the cache silently
+// different from the server; an agent acting on it does the wrong thing
+// and nothing says so. client-go's consistency detector makes the same
+// comparison in CI only, and panics.
+//
+// Each audit captures the cache at the consistent point (consistent.go:
+// the reflector's writes wait, the queue drains, and the cache is then
+// exactly the server's state at the resourceVersion of the last event or
+// bookmark), lets the data path go on, and asks for the metadata of every
+// object at exactly that resourceVersion: a paged LIST with
+// resourceVersionMatch=Exact of a PartialObjectMetadataList in protobuf,
+// with the informer's selectors and shard. Objects changed since need no
+// care: the list is at that resourceVersion too. It compares namespace,
+// name, uid and resourceVersion, and reports each object missing from the
+// cache, extra in it or stale (the audited and audit-difference trace
+// stages, observe.AuditMetrics, a log line, Health.Audit); Health is
+// unhealthy (Diverged) until a list replaces the cache. With
+// AuditOptions.Repair it relists at once. A resourceVersion the server no
+// longer serves exactly (410) is said (audit-failed) and waited out until
+// the next period: the audit never relists for it.
 //
 // # Invariants
 //
