@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -207,6 +208,11 @@ func TestAuditFindsAnObjectWhoseADDEDWasLostWithinOnePeriod(t *testing.T) {
 	require.Equal(t, ev.ResourceVersion, h.Audit.ResourceVersion)
 	require.Same(t, d, h.Audit.Difference)
 	r.wantSaid(t, []string{"differ 1/0/0"}, "the cache audit found the cache different from the server", "default/c")
+	rec := httptest.NewRecorder()
+	informer.HealthHandler(r.inf).ServeHTTP(rec, httptest.NewRequest("GET", "/healthz", nil))
+	require.Equal(t, 503, rec.Code)
+	require.Contains(t, rec.Body.String(), `"diverged":true`)
+	require.Contains(t, rec.Body.String(), `"missing":1`)
 	require.Empty(t, r.relists()[1:], "no repair asked for: nothing but the first list")
 }
 
@@ -218,18 +224,23 @@ func TestAuditFindsLostModifiedAndDeletedEvents(t *testing.T) {
 	r := startAudit(t, e, nil)
 	lose(t, e, r.inf, func() { e.put(t, "a", "1", nil) }, "x")
 	lose(t, e, r.inf, func() { require.NoError(t, e.srv.Delete(cmGVR, "default", "b")) }, "y")
-	// c deleted and created again under the same name: another uid, and
-	// the new ADDED lost.
-	require.NoError(t, e.srv.Delete(cmGVR, "default", "c"))
-	require.Eventually(t, func() bool { _, ok := cacheState(r.inf)["c"]; return !ok }, wait, time.Millisecond)
-	lose(t, e, r.inf, func() { e.put(t, "c", "0", nil) }, "z")
+	// c deleted and created again under the same name, both events lost:
+	// the cache holds the old one, of another uid.
+	lose(t, e, r.inf, func() {
+		require.NoError(t, e.srv.Delete(cmGVR, "default", "c"))
+		require.Equal(t, 1, e.srv.DropNextWatchEvent())
+		e.put(t, "c", "0", nil)
+	}, "z")
+	// d created after a lost ADDED of its own.
+	lose(t, e, r.inf, func() { e.put(t, "d", "0", nil) }, "w")
 	require.Contains(t, cacheState(r.inf), "b", "the DELETED was lost")
 
 	ev := r.audit(t)
 	var d *informer.AuditDifference
 	require.ErrorAs(t, ev.Err, &d)
-	require.Equal(t, []string{"extra default/b", "missing default/c", "stale default/a"}, r.differences())
-	require.Equal(t, [3]int{1, 1, 1}, [3]int{d.Missing, d.Extra, d.Stale})
+	require.Equal(t, []string{"extra default/b", "missing default/d", "stale default/a", "stale default/c"}, r.differences())
+	require.Equal(t, [3]int{1, 1, 2}, [3]int{d.Missing, d.Extra, d.Stale})
+	require.ErrorContains(t, ev.Err, "1 missing, 1 extra, 2 stale")
 }
 
 func TestAuditInStepSaysSoAndKeepsHealthy(t *testing.T) {
