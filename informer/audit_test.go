@@ -499,3 +499,18 @@ func mustRV(t *testing.T, e *env, name string) string {
 	require.NoError(t, err)
 	return o.ResourceVersion
 }
+
+// An object the informer skips on purpose (SkipUndecodable) is missing
+// from the cache by design: the audit does not report it.
+func TestAuditLeavesOutWhatTheListSkipped(t *testing.T) {
+	e := newEnv(t)
+	e.put(t, "a", "0", nil)
+	_, err := e.srv.PutUnchecked(cmGVR, map[string]any{"metadata": map[string]any{"name": "bad", "namespace": "default"},
+		"data": map[string]any{"v": 5}})
+	require.NoError(t, err)
+	r := startAudit(t, e, func(o *informer.Options[*configMap]) { o.SkipUndecodable = true })
+	require.Len(t, r.inf.Undecodable(), 1)
+	ev := r.audit(t)
+	require.NoError(t, ev.Err)
+	require.Equal(t, 2, ev.Items, "listed, and left out")
+}
