@@ -28,8 +28,9 @@ import (
 //
 // What an audit costs the server is one paged LIST of object metadata at
 // an exact resourceVersion (a meta.k8s.io/v1 PartialObjectMetadataList,
-// in protobuf for every resource): see docs/internals.md, "The cache
-// audit", for the measurement next to a relist's.
+// in protobuf for every resource): on kube-apiserver v1.37.2 at 10,000
+// pods, 0.6 to 0.9 of a relist's CPU (docs/internals.md, "The cache audit
+// finds what the watch lost").
 type AuditOptions struct {
 	// Period between two audits; 0 (the default) is no audit. The first
 	// audit comes at a random point of the first period, the next ones a

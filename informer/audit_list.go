@@ -52,8 +52,9 @@ func listerOf[P meta.Object](lw ListerWatcher[P]) auditLister {
 // auditVia makes the audit list over c, New's client, for the metadata of
 // the informer's resource and selectors only: a PartialObjectMetadataList,
 // in protobuf unless Transport.JSON (a custom resource's metadata too), the
-// cheapest exact answer kube-apiserver gives (docs/internals.md, "The
-// cache audit"). Nothing without Options.Audit.
+// cheapest exact answer kube-apiserver gives, measured (docs/internals.md,
+// "The cache audit finds what the watch lost"). Nothing without
+// Options.Audit.
 func (i *Informer[T, P]) auditVia(c *apiclient.Client) {
 	a := i.p.audit
 	if a == nil {
