@@ -115,8 +115,9 @@ type audit[P meta.Object] struct {
 	rand   func() float64
 	hasUID bool // P has a uid to compare
 
-	mu   sync.Mutex // guards last
-	last *AuditResult
+	mu   sync.Mutex   // guards last and diff
+	last *AuditResult // the last audit's, compared or not
+	diff *AuditResult // the last audit that compared and found a difference; nil once one found none
 }
 
 // newAudit returns the audit of the cache behind c, listing through lw
@@ -170,6 +171,14 @@ func (a *audit[P]) once(ctx context.Context) {
 	res.Took, res.Err = a.clock.Now().Sub(start), err
 	a.mu.Lock()
 	a.last = res
+	if err == nil {
+		// An audit that could not compare (a 410) says nothing of a
+		// difference found before it: that stands until a list.
+		a.diff = nil
+		if res.Difference != nil {
+			a.diff = res
+		}
+	}
 	a.mu.Unlock()
 	if err != nil {
 		a.obs.emit(observe.Event{Stage: observe.StageAuditFailed, ResourceVersion: cp.rv, Duration: res.Took, Err: err})
@@ -305,18 +314,15 @@ func uidOf[P meta.Object](o P) string {
 	return ""
 }
 
-// result is the last audit's, nil before any.
-func (a *audit[P]) result() *AuditResult {
+// result is the last audit's, nil before any, and whether the cache has
+// diverged: an audit found a difference (the last that compared) and no
+// list has replaced the cache since.
+func (a *audit[P]) result() (*AuditResult, bool) {
 	if a == nil {
-		return nil
+		return nil, false
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.last
-}
-
-// diverged reports whether the last audit found a difference and no list
-// has replaced the cache since.
-func (a *audit[P]) diverged(r *AuditResult) bool {
-	return r != nil && r.Difference != nil && !a.point.listsSince(r.lists)
+	last, diff := a.last, a.diff
+	a.mu.Unlock()
+	return last, diff != nil && !a.point.listsSince(diff.lists)
 }

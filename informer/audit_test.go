@@ -328,6 +328,7 @@ func TestAuditAtACompactedResourceVersionSaysSoAndWaits(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	r := startAudit(t, e, nil)
 	lose(t, e, r.inf, func() { e.put(t, "b", "0", nil) }, "c")
+	require.Error(t, r.audit(t).Err, "b is missing")
 	require.NoError(t, e.srv.Delete(cmGVR, "default", "a")) // the last event the cache hears of
 	require.Eventually(t, func() bool { _, ok := cacheState(r.inf)["a"]; return !ok }, wait, time.Millisecond)
 	require.Equal(t, 1, e.srv.DropNextWatchEvent())
@@ -338,9 +339,10 @@ func TestAuditAtACompactedResourceVersionSaysSoAndWaits(t *testing.T) {
 	require.Equal(t, observe.StageAuditFailed, ev.Stage)
 	require.True(t, meta.IsGone(ev.Err), "%v", ev.Err)
 	h := r.inf.Health()
-	require.False(t, h.Diverged, "not compared: nothing known to differ")
+	require.True(t, h.Diverged, "not compared: what the last comparison found stands")
 	require.Error(t, h.Audit.Err)
-	r.wantSaid(t, []string{"too-old 0/0/0"}, "no cache audit this period")
+	require.Nil(t, h.Audit.Difference)
+	r.wantSaid(t, []string{"differ 1/0/0", "too-old 0/0/0"}, "no cache audit this period")
 	require.Equal(t, []string{"initial"}, r.relists(), "the audit never relists by itself")
 }
 

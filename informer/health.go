@@ -51,9 +51,11 @@ type Health struct {
 	// Audit is the last cache audit's result (Options.Audit); nil before
 	// the first, or without the option.
 	Audit *AuditResult
-	// Diverged: the last audit found the cache different from the server
-	// and no list has replaced the cache since (AuditOptions.Repair
-	// relists at once). The agent would act on a cache that is wrong.
+	// Diverged: the last audit that compared found the cache different
+	// from the server, and no list has replaced the cache since
+	// (AuditOptions.Repair relists at once); an audit that could not
+	// compare (a 410) does not end it. The agent would act on a cache
+	// that is wrong.
 	Diverged bool
 }
 
@@ -70,8 +72,8 @@ func (i *Informer[T, P]) Health() Health {
 	rec := i.p.rec
 	last := rec.progress(i.p.queue.Drained())
 	h := Health{Name: i.opts.Name, Synced: i.HasSynced(), LastProgress: last, Failure: rec.current(),
-		ResourceVersion: rec.resourceVersion(), Undecodable: rec.skippedCount(), Audit: i.p.audit.result()}
-	h.Diverged = i.p.audit.diverged(h.Audit)
+		ResourceVersion: rec.resourceVersion(), Undecodable: rec.skippedCount()}
+	h.Audit, h.Diverged = i.p.audit.result()
 	ref := last
 	if ref.IsZero() {
 		if ns := rec.started.Load(); ns != 0 {
