@@ -431,4 +431,20 @@
 //  21. Moving the shard (Shard.Set) is a planned relist (cause reshard): no
 //     failure is recorded, no WatchErrorHandler call, no backoff.
 //     [TestReshardingIsAPlannedRelistNotAFailure]
+//  22. With Options.Audit the cache is compared, at most one Period apart
+//     and within one Period of a lost event, with the server's list at
+//     exactly the resourceVersion it is in step with, captured with the
+//     queue drained, so an event in flight is never a difference; only
+//     what the informer selects (selectors, shard) is compared, and what
+//     a list skipped on purpose is left out. Each object missing, extra or
+//     stale is traced, and the audit counted, logged and shown in Health
+//     (Diverged, unhealthy, until a list replaces the cache); with Repair
+//     the informer relists. A 410 is said and waited out: the audit never
+//     relists for it. [TestAuditFindsAnObjectWhoseADDEDWasLostWithinOnePeriod,
+//     TestAuditFindsLostModifiedAndDeletedEvents,
+//     TestAuditSeesNoDifferenceWhileTheWatchKeepsApplyingEvents,
+//     TestAuditCapturesOnlyOnceTheQueueHasDrained,
+//     TestAuditComparesOnlyWhatTheInformerSelects, TestAuditLeavesOutWhatTheListSkipped,
+//     TestAuditAtACompactedResourceVersionSaysSoAndWaits,
+//     TestAuditRepairRelistsAndTheCacheConverges, TestRepairStageEndsTheWatchUntilAListComes]
 package informer
