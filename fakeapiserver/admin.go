@@ -38,6 +38,7 @@ var adminFaults = []adminFault{
 	{name: "cut-watch", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.CutWatches(), nil }},
 	{name: "malformed-event", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.InjectMalformedEvent(), nil }},
 	{name: "stall", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.StallWatches(), nil }},
+	{name: "drop-event", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.DropNextWatchEvent(), nil }},
 	{name: "restart", answerFirst: true, do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { s.Restart(); return 0, nil }},
 	{name: "restore", query: "rv=123", answerFirst: true, do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
 		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)

@@ -36,6 +36,7 @@
 //
 //	POST /fake/fail?code=503&count=2&verb=watch&path=/pods&retryAfter=2s
 //	POST /fake/drop-watches | /fake/cut-watch | /fake/malformed-event | /fake/stall | /fake/restart
+//	POST /fake/drop-event (the next event of each open watch silently not sent)
 //	POST /fake/latency?d=200ms | /fake/compact?rv=123 | /fake/bookmarks?enabled=false
 //	POST /fake/restore?rv=123 | /fake/compact-between-pages?count=-1 | /fake/cut-streaming-list?count=1
 //	POST /fake/put-unchecked?version=v1&resource=configmaps (the object is the body) | /fake/clear-faults

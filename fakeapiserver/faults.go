@@ -25,6 +25,7 @@ const (
 	FaultMalformedEvent Fault = "malformed-event" // a malformed frame injected
 	FaultStopBookmarks  Fault = "stop-bookmarks"  // bookmarks switched off
 	FaultStall          Fault = "stall"           // a watch stalled, connection kept
+	FaultDropEvent      Fault = "drop-event"      // the next event of each open watch silently not sent
 	FaultRestart        Fault = "restart"         // every connection dropped, state kept
 	// The faults of fault_*.go: see the functions that inject them.
 	FaultRestore           Fault = "restore"            // state and RV rolled back (Restore)
@@ -273,6 +274,18 @@ func (s *Server) SetBookmarks(enabled bool) {
 	if !enabled {
 		s.record(FaultStopBookmarks)
 	}
+}
+
+// DropNextWatchEvent makes every open watch silently skip the next event
+// it would send (ADDED, MODIFIED or DELETED; bookmarks are not events),
+// and go on with the ones after it: a watch event lost between the
+// server's history and the client, which no error, bookmark or
+// resourceVersion reveals. The client's cache stays wrong until it
+// relists. It returns how many watches were armed.
+func (s *Server) DropNextWatchEvent() int {
+	n := s.store.EachWatcher((*storage.Watcher).ArmDrop)
+	s.record(FaultDropEvent, "watches", n)
+	return n
 }
 
 // StallWatches makes every open watch go silent without closing its

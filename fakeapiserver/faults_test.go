@@ -93,6 +93,26 @@ func TestInjectMalformedEventThenStreamGoesOn(t *testing.T) {
 	require.Equal(t, "a", nameOf(w.mustNext()))
 }
 
+// A dropped event is not a gap any client can see: the next event comes
+// with its own, later resourceVersion, and the stream goes on.
+func TestDropEventSkipsOneEventSilently(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	w := openWatch(t, srv.URL()+"/api/v1/pods?watch=1&resourceVersion="+strconv.FormatInt(srv.ResourceVersion(), 10), nil)
+	ctx, cancel := context.WithTimeout(context.Background(), shortWait)
+	defer cancel()
+	require.NoError(t, srv.AwaitWatchers(ctx, 1))
+	code, _ := call(t, "POST", srv.URL()+"/fake/drop-event", "", "")
+	require.Equal(t, 200, code)
+	mustCreate(t, srv, podsGVR, pod("a", nil))
+	mustCreate(t, srv, podsGVR, pod("b", nil))
+	mustCreate(t, srv, podsGVR, pod("c", nil))
+	require.Equal(t, "b", nameOf(w.mustNext()), "a's ADDED was dropped")
+	require.Equal(t, "c", nameOf(w.mustNext()), "only one")
+	_, err := srv.Get(podsGVR, "default", "a")
+	require.NoError(t, err, "the server has a: only its event was lost")
+	require.Equal(t, int64(1), srv.Stats().Faults[fakeapiserver.FaultDropEvent])
+}
+
 func TestStalledWatchKeepsItsConnectionUntilRestart(t *testing.T) {
 	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	mustCreate(t, srv, podsGVR, pod("a", nil))

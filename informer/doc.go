@@ -22,14 +22,16 @@
 // One function builds an informer's stages, pipeline.go's newPipeline, and
 // one runs them, pipeline.run. An object passes through, in this order:
 //
-//	ListerWatcher ─▶ shard filter ─▶ reflector ─▶ snapshot gate ─▶ queue ─▶ dispatcher ─▶ cache
-//	(resource.go)    (shard.go,       (reflector_*.go)  (snapshot.go,   (fifo)   (dispatcher.go,      └─▶ listeners
-//	                  Options.Shard)                     Options.Snapshot)        relist.go)              (listener.go)
+//	ListerWatcher ─▶ shard filter ─▶ audit repair ─▶ reflector ─▶ consistent point ─▶ queue ─▶ dispatcher ─▶ cache
+//	(resource.go)    (shard.go,       (audit_list.go,  (reflector_*.go)  (consistent.go,  (fifo)   (dispatcher.go,      └─▶ listeners
+//	                  Options.Shard)   Audit.Repair)                      Snapshot, Audit)         relist.go)              (listener.go)
 //
 // newPipeline builds them from the end of the path to its start, so each
 // stage is given the stages it hands to when it is built; nothing is
-// patched in afterwards. The two optional stages are there only with their
-// option. Beside the path, the record (record.go) is the informer's one
+// patched in afterwards. The optional stages are there only with their
+// option. Beside the path, the snapshot writer (snapshot.go) and the cache
+// audit (audit.go) read the cache at the consistent point: where the
+// cache is exactly the server's state at one resourceVersion. Beside the path, the record (record.go) is the informer's one
 // account of how it stands with the server: the failures (one streak, the
 // backoff's exponent and the 410 streak), when the server last answered,
 // when the cache last applied a batch, the resourceVersion, and the objects
@@ -129,6 +131,10 @@
 //     stage stops it. Before any progress the reference is Run's start,
 //     so an informer resumed from a snapshot that never reaches a
 //     blackholed server goes stale too.
+//
+// With Options.Audit a third makes it unhealthy: Diverged, the last audit
+// found the cache different from the server and no list has replaced it
+// since (see "Cache audit").
 //
 // Health.Failure.Since and Health.FailingFor say since when, the "failing
 // now and for how long" of a liveness probe; HealthHandler serves it as
@@ -239,6 +245,33 @@
 // reflector's queue writes are paused, the stage applies what is queued,
 // the cache's list of pointers is copied under its read lock, and the
 // objects are encoded afterwards, outside every lock.
+//
+// # Cache audit
+//
+// With Options.Audit the informer checks its cache against the server in
+// production, once a period (the first at a random point of the first
+// period, so a fleet started together spreads its audits; then a period
+// apart, so a difference is found within one period of its cause). A
+// watch event lost on the way (a proxy, a bug) leaves the cache silently
+// different from the server; an agent acting on it does the wrong thing
+// and nothing says so. client-go's consistency detector makes the same
+// comparison in CI only, and panics.
+//
+// Each audit captures the cache at the consistent point (consistent.go:
+// the reflector's writes wait, the queue drains, and the cache is then
+// exactly the server's state at the resourceVersion of the last event or
+// bookmark), lets the data path go on, and asks for the metadata of every
+// object at exactly that resourceVersion: a paged LIST with
+// resourceVersionMatch=Exact of a PartialObjectMetadataList in protobuf,
+// with the informer's selectors and shard. Objects changed since need no
+// care: the list is at that resourceVersion too. It compares namespace,
+// name, uid and resourceVersion, and reports each object missing from the
+// cache, extra in it or stale (the audited and audit-difference trace
+// stages, observe.AuditMetrics, a log line, Health.Audit); Health is
+// unhealthy (Diverged) until a list replaces the cache. With
+// AuditOptions.Repair it relists at once. A resourceVersion the server no
+// longer serves exactly (410) is said (audit-failed) and waited out until
+// the next period: the audit never relists for it.
 //
 // # Invariants
 //
@@ -443,4 +476,20 @@
 //     warns when a caller's options would change what the shared informer
 //     caches. [TestATypeThatDecodesItselfOrHidesStateIsNotMetadataOnly,
 //     TestFactoryWarnsOnEveryOptionThatChangesWhatIsCached]
+//  24. With Options.Audit the cache is compared, at most one Period apart
+//     and within one Period of a lost event, with the server's list at
+//     exactly the resourceVersion it is in step with, captured with the
+//     queue drained, so an event in flight is never a difference; only
+//     what the informer selects (selectors, shard) is compared, and what
+//     a list skipped on purpose is left out. Each object missing, extra or
+//     stale is traced, and the audit counted, logged and shown in Health
+//     (Diverged, unhealthy, until a list replaces the cache); with Repair
+//     the informer relists. A 410 is said and waited out: the audit never
+//     relists for it. [TestAuditFindsAnObjectWhoseADDEDWasLostWithinOnePeriod,
+//     TestAuditFindsLostModifiedAndDeletedEvents,
+//     TestAuditSeesNoDifferenceWhileTheWatchKeepsApplyingEvents,
+//     TestAuditCapturesOnlyOnceTheQueueHasDrained,
+//     TestAuditComparesOnlyWhatTheInformerSelects, TestAuditLeavesOutWhatTheListSkipped,
+//     TestAuditAtACompactedResourceVersionSaysSoAndWaits,
+//     TestAuditRepairRelistsAndTheCacheConverges, TestRepairStageEndsTheWatchUntilAListComes]
 package informer

@@ -48,13 +48,23 @@ type Health struct {
 	// Undecodable counts the objects the last list skipped because they
 	// do not fit the type (Options.SkipUndecodable).
 	Undecodable int
+	// Audit is the last cache audit's result (Options.Audit); nil before
+	// the first, or without the option.
+	Audit *AuditResult
+	// Diverged: the last audit that compared found the cache different
+	// from the server, and no list has replaced the cache since
+	// (AuditOptions.Repair relists at once); an audit that could not
+	// compare (a 410) does not end it. The agent would act on a cache
+	// that is wrong.
+	Diverged bool
 }
 
-// Healthy is Synced, not Stale and not Failing: the cache is a recent
-// copy of the server's state, and the informer is not failing again and
-// again. One failure alone does not make an informer unhealthy: watches
-// break and are reopened all the time; it shows in Failure.
-func (h Health) Healthy() bool { return h.Synced && !h.Stale && !h.Failing }
+// Healthy is Synced, not Stale, not Failing and not Diverged: the cache is
+// a recent copy of the server's state, as far as the last audit knows,
+// and the informer is not failing again and again. One failure alone does
+// not make an informer unhealthy: watches break and are reopened all the
+// time; it shows in Failure.
+func (h Health) Healthy() bool { return h.Synced && !h.Stale && !h.Failing && !h.Diverged }
 
 // Health reports whether the informer is in step with the server now. Safe
 // to call from any goroutine, at any time.
@@ -63,6 +73,7 @@ func (i *Informer[T, P]) Health() Health {
 	last := rec.progress(i.p.queue.Drained())
 	h := Health{Name: i.opts.Name, Synced: i.HasSynced(), LastProgress: last, Failure: rec.current(),
 		ResourceVersion: rec.resourceVersion(), Undecodable: rec.skippedCount()}
+	h.Audit, h.Diverged = i.p.audit.result()
 	ref := last
 	if ref.IsZero() {
 		if ns := rec.started.Load(); ns != 0 {
@@ -117,26 +128,56 @@ type healthBody struct {
 
 // healthJSON is Health on the wire: durations in seconds, errors as text.
 type healthJSON struct {
-	Name                 string    `json:"name"`
-	Healthy              bool      `json:"healthy"`
-	Synced               bool      `json:"synced"`
-	Stale                bool      `json:"stale"`
-	LastProgress         time.Time `json:"lastProgress,omitzero"`
-	SinceProgressSeconds float64   `json:"sinceProgressSeconds"`
-	ResourceVersion      string    `json:"resourceVersion,omitempty"`
-	Failure              string    `json:"failure,omitempty"`
-	FailureReason        string    `json:"failureReason,omitempty"`
-	ConsecutiveFailures  int       `json:"consecutiveFailures"`
-	Failing              bool      `json:"failing,omitzero"`
-	FailingSince         time.Time `json:"failingSince,omitzero"`
-	FailingForSeconds    float64   `json:"failingForSeconds,omitzero"`
-	Undecodable          int       `json:"undecodable,omitzero"`
+	Name                 string     `json:"name"`
+	Healthy              bool       `json:"healthy"`
+	Synced               bool       `json:"synced"`
+	Stale                bool       `json:"stale"`
+	LastProgress         time.Time  `json:"lastProgress,omitzero"`
+	SinceProgressSeconds float64    `json:"sinceProgressSeconds"`
+	ResourceVersion      string     `json:"resourceVersion,omitempty"`
+	Failure              string     `json:"failure,omitempty"`
+	FailureReason        string     `json:"failureReason,omitempty"`
+	ConsecutiveFailures  int        `json:"consecutiveFailures"`
+	Failing              bool       `json:"failing,omitzero"`
+	FailingSince         time.Time  `json:"failingSince,omitzero"`
+	FailingForSeconds    float64    `json:"failingForSeconds,omitzero"`
+	Undecodable          int        `json:"undecodable,omitzero"`
+	Diverged             bool       `json:"diverged,omitzero"`
+	Audit                *auditJSON `json:"audit,omitempty"`
+}
+
+// auditJSON is AuditResult on the wire.
+type auditJSON struct {
+	At              time.Time `json:"at"`
+	TookSeconds     float64   `json:"tookSeconds"`
+	ResourceVersion string    `json:"resourceVersion"`
+	Listed          int       `json:"listed"`
+	Missing         int       `json:"missing,omitzero"`
+	Extra           int       `json:"extra,omitzero"`
+	Stale           int       `json:"stale,omitzero"`
+	Keys            []string  `json:"keys,omitempty"`
+	Err             string    `json:"error,omitempty"`
+}
+
+func auditToJSON(r *AuditResult) *auditJSON {
+	if r == nil {
+		return nil
+	}
+	j := &auditJSON{At: r.At, TookSeconds: r.Took.Seconds(), ResourceVersion: r.ResourceVersion, Listed: r.Listed}
+	if d := r.Difference; d != nil {
+		j.Missing, j.Extra, j.Stale, j.Keys = d.Missing, d.Extra, d.Stale, d.Keys
+	}
+	if r.Err != nil {
+		j.Err = r.Err.Error()
+	}
+	return j
 }
 
 func toJSON(h Health) healthJSON {
 	j := healthJSON{Name: h.Name, Healthy: h.Healthy(), Synced: h.Synced, Stale: h.Stale,
 		LastProgress: h.LastProgress, SinceProgressSeconds: h.SinceProgress.Seconds(),
-		ResourceVersion: h.ResourceVersion, Undecodable: h.Undecodable, Failing: h.Failing}
+		ResourceVersion: h.ResourceVersion, Undecodable: h.Undecodable, Failing: h.Failing,
+		Diverged: h.Diverged, Audit: auditToJSON(h.Audit)}
 	if f := h.Failure; f != nil {
 		j.Failure, j.FailureReason, j.ConsecutiveFailures = f.Err.Error(), f.Reason.String(), f.Attempts
 		j.FailingSince, j.FailingForSeconds = f.Since, h.FailingFor.Seconds()

@@ -99,6 +99,25 @@ func count(m observe.Metrics, e observe.Event) {
 		m.SnapshotLoaded(rejectReason(e.Err))
 	case observe.StageSnapshotSaved:
 		m.SnapshotSaved(e.Err, e.Bytes, e.Duration)
+	case observe.StageAudited, observe.StageAuditFailed:
+		if am, ok := m.(observe.AuditMetrics); ok {
+			countAudit(am, e)
+		}
+	}
+}
+
+// countAudit is the Audit counter of an audited or audit-failed event.
+func countAudit(m observe.AuditMetrics, e observe.Event) {
+	var d *AuditDifference
+	switch {
+	case e.Stage == observe.StageAudited && errors.As(e.Err, &d):
+		m.Audit("differ", d.Missing, d.Extra, d.Stale)
+	case e.Stage == observe.StageAudited:
+		m.Audit("in-step", 0, 0, 0)
+	case isGone(e.Err):
+		m.Audit("too-old", 0, 0, 0)
+	default:
+		m.Audit("error", 0, 0, 0)
 	}
 }
 
@@ -177,6 +196,21 @@ func (o observers) logLine(e observe.Event) {
 			"bytes", e.Bytes, "took", e.Duration)
 	case observe.StageSnapshotSkipped:
 		l.Info("informer: no snapshot at stop", "informer", name, "err", e.Err)
+	case observe.StageAudited:
+		if e.Err != nil {
+			l.Warn("informer: the cache audit found the cache different from the server", "informer", name,
+				"rv", e.ResourceVersion, "err", e.Err)
+			return
+		}
+		l.Debug("informer: the cache audit found the cache in step", "informer", name, "rv", e.ResourceVersion,
+			"objects", e.Items, "took", e.Duration)
+	case observe.StageAuditFailed:
+		if isGone(e.Err) {
+			l.Info("informer: no cache audit this period: the server serves no exact list at the cache's resourceVersion any more (410)",
+				"informer", name, "rv", e.ResourceVersion)
+			return
+		}
+		l.Warn("informer: the cache audit failed", "informer", name, "rv", e.ResourceVersion, "err", e.Err)
 	}
 }
 

@@ -204,6 +204,10 @@ type Options[P meta.Object] struct {
 	// period and at a clean stop, loaded at the next start instead of a
 	// relist. Zero: off.
 	Snapshot SnapshotOptions
+	// Audit turns on the cache audit: once a period, the cache compared
+	// with the server's list at the resourceVersion it is in step with
+	// (see AuditOptions). Zero: off.
+	Audit AuditOptions
 	// LabelSelector and FieldSelector narrow what the informer lists and
 	// watches: the server filters by them, and a Factory shares an informer
 	// only among callers with the same ones.

@@ -13,13 +13,16 @@ import (
 // pipeline is an informer's data path, built in one place (newPipeline)
 // and run in one place (run). An object passes through, in this order:
 //
-//	ListerWatcher ─▶ shard filter ─▶ reflector ─▶ snapshot gate ─▶ queue ─▶ dispatcher ─▶ cache
-//	                 (Options.Shard)              (Options.Snapshot)                     └─▶ listeners ─▶ handlers
+//	ListerWatcher ─▶ shard filter ─▶ audit repair ─▶ reflector ─▶ consistent point ─▶ queue ─▶ dispatcher ─▶ cache
+//	                 (Options.Shard)  (Audit.Repair)               (Snapshot, Audit)                     └─▶ listeners ─▶ handlers
 //
 // newPipeline builds the stages from the end of the path to its start, so
 // each is given the stages it hands to, and the record, when it is built;
-// nothing is patched in afterwards. The shard filter and the snapshot gate
-// are there only with their option. Beside the path, the record (record.go)
+// nothing is patched in afterwards (but the audit's metadata lister, which
+// New hands over: auditVia). The shard filter, the audit's repair stage
+// and the consistent point are there only with their option. Beside the
+// path, the snapshot writer and the audit read the cache at the consistent
+// point. Beside the path, the record (record.go)
 // is the one account of failures, contact and progress that the reflector
 // and the dispatcher write and Health, SyncError, WaitForSync and the
 // backoff read.
@@ -31,6 +34,7 @@ type pipeline[T any, P meta.PtrObject[T]] struct {
 	snap  *snapshotter[T, P] // the snapshot gate and its writer; nil without Options.Snapshot
 	disp  *dispatcher[P]
 	shard *shardLW[P] // nil without Options.Shard
+	audit *audit[P]   // the cache audit; nil without Options.Audit
 	refl  *reflector[P]
 }
 
@@ -44,12 +48,23 @@ func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P
 		p.shard = newShardLW(lw, opts.Shard)
 		lw = p.shard
 	}
+	var repair *repairLW[P]
+	if opts.Audit.enabled() && opts.Audit.Repair {
+		repair = newRepairLW(lw)
+		lw = repair
+	}
 	var sink sink[P] = p.queue
-	var popped func() // the snapshot writer's wake-up after each pop
-	if opts.Snapshot.enabled() {
-		p.snap = newSnapshotter[T](opts, p.store, p.queue, p.rec, p.shard.listedSelector)
-		sink, popped = gatedQueue[T, P]{q: p.queue, s: p.snap}, p.snap.afterPop
-		lw = p.snap.verified(lw, unsharded) // the resume's checks (snapshot_verify.go)
+	var popped func() // the consistent point's wake-up after each pop
+	if opts.Snapshot.enabled() || opts.Audit.enabled() {
+		c := newConsistentPoint(p.store, p.queue, p.rec, p.shard.listedSelector, opts.Clock)
+		sink, popped = gatedQueue[P]{q: p.queue, c: c}, c.afterPop
+		if opts.Snapshot.enabled() {
+			p.snap = newSnapshotter[T](opts, c)
+			lw = p.snap.verified(lw, unsharded) // the resume's checks (snapshot_verify.go)
+		}
+		if opts.Audit.enabled() {
+			p.audit = newAudit(opts, c, unsharded, repair, p.rec)
+		}
 	}
 	p.disp = newDispatcher(opts, p.store, p.queue, p.rec, popped)
 	cfg := defaultReflectorConfig(opts)
@@ -84,6 +99,10 @@ func (p *pipeline[T, P]) run(ctx context.Context) error {
 		go func() { defer wg.Done(); p.snap.run(ctx) }()
 	}
 	p.disp.start(ctx, &wg)
+	if p.audit != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); p.audit.run(ctx) }()
+	}
 	err := p.refl.run(ctx, first)
 	cancel()
 	p.disp.stop()

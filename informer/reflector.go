@@ -209,12 +209,18 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 }
 
 // planned is the relist of a planned change, not a failure: Shard.Set
-// moved the shard (the ListerWatcher's errReshardMoved). No failure is
+// moved the shard (the ListerWatcher's errReshardMoved), or the cache
+// audit asked for a repair (errAuditRepair). No failure is
 // recorded, the watch-error handler is not called and nothing waits; nil
 // when err is anything else.
 func (r *reflector[P]) planned(err error) state {
-	if !errors.Is(err, errReshardMoved) {
-		return nil
+	switch {
+	case errors.Is(err, errAuditRepair):
+		// The audit found the cache differs: a consistent relist, at "",
+		// so that a stale watch cache is not trusted again.
+		return r.relist("", observe.CauseAudit)
+	case errors.Is(err, errReshardMoved):
+		return r.relist(r.relistRV(), observe.CauseReshard)
 	}
-	return r.relist(r.relistRV(), observe.CauseReshard)
+	return nil
 }

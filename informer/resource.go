@@ -46,6 +46,7 @@ func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opt
 	}
 	i := newInformer[T](lw, opts)
 	i.ref = ref
+	i.auditVia(c)
 	return i
 }
 

@@ -279,7 +279,7 @@ func (lw *shardLW[P]) Watch(ctx context.Context, o WatchRequest) (Watch[P], erro
 	if err != nil {
 		return nil, err
 	}
-	sw := &shardWatch[P]{inner: w, sh: lw.sh, sel: sel, value: value}
+	sw := &shardWatch[P]{inner: newEndableWatch(w, errReshard), sh: lw.sh, sel: sel, value: value}
 	if !lw.sh.track(sw, gen) {
 		sw.reshard()
 	}
@@ -303,25 +303,18 @@ func (lw *shardLW[P]) probe(ctx context.Context, sel shard.Selector) {
 // shardWatch drops events from outside its shard and ends with errReshardMoved
 // when the shard moves.
 type shardWatch[P meta.Object] struct {
-	inner  Watch[P]
+	inner  *endableWatch[P] // ended with errReshard
 	sh     *Shard
 	sel    shard.Selector
 	value  func(P) string
-	moved  atomic.Bool
 	unseen sync.Once
 }
 
-func (w *shardWatch[P]) reshard() {
-	w.moved.Store(true)
-	w.inner.Stop()
-}
+func (w *shardWatch[P]) reshard() { w.inner.end() }
 
 func (w *shardWatch[P]) Next() (watchstream.Event[P], error) {
 	for {
 		ev, err := w.inner.Next()
-		if w.moved.Load() {
-			return watchstream.Event[P]{}, errReshard()
-		}
 		if err != nil {
 			return ev, err
 		}

@@ -9,12 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/clock"
-	"github.com/zerokube/zerokube/fifo"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/snapshot"
@@ -81,33 +78,16 @@ func (o SnapshotOptions) enabled() bool { return o.Dir != "" || o.Store != nil }
 // waiting for Run to return.
 const saveTimeout = 30 * time.Second
 
-// drainWait bounds how long a snapshot waits for the processing loop to
-// apply what is queued, with the reflector paused.
-const drainWait = time.Second
-
-// snapshotter saves and loads an informer's snapshots. It pairs the cache
-// with the resourceVersion it is in step with: every queue write from the
-// reflector goes through the snapshot gate (gatedQueue) and records its
-// resourceVersion under mu, with, at each list, the shard listed and how
-// many objects the list skipped, so that with mu held and the queue
-// drained the store holds exactly the state at rv, of that shard.
+// snapshotter saves and loads an informer's snapshots. It saves the
+// cache with the resourceVersion it is in step with, as the pipeline's
+// consistent point captures them (consistent.go).
 type snapshotter[T any, P meta.PtrObject[T]] struct {
-	opts    SnapshotOptions // resolved: Store, Name, Period and Identity's shaping fields set
-	store   cache.Reader[P]
-	queue   fifo.Queue[P]
-	rec     *record       // the skipped objects of each list
-	shardOf func() string // the selector of the shard the last list was of ("" without a shard)
-	obs     observers
-	clock   clock.Clock
+	opts  SnapshotOptions // resolved: Store, Name, Period and Identity's shaping fields set
+	point *consistentPoint[P]
+	obs   observers
+	clock clock.Clock
 
-	mu      sync.Mutex // held across each queue write and by capture
-	rv      string     // the resourceVersion of the last write or bookmark
-	shard   string     // the shard the cache holds, as of the last list
-	skipped int        // objects the last list skipped: the cache lacks them
-
-	waiting atomic.Bool   // capture is waiting for the queue to drain
-	popped  chan struct{} // cap 1: the processing loop finished a Pop
-	saved   string        // rv of the last snapshot written (writer goroutine only)
+	saved string // rv of the last snapshot written (writer goroutine only)
 
 	idMu sync.Mutex // guards opts.Identity.Cluster and the fields below
 	// clusterKnown: opts.Identity.Cluster holds the cluster's id, or ""
@@ -118,10 +98,8 @@ type snapshotter[T any, P meta.PtrObject[T]] struct {
 	lister ListerWatcher[P] // the informer's, before the shard filter: reached lists through it
 }
 
-// newSnapshotter returns the snapshot gate and writer over store and q,
-// reading the skipped objects from rec and the shard listed from shardOf.
-func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader[P], q fifo.Queue[P],
-	rec *record, shardOf func() string) *snapshotter[T, P] {
+// newSnapshotter returns the snapshot writer over the consistent point c.
+func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], c *consistentPoint[P]) *snapshotter[T, P] {
 	so := o.Snapshot
 	if so.Store == nil {
 		so.Store = snapshot.Dir{Path: so.Dir}
@@ -143,8 +121,7 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], store cache.Reader
 	if o.Transform != nil {
 		so.Identity.Transform = cmp.Or(so.TransformVersion, "unversioned")
 	}
-	return &snapshotter[T, P]{opts: so, store: store, queue: q, rec: rec, shardOf: shardOf,
-		obs: observersOf(o), clock: o.Clock, popped: make(chan struct{}, 1)}
+	return &snapshotter[T, P]{opts: so, point: c, obs: observersOf(o), clock: o.Clock}
 }
 
 // identity is what a snapshot of shard (a selector, "" for none) is of.
@@ -213,73 +190,10 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 		items[i] = P(o)
 	}
 	s.obs.emit(observe.Event{Stage: observe.StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
-	s.mu.Lock()
-	s.rv, s.saved, s.shard, s.skipped = h.ResourceVersion, h.ResourceVersion, shard, h.Skipped
-	s.mu.Unlock()
+	s.point.resumed(h.ResourceVersion, shard, h.Skipped)
+	s.saved = h.ResourceVersion
 	return loaded[P]{rv: h.ResourceVersion, items: items, skipped: h.Skipped}, true
 }
-
-// captured is what capture took: the cache's objects and what they are.
-type captured[P any] struct {
-	rv      string
-	items   []P
-	shard   string
-	skipped int
-}
-
-// capture returns the cache's objects and the resourceVersion they are in
-// step with. It holds mu, so the reflector's writes wait, and waits (up to
-// drainWait, or not at all when wait is false) for the processing loop to
-// apply what is queued; then it copies the cache's list of objects under
-// the cache's read lock, a copy of pointers. Encoding happens later,
-// outside every lock: cached objects are never modified.
-func (s *snapshotter[T, P]) capture(ctx context.Context, wait bool) (c captured[P], ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.rv == "" {
-		return c, false // not synced yet
-	}
-	s.waiting.Store(true)
-	defer s.waiting.Store(false)
-	select {
-	case <-s.popped: // a stale nudge from an earlier Pop
-	default:
-	}
-	var deadline <-chan time.Time
-	if wait {
-		t := s.clock.NewTimer(drainWait)
-		defer t.Stop()
-		deadline = t.C()
-	}
-	for !s.queue.Drained() {
-		if !wait {
-			return c, false
-		}
-		select {
-		case <-s.popped:
-		case <-deadline:
-			return c, false
-		case <-ctx.Done():
-			return c, false
-		}
-	}
-	return captured[P]{rv: s.rv, items: s.store.List(), shard: s.shard, skipped: s.skipped}, true
-}
-
-// afterPop is the processing loop's hook: it wakes a capture waiting for
-// the queue to drain. One atomic load when none is.
-func (s *snapshotter[T, P]) afterPop() {
-	if s.waiting.Load() {
-		select {
-		case s.popped <- struct{}{}:
-		default:
-		}
-	}
-}
-
-// errStillQueued is why no snapshot is written at a stop: deltas were
-// still queued, so the cache was not a state the server had.
-var errStillQueued = errors.New("deltas were still queued")
 
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
@@ -291,8 +205,8 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
 		return
 	}
-	c, ok := s.capture(ctx, wait)
-	if !ok {
+	c, err := s.point.capture(ctx, wait)
+	if err != nil {
 		if !wait {
 			s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: errStillQueued})
 		}
@@ -305,7 +219,7 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 	start := s.clock.Now()
 	var n countingWriter
 	h := snapshot.Header{Identity: s.identity(c.shard), ResourceVersion: rv, Saved: start.UTC(), Skipped: c.skipped}
-	err := s.opts.Store.Save(ctx, s.opts.Name, func(w io.Writer) error {
+	err = s.opts.Store.Save(ctx, s.opts.Name, func(w io.Writer) error {
 		n.w = w
 		return snapshot.Encode(ctx, &n, h, items)
 	})
@@ -351,52 +265,4 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err
-}
-
-// gatedQueue is the queue as the reflector sees it when snapshots are on:
-// each write and the resourceVersion it brings are recorded under the
-// snapshotter's mu, so a capture never sees one without the other.
-type gatedQueue[T any, P meta.PtrObject[T]] struct {
-	q fifo.Queue[P]
-	s *snapshotter[T, P]
-}
-
-func (g gatedQueue[T, P]) write(op func(P) error, obj P) error {
-	g.s.mu.Lock()
-	defer g.s.mu.Unlock()
-	if err := op(obj); err != nil {
-		return err
-	}
-	// An event's object carries the event's resourceVersion, a DELETED
-	// one included: kube-apiserver stamps the deleted object with the
-	// revision of its deletion (storage/etcd3/watcher.go, prepareObjs). The
-	// reflector watches from a list's resourceVersion, never from "" or
-	// "0", so events arrive in resourceVersion order.
-	g.s.rv = obj.GetResourceVersion()
-	return nil
-}
-
-func (g gatedQueue[T, P]) Add(obj P) error    { return g.write(g.q.Add, obj) }
-func (g gatedQueue[T, P]) Update(obj P) error { return g.write(g.q.Update, obj) }
-func (g gatedQueue[T, P]) Delete(obj P) error { return g.write(g.q.Delete, obj) }
-
-// Replace records, with the list's resourceVersion, what the list was of:
-// the shard listed, and how many objects it skipped (the reflector has
-// recorded both before it calls Replace).
-func (g gatedQueue[T, P]) Replace(list []P, rv string) error {
-	g.s.mu.Lock()
-	defer g.s.mu.Unlock()
-	if err := g.q.Replace(list, rv); err != nil {
-		return err
-	}
-	g.s.rv, g.s.shard, g.s.skipped = rv, g.s.shardOf(), g.s.rec.skippedCount()
-	return nil
-}
-
-// Bookmark records a bookmark's resourceVersion: nothing changed up to it,
-// so a snapshot may resume from it, later in the server's history.
-func (g gatedQueue[T, P]) Bookmark(rv string) {
-	g.s.mu.Lock()
-	g.s.rv = rv
-	g.s.mu.Unlock()
 }

@@ -29,13 +29,14 @@ func BenchmarkSnapshotCapture(b *testing.B) {
 				store.Add(p)
 			}
 			q := fifo.NewInOrder(fifo.InOrderOptions[*pod]{Key: key, KnownObjects: store})
-			s := newSnapshotter[pod](Options[*pod]{Snapshot: SnapshotOptions{Dir: b.TempDir()}}.withDefaults(), store, q, newRecord(time.Minute), func() string { return "" })
-			s.rv = fmt.Sprint(n)
+			o := Options[*pod]{Snapshot: SnapshotOptions{Dir: b.TempDir()}}.withDefaults()
+			s := newSnapshotter[pod](o, newConsistentPoint(store, q, newRecord(time.Minute), func() string { return "" }, o.Clock))
+			s.point.rv = fmt.Sprint(n)
 			var items []*pod
 			for b.Loop() {
-				c, ok := s.capture(context.Background(), true)
-				if !ok {
-					b.Fatal("no capture")
+				c, err := s.point.capture(context.Background(), true)
+				if err != nil {
+					b.Fatal(err)
 				}
 				items = c.items
 			}

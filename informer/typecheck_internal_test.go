@@ -102,7 +102,7 @@ func TestASnapshotOfMetadataIsNotOneOfWholeObjects(t *testing.T) {
 		o := Options[*fullMetaWithKind]{Snapshot: SnapshotOptions{Dir: t.TempDir()}}
 		o.Transport.FullObjects = full
 		o = o.withDefaults()
-		s := newSnapshotter[fullMetaWithKind](o, nil, nil, nil, nil)
+		s := newSnapshotter[fullMetaWithKind](o, nil)
 		return s.opts.Identity.Request
 	}
 	require.Equal(t, "PartialObjectMetadata", id(false))

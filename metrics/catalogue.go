@@ -129,6 +129,12 @@ var (
 	snapshotSeconds = &Desc{Name: "zerokube_informer_snapshot_save_duration_seconds", Kind: Histogram,
 		Labels: []string{labelInformer}, Buckets: durationBuckets,
 		Help: "Seconds taken to encode and write one snapshot."}
+	audits = &Desc{Name: "zerokube_informer_audits_total", Kind: Counter,
+		Labels: []string{labelInformer, "result"},
+		Help:   "Cache audits (the cache compared with the server's exact list), by result (in-step, differ, too-old, error)."}
+	auditDifferences = &Desc{Name: "zerokube_informer_audit_differences_total", Kind: Counter,
+		Labels: []string{labelInformer, "kind"},
+		Help:   "Objects cache audits found different from the server, by kind (missing, extra, stale)."}
 )
 
 // The informer's health (informer.Health), read at scrape time.
@@ -171,6 +177,7 @@ func Catalogue() []*Desc {
 		queueDepth, queueAdds, queueLatency, queueWork, queueUnfinished, queueLongest, queueRetries,
 		listRequests, watchRequests, relists, watchEvents, resourceVersion,
 		deltaQueueDepth, skipped, snapshotLoads, snapshotSaves, snapshotBytes, snapshotSeconds,
+		audits, auditDifferences,
 		synced, stale, lastProgress, failures,
 		handlerQueueDepth, handlerLag, handlerDuration, handlerPanics, handlerCoalesced,
 	}

@@ -49,6 +49,8 @@ func TestInformerAndWorkqueueRecordEveryCall(t *testing.T) {
 		`zerokube_informer_snapshot_saves_total{informer="pods",result="error"}`:          "1",
 		`zerokube_informer_snapshot_bytes{informer="pods"}`:                               "4096",
 		`zerokube_informer_snapshot_save_duration_seconds_count{informer="pods"}`:         "2",
+		`zerokube_informer_audits_total{informer="pods",result="differ"}`:                 "1",
+		`zerokube_informer_audit_differences_total{informer="pods",kind="stale"}`:         "2",
 		`zerokube_handler_queue_depth{informer="pods",handler="print"}`:                   "3",
 		`zerokube_handler_lag_seconds_bucket{informer="pods",handler="print",le="0.001"}`: "0",
 		`zerokube_handler_lag_seconds_bucket{informer="pods",handler="print",le="0.01"}`:  "1",

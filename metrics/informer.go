@@ -9,7 +9,8 @@ import (
 )
 
 // Informer returns the observe.Metrics that records one informer's
-// reflector, delta queue, snapshots and handlers into s, every series
+// reflector, delta queue, snapshots, audits (it is an observe.AuditMetrics
+// too) and handlers into s, every series
 // labelled informer=name. Pass it as informer.Options.Metrics; give each
 // informer of a process its own name (the resource, e.g. "pods", or
 // "pods/node-1" for a second informer over pods).
@@ -51,6 +52,8 @@ type informerMetrics struct {
 	relists  lazy[observe.RelistCause, CounterSeries]
 	skipped  lazy[string, CounterSeries] // by reason
 	loads    lazy[string, CounterSeries] // by result
+	audits   lazy[string, CounterSeries] // by result
+	diffs    lazy[string, CounterSeries] // by kind
 	handlers lazy[string, *handlerSeries]
 }
 
@@ -120,6 +123,18 @@ func (m *informerMetrics) SnapshotSaved(err error, bytes int64, took time.Durati
 	}
 	m.saveOK.Add(1)
 	m.snapBytes.Set(float64(bytes))
+}
+
+func (m *informerMetrics) Audit(result string, missing, extra, stale int) {
+	counter(m, &m.audits, audits, result, result).Add(1)
+	for _, d := range [...]struct {
+		kind string
+		n    int
+	}{{"missing", missing}, {"extra", extra}, {"stale", stale}} {
+		if d.n > 0 {
+			counter(m, &m.diffs, auditDifferences, d.kind, d.kind).Add(float64(d.n))
+		}
+	}
 }
 
 func (m *informerMetrics) handler(name string) *handlerSeries {

@@ -53,6 +53,27 @@ const (
 	StageSnapshotSkipped                                 // no snapshot was written at stop: Err says why
 )
 
+// The stages of the cache audit (the informer's Options.Audit): the cache
+// compared with the server's exact list at the resourceVersion it is in
+// step with.
+const (
+	// StageAudited: an audit compared the cache at ResourceVersion with
+	// the server's list at exactly that resourceVersion: Items objects
+	// listed, in Duration. Err is nil when they agree, else the
+	// difference (an informer.AuditDifference, counting the objects
+	// missing, extra and stale).
+	StageAudited = StageSnapshotSkipped + 1 + iota
+	// StageAuditDifference: one object an audit found different: Key, Op
+	// (OpMissing, OpExtra or OpStale), ResourceVersion (the server's; the
+	// cache's for OpExtra).
+	StageAuditDifference
+	// StageAuditFailed: an audit could not compare: ResourceVersion, Err.
+	// A 410 means the resourceVersion is older than the server serves an
+	// exact list at; the audit waits for the next period, at a newer one,
+	// and never relists for it.
+	StageAuditFailed
+)
+
 var stageNames = [...]string{
 	StageListPage: "list-page", StageReplace: "replace", StageWatchOpened: "watch-opened",
 	StageEvent: "event", StageBookmark: "bookmark", StageWatchEnded: "watch-ended",
@@ -63,6 +84,7 @@ var stageNames = [...]string{
 	StageSnapshotLoaded: "snapshot-loaded", StageSnapshotRejected: "snapshot-rejected", StageSnapshotSaved: "snapshot-saved",
 	StageListFailed: "list-failed", StageWatchFailed: "watch-failed", StageCoalesced: "coalesced",
 	StageTransformFailed: "transform-failed", StageSnapshotMissing: "snapshot-missing", StageSnapshotSkipped: "snapshot-skipped",
+	StageAudited: "audited", StageAuditDifference: "audit-difference", StageAuditFailed: "audit-failed",
 }
 
 // String returns the stage's short name, e.g. "list-page".
@@ -138,12 +160,20 @@ const (
 	OpSnapshot
 	// OpInitialEventsEnd: the bookmark that ends a streaming list.
 	OpInitialEventsEnd
+	// OpMissing, OpExtra, OpStale: audit-difference of an object the
+	// server has and the cache lacks, of one the cache has and the server
+	// does not, and of one both have at different resourceVersions (or
+	// uids: deleted and created again).
+	OpMissing
+	OpExtra
+	OpStale
 )
 
 var opNames = [...]string{
 	OpAdd: "add", OpUpdate: "update", OpDelete: "delete", OpReplace: "replace",
 	OpUnchanged: "unchanged", OpTombstone: "tombstone", OpSync: "sync",
 	OpSnapshot: "snapshot", OpInitialEventsEnd: "initial-events-end",
+	OpMissing: "missing", OpExtra: "extra", OpStale: "stale",
 }
 
 // String returns the operation's short name, e.g. "tombstone"; "" for the

@@ -18,6 +18,8 @@ func TestEventString(t *testing.T) {
 		{Event{Stage: StageRelist, Cause: CauseWatchGone, ResourceVersion: "12"}, "relist rv=12 cause=watch-gone"},
 		{Event{Stage: StageHandlerCalled, Handler: "h", Op: OpAdd, Key: "ns/a", Duration: time.Millisecond}, "handler-called handler=h op=add key=ns/a took=1ms"},
 		{Event{Stage: StageEvent, EventType: meta.Modified, Key: "ns/a", ResourceVersion: "13"}, "event type=MODIFIED key=ns/a rv=13"},
+		{Event{Stage: StageAuditDifference, Op: OpMissing, Key: "ns/a", ResourceVersion: "13"}, "audit-difference op=missing key=ns/a rv=13"},
+		{Event{Stage: StageAuditFailed, ResourceVersion: "13"}, "audit-failed rv=13"},
 	} {
 		require.Equal(t, tc.want, tc.ev.String())
 	}
@@ -30,6 +32,7 @@ func TestTraceOpNamesAreStableAndRoundTrip(t *testing.T) {
 		OpAdd: "add", OpUpdate: "update", OpDelete: "delete",
 		OpReplace: "replace", OpUnchanged: "unchanged", OpTombstone: "tombstone",
 		OpSync: "sync", OpSnapshot: "snapshot", OpInitialEventsEnd: "initial-events-end",
+		OpMissing: "missing", OpExtra: "extra", OpStale: "stale",
 	}
 	for op, name := range want {
 		require.Equal(t, name, op.String())

@@ -15,7 +15,8 @@ import (
 // matching call (list-page and list-failed into ListCall, watch-opened and
 // watch-failed into WatchCall, relist into Relist, event and bookmark into
 // WatchEvent, handler-called into HandlerCall and HandlerPanic, coalesced,
-// skipped, snapshot-loaded, -rejected, -missing and -saved), so a
+// skipped, snapshot-loaded, -rejected, -missing and -saved; audited and
+// audit-failed into AuditMetrics.Audit), so a
 // happening the trace shows is counted too. The gauges (ResourceVersion,
 // QueueDepth, HandlerQueueDepth) sample a state, not a happening, and are
 // set where the state changes.
@@ -59,6 +60,19 @@ type Metrics interface {
 	SnapshotSaved(err error, bytes int64, took time.Duration)
 }
 
+// AuditMetrics counts the cache audits (the informer's Options.Audit): the
+// informer calls Audit on its Metrics when they implement it, for each
+// audited and audit-failed event. It is an interface of its own so that
+// every Metrics written before the audit keeps compiling; NopMetrics and
+// metrics.Informer implement it.
+type AuditMetrics interface {
+	// Audit counts one audit by result: "in-step", "differ" (then
+	// missing, extra and stale count the objects of each kind of
+	// difference), "too-old" (410: no exact list at the cache's
+	// resourceVersion) or "error".
+	Audit(result string, missing, extra, stale int)
+}
+
 // NopMetrics implements Metrics by doing nothing; its methods are no-ops.
 type NopMetrics struct{}
 
@@ -75,3 +89,4 @@ func (NopMetrics) Coalesced(string)                                 {}
 func (NopMetrics) Skipped(string)                                   {}
 func (NopMetrics) SnapshotLoaded(string)                            {}
 func (NopMetrics) SnapshotSaved(error, int64, time.Duration)        {}
+func (NopMetrics) Audit(string, int, int, int)                      {}

@@ -94,6 +94,9 @@ const (
 	// skipped undecodable objects (Options.SkipUndecodable); the relist
 	// asks for them again instead of resuming a watch that never would.
 	CauseSnapshotIncomplete
+	// CauseAudit: the cache audit (Options.Audit with Repair) found the
+	// cache different from the server; the relist repairs it.
+	CauseAudit
 )
 
 var causeNames = [...]string{
@@ -101,7 +104,7 @@ var causeNames = [...]string{
 	CauseTooLargeRV: "too-large-rv", CauseContinueExpired: "continue-expired",
 	CauseStreamingFallback: "streaming-fallback", CauseListError: "list-error",
 	CauseWatchError: "watch-error", CauseSnapshotExpired: "snapshot-expired",
-	CauseReshard: "reshard", CauseSnapshotIncomplete: "snapshot-incomplete",
+	CauseReshard: "reshard", CauseSnapshotIncomplete: "snapshot-incomplete", CauseAudit: "audit",
 }
 
 // String returns the cause's short name, e.g. "watch-gone".

@@ -40,6 +40,9 @@ func Exercise(s metrics.Sink) {
 	m.SnapshotLoaded("resumed")
 	m.SnapshotSaved(nil, 4096, 20*time.Millisecond)
 	m.SnapshotSaved(errors.New("disk full"), 1, time.Millisecond)
+	a := m.(observe.AuditMetrics)
+	a.Audit("in-step", 0, 0, 0)
+	a.Audit("differ", 1, 0, 2)
 	metrics.Health(s, "pods", health{Synced: true, LastProgress: time.Unix(1700000000, 5e8),
 		Failure: &informer.SyncError{Reason: observe.FailureServer, Attempts: 3}})
 

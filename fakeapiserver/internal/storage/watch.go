@@ -19,6 +19,7 @@ type Watcher struct {
 	bookmarks bool
 	stalled   atomic.Bool   // fault: write nothing more, keep the connection
 	cutNext   atomic.Bool   // fault: the next frame is cut in half and the connection dropped
+	dropNext  atomic.Bool   // fault: the next event this watch sees is not sent
 	poke      chan struct{} // wakes the serving goroutine to look at stalled
 }
 
@@ -49,6 +50,10 @@ func (w *Watcher) Stalled() bool { return w.stalled.Load() }
 
 // ArmCut makes the next frame be cut in half and the connection dropped.
 func (w *Watcher) ArmCut() { w.cutNext.Store(true) }
+
+// ArmDrop makes the next event the watch sees go unsent, silently: the
+// watch goes on with the events after it.
+func (w *Watcher) ArmDrop() { w.dropNext.Store(true) }
 
 // CutArmed reports whether a cut is armed, without disarming it.
 func (w *Watcher) CutArmed() bool { return w.cutNext.Load() }
@@ -90,6 +95,11 @@ func (s *Store) offerEventLocked(w *Watcher, ev *event) {
 		return
 	}
 	if typ := w.seesAs(ev); typ != "" {
+		if w.dropNext.CompareAndSwap(true, false) {
+			s.log.Info("fakeapiserver: fault: a watch event not sent", "resource", w.res.Qualified(),
+				"type", string(typ), "key", ev.key, "rv", ev.rv)
+			return
+		}
 		s.offerLocked(w, ev.transitionFrameLocked(typ))
 	}
 }
