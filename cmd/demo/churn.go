@@ -39,6 +39,9 @@ type churner struct {
 	// while run waits; retime wakes run to take a new value at once.
 	every  atomic.Int64
 	retime chan struct{}
+	// ticks counts the writes of run's own ticks, as opposed to the seed's
+	// and the page's buttons', for the shutdown line.
+	ticks atomic.Int64
 
 	mu      sync.Mutex // guards the fields below: the ticker and the page both write
 	rng     *rand.Rand
@@ -89,7 +92,9 @@ func (c *churner) run(ctx context.Context, report func(error)) {
 		}
 		if _, err := c.change(); err != nil {
 			report(err)
+			continue
 		}
+		c.ticks.Add(1)
 	}
 }
 

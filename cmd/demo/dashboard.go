@@ -38,8 +38,11 @@ type dashboard struct {
 	order        []string // handler names in registration order
 	log          []logLine
 	seq          int64
-	changed      chan struct{} // closed and replaced on every change
-	actions      []action      // the page's buttons; nil without an embedded server
+	// lastErr is the reflector's last failure in words of both languages:
+	// a lesson's told as part of it (tracer.failureSaid).
+	lastErr *text
+	changed chan struct{} // closed and replaced on every change
+	actions []action      // the page's buttons; nil without an embedded server
 }
 
 // logKeep is how many log lines the page can scroll back through.
@@ -62,8 +65,8 @@ type reflectorView struct {
 	Bookmarks   int            `json:"bookmarks"`
 	Relists     map[string]int `json:"relists"` // by cause
 	Backoffs    int            `json:"backoffs"`
-	Backoff     string         `json:"backoff,omitempty"` // the current wait
-	LastError   string         `json:"lastError,omitempty"`
+	Backoff     string         `json:"backoff,omitempty"`   // the current wait
+	LastError   string         `json:"lastError,omitempty"` // in the page's language: dashboard.lastErr
 	ListCalls   int            `json:"listCalls"`
 	WatchCalls  int            `json:"watchCalls"`
 	Failures    int            `json:"failures"` // LIST or WATCH calls that failed
@@ -218,6 +221,17 @@ func (d *dashboard) observe(ev observe.Event) {
 	d.wakeLocked()
 }
 
+// note adds a line of the demo's own to the log, under stage, in the
+// reflector's box.
+func (d *dashboard) note(stage string, said text) {
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.seq++
+	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: stage, Part: "reflector", said: said})
+	d.wakeLocked()
+}
+
 // describe words ev as --trace does.
 func (d *dashboard) describe(ev observe.Event) text {
 	if ev.Stage == observe.StageStoreUpdated {
@@ -277,19 +291,26 @@ func (d *dashboard) apply(ev observe.Event, now time.Time) {
 		}
 	case observe.StageWatchEnded:
 		if ev.Err != nil && !ev.Stopping && !errors.Is(ev.Err, io.EOF) {
-			r.LastError = oneLine(ev.Err)
+			d.failedLocked(ev.Err)
 		}
 		d.setStateLocked("watch-ended", now)
 	case observe.StageListFailed, observe.StageWatchFailed:
-		r.LastError = errText(ev.Err)
+		d.failedLocked(ev.Err)
 	case observe.StageBackoff:
 		r.Backoffs++
 		r.Backoff = ev.Duration.Round(time.Millisecond).String()
-		r.LastError = errText(ev.Err)
+		d.failedLocked(ev.Err)
 		d.setStateLocked("backing-off", now)
 	default:
 		d.applyQueueAndLoop(ev, now)
 	}
+}
+
+// failedLocked keeps err as the reflector's last failure. d.mu must be
+// held.
+func (d *dashboard) failedLocked(err error) {
+	said := d.words.failureSaid(err)
+	d.lastErr = &said
 }
 
 // applyQueueAndLoop is apply for the delta queue's and the processing
@@ -352,6 +373,9 @@ func (d *dashboard) snapshot(l lang) state {
 		line.Text = line.said.in(l)
 		st.Log[i] = line
 	}
+	if d.lastErr != nil {
+		st.Reflector.LastError = d.lastErr.in(l)
+	}
 	st.Reflector.Events = copyMap(d.refl.Events)
 	st.Reflector.Relists = copyMap(d.refl.Relists)
 	st.Loop.ByOp = copyMap(d.loop.ByOp)
@@ -404,7 +428,7 @@ func (m dashMetrics) ListCall(err error) {
 		d.refl.ListCalls++
 		if err != nil {
 			d.refl.Failures++
-			d.refl.LastError = oneLine(err)
+			d.failedLocked(err)
 		}
 	})
 }
@@ -414,7 +438,7 @@ func (m dashMetrics) WatchCall(err error) {
 		d.refl.WatchCalls++
 		if err != nil {
 			d.refl.Failures++
-			d.refl.LastError = oneLine(err)
+			d.failedLocked(err)
 		}
 	})
 }
