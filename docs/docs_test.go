@@ -2,7 +2,6 @@ package docs
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -57,28 +56,6 @@ func goBlock(t *testing.T, md string) string {
 	m := regexp.MustCompile("(?s)```go\n(.*?)```").FindStringSubmatch(md)
 	require.NotNil(t, m, "no ```go block")
 	return m[1]
-}
-
-// TestReadmeExampleCompiles type-checks and vets the README's example as a
-// main package inside the module (in a _directory, which ./... ignores), so
-// it is built against the code as it is now, offline.
-func TestReadmeExampleCompiles(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	src := goBlock(t, read(t, "README.md"))
-	require.Contains(t, src, "package main")
-	// A leading underscore keeps the directory out of ./... patterns.
-	dir, err := os.MkdirTemp(".", "_readme-")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644))
-
-	cmd := exec.Command(goTool, "vet", "./"+filepath.ToSlash(dir))
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=readonly")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's example does not compile:\n%s", out)
 }
 
 // pointerRE matches `dir/file.go` and `dir/file.go:Name` in the docs (a
