@@ -103,7 +103,7 @@ func TestTheChinesePageCarriesEveryPointerOfTheEnglishOne(t *testing.T) {
 func TestRelativeLinksExist(t *testing.T) {
 	linkRE := regexp.MustCompile(`\]\(([^)#\s]+)\)`)
 	codeRE := regexp.MustCompile("(?s)```.*?```")
-	for _, doc := range append([]string{"README.md", "docs/agents.md", "bench/HISTORY.md"}, teachingPages...) {
+	for _, doc := range append([]string{"README.md", "docs/agents.md", "docs/agents.zh-CN.md", "bench/HISTORY.md"}, teachingPages...) {
 		prose := codeRE.ReplaceAllString(read(t, doc), "")
 		for _, m := range linkRE.FindAllStringSubmatch(prose, -1) {
 			target := m[1]
@@ -116,5 +116,46 @@ func TestRelativeLinksExist(t *testing.T) {
 			_, err := os.Stat(filepath.Join(root, filepath.Dir(doc), target))
 			require.NoError(t, err, "%s links to %s", doc, target)
 		}
+	}
+}
+
+// TestTheAgentPagesExamplesExist: every runnable example docs/agents.md
+// and its Chinese twin name for a step of the agent author's path exists,
+// in the file they name, and both pages name the same ones.
+func TestTheAgentPagesExamplesExist(t *testing.T) {
+	exampleRE := regexp.MustCompile("`((?:[a-z]+/)+[a-z_]+_test\\.go)` (?:里的 )?`(Example[A-Za-z_]*)`|`(Example[A-Za-z_]*)`")
+	fileRE := regexp.MustCompile("`((?:[a-z]+/)+[a-z_]+_test\\.go)`")
+	found := map[string][]string{}
+	for _, page := range []string{"docs/agents.md", "docs/agents.zh-CN.md"} {
+		md := read(t, page)
+		i := strings.Index(md, "\n## ") // the path is the first section
+		require.GreaterOrEqual(t, i, 0)
+		section := md[i:]
+		if j := strings.Index(section[1:], "\n## "); j >= 0 {
+			section = section[:j+1]
+		}
+		for _, m := range exampleRE.FindAllStringSubmatch(section, -1) {
+			name := m[2] + m[3]
+			found[page] = append(found[page], name)
+		}
+		require.GreaterOrEqual(t, len(found[page]), 6, "%s names fewer examples than steps", page)
+		for _, f := range fileRE.FindAllStringSubmatch(section, -1) {
+			_, err := os.Stat(filepath.Join(root, f[1]))
+			require.NoError(t, err, "%s names %s", page, f[1])
+		}
+	}
+	require.ElementsMatch(t, found["docs/agents.md"], found["docs/agents.zh-CN.md"], "the two pages name other examples")
+	var all strings.Builder
+	for _, dir := range []string{"informer", "fakeapiserver"} {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*_test.go"))
+		require.NoError(t, err)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			all.Write(b)
+		}
+	}
+	for _, name := range found["docs/agents.md"] {
+		require.Regexp(t, `(?m)^func `+name+`\(\) \{`, all.String(), "docs/agents.md names %s, which does not exist", name)
 	}
 }
