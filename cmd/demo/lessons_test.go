@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"log/slog"
 	"net/http"
 	"regexp"
@@ -132,4 +134,14 @@ func TestTheTombstoneLessonNamesTheKind(t *testing.T) {
 	waitFor(t, d.stderr, regexp.MustCompile(`demo: in 50ms the server deletes a Deployment the watch misses`))
 	waitFor(t, d.stderr, regexp.MustCompile(`demo: the Delete of default/example-\S+ above is a tombstone`))
 	require.NotContains(t, strings.ToLower(d.stderr.String()), "pod")
+}
+
+// The README says the lessons' bounds; they are classBounds', the one
+// place they are set.
+func TestTheReadmeSaysTheLessonsBounds(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	lb := classBounds(classBookmarks)
+	require.Contains(t, readme, fmt.Sprintf("backs off %v doubling to %v and ends a watch silent for %v", lb.backoff.Initial, lb.backoff.Max, lb.idle))
 }
