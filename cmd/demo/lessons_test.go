@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"log/slog"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
