@@ -376,6 +376,7 @@ func (d *demo) startUI() error {
 	if err != nil {
 		return err
 	}
+	u.present = d.cfg.present
 	d.onStop(func() text {
 		return say(msg{en: "stopped the live page at %s", zh: "关闭了实时页面 %s"}, u.URL())
 	}, u.stop)

@@ -36,6 +36,7 @@ type config struct {
 	consistent    bool
 	verbose       bool
 	ui            string // --ui address of the live page; "" = no page
+	present       bool   // --present: the page opens in presentation mode
 	shard         string // --shard i/N; "" = the whole resource
 	shardBy       string // --shard-by uid|namespace
 	serverShards  bool   // the embedded server honours shardSelector
@@ -83,6 +84,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache: add --consistent-list to see pages)")
 	fs.BoolVar(&c.consistent, "consistent-list", false, "make the first LIST a consistent read (resourceVersion \"\"), which the server pages by --page-size; the default list at \"0\" is served whole from the watch cache")
 	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only; 127.0.0.1:0 takes a free port, and the page's URL is printed on stderr)")
+	fs.BoolVar(&c.present, "present", false, "open the live page (--ui) in presentation mode: large type, high contrast, the six boxes and the last hops only, for a projector; the page switches back and forth")
 	fs.StringVar(&c.shard, "shard", "", "cache only shard i of N, e.g. 0/2: run N demos, one per shard, on the same server (filtered by the server when it supports shard selectors, by the informer otherwise)")
 	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")
 	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")
@@ -141,6 +143,8 @@ func (c config) check() error {
 		return fmt.Errorf("--bookmark-interval must be positive, got %v", c.bookmarkEvery)
 	case c.serve && c.real():
 		return errors.New("--serve runs the embedded server; it cannot be combined with --kubeconfig or --master")
+	case c.present && c.ui == "":
+		return errors.New("--present is a mode of the live page: add --ui, e.g. --ui 127.0.0.1:8080")
 	case c.serve && c.ui != "":
 		return errors.New("--ui shows an informer; --serve runs none")
 	case c.serve && c.leaderElect:
