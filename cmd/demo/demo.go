@@ -309,10 +309,16 @@ func (d *demo) banner(url, kubeconfig string, ch *churner) {
 // sync (before it, the demo reports a failing sync itself, in one line)
 // and outside a lesson (the lesson tells the failures it provokes).
 func (d *demo) logHandler() slog.Handler {
+	var h slog.Handler
 	if d.cfg.verbose {
-		return slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelDebug})
+		h = slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelDebug})
+	} else {
+		h = gatedHandler{Handler: slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelWarn}), d: d}
 	}
-	return gatedHandler{Handler: slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelWarn}), d: d}
+	if d.cfg.lang == langZH {
+		h = zhLog{h}
+	}
+	return h
 }
 
 // gatedHandler drops every record before the first sync and while a

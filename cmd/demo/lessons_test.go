@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/informer/observe"
 )
 
 // A lesson's expected failure is told as part of the lesson, in the
@@ -144,4 +146,55 @@ func TestTheReadmeSaysTheLessonsBounds(t *testing.T) {
 	readme := strings.Join(strings.Fields(string(b)), " ")
 	lb := classBounds(classBookmarks)
 	require.Contains(t, readme, fmt.Sprintf("backs off %v doubling to %v and ends a watch silent for %v", lb.backoff.Initial, lb.backoff.Max, lb.idle))
+}
+
+// A failure no lesson provoked, on the Chinese demo: the trace says what
+// it was in Chinese with the English original, and the library's warning
+// comes in Chinese with its English message after it. Regression: error
+// text and WARN lines stayed English on the Chinese page and trace.
+func TestAFailureIsToldInChineseWithItsOriginal(t *testing.T) {
+	d := startDemo(t, "--lang=zh", "--trace", "--color=never", "--tombstone-after=0", "--churn-interval=100ms")
+	url := waitFor(t, d.stderr, regexp.MustCompile(`模拟 API Server 地址 (http://[^\s（]+)`))[1]
+	waitFor(t, d.stdout, regexp.MustCompile(`watch-opened`))
+	post(t, url+"/fake/cut-watch") // behind the demo's back: no lesson
+	waitFor(t, d.stdout, regexp.MustCompile(`watch-ended\s+WATCH 在 \d+ 个事件后中断：事件流在一个事件的中间被切断（原文：watchstream: `))
+	waitFor(t, d.stdout, regexp.MustCompile(`backoff\s+退避等待 \S+，原因：事件流在一个事件的中间被切断（原文：informer: watching from rv "\d+": watchstream: `))
+	waitFor(t, d.stderr, regexp.MustCompile(`level=WARN msg="informer：list/watch 失败，退避后重试（informer: list/watch failed, backing off）"`))
+}
+
+// Every message logWords says in Chinese is one a library logs: a message
+// reworded there would otherwise silently stay English.
+func TestEveryLogWordIsALibrarysMessage(t *testing.T) {
+	var src strings.Builder
+	for _, dir := range []string{"informer", "fakeapiserver", "fakeapiserver/internal/storage", "apiclient", "discovery", "leaderelection"} {
+		files, err := filepath.Glob(filepath.Join("../..", dir, "*.go"))
+		require.NoError(t, err)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			src.Write(b)
+		}
+	}
+	for en, zh := range logWords {
+		require.Contains(t, src.String(), `"`+en+`"`, "logWords has %q, which no library logs", en)
+		require.Regexp(t, `\p{Han}`, zh)
+	}
+}
+
+// The log's client-go column speaks the reader's language: client-go's
+// names stay, the words around them are Chinese on the Chinese page.
+// Regression: the column stayed English on the Chinese page.
+func TestTheClientGoColumnIsInTheReadersLanguage(t *testing.T) {
+	han := regexp.MustCompile(`\p{Han}`)
+	for s := observe.StageListPage; s <= observe.StageSnapshotSkipped; s++ {
+		_, cg := stageTerms(s, false)
+		if cg.m.en == "%s" || cg.m == (msg{}) {
+			continue // a client-go name alone, or no twin named
+		}
+		require.Regexp(t, han, cg.in(langZH), "stage %s", s)
+		require.NotRegexp(t, han, cg.in(langEN), "stage %s", s)
+	}
 }

@@ -46,7 +46,9 @@ type pageData struct {
 	// Present: the page in presentation mode (large type, high contrast,
 	// the six boxes and the last few hops only), for a projector.
 	Present bool
-	l       lang
+	// PresentDefault: the mode the page opens in without ?present= (--present).
+	PresentDefault bool
+	l              lang
 }
 
 func newPageData(st state, l lang) pageData {

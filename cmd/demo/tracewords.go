@@ -59,7 +59,7 @@ func (t *tracer) describe(ev observe.Event) text {
 			return say(msg{en: "backing off %v (the lessons' bound: at most %v before jitter), %s",
 				zh: "退避等待 %v（课堂演示的上限：抖动之前最多 %v），%s"}, ev.Duration.Round(time.Millisecond), t.maxBackoff, said)
 		}
-		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), errSaid(ev.Err))
+		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), t.failureSaid(ev.Err))
 	case observe.StageSynced:
 		if ev.Op == observe.OpSnapshot {
 			return say(msg{en: "synced from the snapshot: %d objects in the cache at resourceVersion %s, nothing listed",
@@ -243,12 +243,14 @@ func (t *tracer) watchEnded(ev observe.Event) text {
 }
 
 // failureSaid is a failure as part of the lesson under way, or else the
-// error's own words.
+// error's own words; in Chinese, what it was in Chinese and then the
+// English original, which a search needs.
 func (t *tracer) failureSaid(err error) text {
 	if said, ok := t.lessonSaid(err); ok {
 		return said
 	}
-	return errSaid(err)
+	inChinese := say(msg{en: "%.0s", zh: "%s（原文："}, failureSaid(err, t.idle)) // nothing in English
+	return say(msg{en: "%s%s", zh: "%s%s）"}, inChinese, oneLine(err))
 }
 
 // errSaid is an error in one line; the error's own words stay as the

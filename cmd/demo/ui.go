@@ -124,7 +124,7 @@ func (u *uiServer) page(w http.ResponseWriter, r *http.Request) {
 	l := u.langOf(r)
 	var body bytes.Buffer
 	data := newPageData(u.dash.snapshot(l), l)
-	data.Present = u.present
+	data.Present, data.PresentDefault = u.present, u.present
 	if v := r.URL.Query().Get("present"); v != "" {
 		data.Present = v == "1" || v == "true"
 	}
