@@ -21,7 +21,7 @@ import (
 // object, so Replace queues a tombstone and the handler gets
 // OnDelete(obj, finalStateUnknown=true).
 func missedDelete(srv faultServer, ch *churner) (text, error) {
-	name, rv, how, err := unseen(srv, func() (string, error) { return ch.pick(ch.delete) })
+	name, rv, how, err := unseen(srv, func() (string, error) { return ch.pickCached(ch.delete) })
 	if err != nil {
 		return text{}, err
 	}

@@ -159,6 +159,18 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	}
 	opts.Trace, opts.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
 	inf := informer.New[T](c, ref, opts) // and its ListerWatcher, the article's ListWatch
+	if d.churn != nil {
+		store, ns := inf.Store(), d.churn.ns
+		cached := func(name string) bool {
+			key := name
+			if ns != "" {
+				key = ns + "/" + name
+			}
+			_, ok := store.GetByKey(key)
+			return ok
+		}
+		d.churn.cached.Store(&cached)
+	}
 	if d.dash != nil {
 		store := inf.Store()
 		d.dash.watchCache(store.Len, func() []string { return store.ListIndexFuncValues(cache.NamespaceIndex) })
