@@ -138,14 +138,24 @@ func TestTheTombstoneLessonNamesTheKind(t *testing.T) {
 	require.NotContains(t, strings.ToLower(d.stderr.String()), "pod")
 }
 
-// The README says the lessons' bounds; they are classBounds', the one
-// place they are set.
-func TestTheReadmeSaysTheLessonsBounds(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
-	require.NoError(t, err)
-	readme := strings.Join(strings.Fields(string(b)), " ")
+// The README and both internals pages say the lessons' bounds; they are
+// classBounds', the one place they are set.
+func TestTheDocsSayTheLessonsBounds(t *testing.T) {
 	lb := classBounds(classBookmarks)
-	require.Contains(t, readme, fmt.Sprintf("backs off %v doubling to %v and ends a watch silent for %v", lb.backoff.Initial, lb.backoff.Max, lb.idle))
+	for file, want := range map[string][]string{
+		"README.md": {fmt.Sprintf("backs off %v doubling to %v and ends a watch silent for %v", lb.backoff.Initial, lb.backoff.Max, lb.idle)},
+		"docs/internals.md": {fmt.Sprintf("doubles from %v to %v", lb.backoff.Initial, lb.backoff.Max),
+			fmt.Sprintf("a watch silent for %v ends, against bookmarks every %v", lb.idle, lb.bookmark)},
+		"docs/internals.zh-CN.md": {fmt.Sprintf("退避从 %v 倍增到 %v", lb.backoff.Initial, lb.backoff.Max),
+			fmt.Sprintf("每 %v 发一次 BOOKMARK，watch 静默 %v 即结束", lb.bookmark, lb.idle)},
+	} {
+		b, err := os.ReadFile(filepath.Join("../..", file))
+		require.NoError(t, err)
+		page := strings.Join(strings.Fields(string(b)), " ")
+		for _, w := range want {
+			require.Contains(t, page, w, "%s disagrees with classBounds", file)
+		}
+	}
 }
 
 // A failure no lesson provoked, on the Chinese demo: the trace says what
