@@ -79,7 +79,9 @@ func shell(t *testing.T, line string, env ...string) string {
 // line the demo prints: times, dates, numbers and durations vary.
 func sampleRE(line string) *regexp.Regexp {
 	p := regexp.QuoteMeta(line)
+	p = regexp.MustCompile(`example-[a-z0-9]{5}`).ReplaceAllString(p, `example-NAME`) // generated names
 	p = regexp.MustCompile(`\d+`).ReplaceAllString(p, `\d+`)
+	p = strings.ReplaceAll(p, `example-NAME`, `example-[a-z0-9]{5}`)
 	p = strings.ReplaceAll(p, `\d+µs`, `[\d.]+[µm]?s`) // a handler's time
 	return regexp.MustCompile(`(?m)^` + p + `$`)
 }
@@ -92,6 +94,18 @@ func textBlockAfter(t *testing.T, md, marker string) []string {
 	m := regexp.MustCompile("(?s)```text\n(.*?)```").FindStringSubmatch(md[i:])
 	require.NotNil(t, m, "no ```text block after %q", marker)
 	return strings.Split(strings.TrimRight(m[1], "\n"), "\n")
+}
+
+// TestTheStreamingListSampleIsWhatTheDemoPrints runs the command of
+// internals.md's streaming-list sample and waits for each of its lines
+// (the initial events in any order).
+func TestTheStreamingListSampleIsWhatTheDemoPrints(t *testing.T) {
+	en := read(t, "docs/internals.md")
+	require.Contains(t, en, "`go run ./cmd/demo --trace --streaming-list` shows such a start")
+	d := startDemoProcess(t, buildDemo(t), "--trace", "--streaming-list")
+	for _, line := range textBlockAfter(t, en, "`go run ./cmd/demo --trace --streaming-list` shows such a start") {
+		d.out.await(t, sampleRE(line))
+	}
 }
 
 // TestTheDocsCommandsPrintWhatTheDocsSay runs the commands of the README
@@ -127,6 +141,15 @@ func TestTheDocsCommandsPrintWhatTheDocsSay(t *testing.T) {
 			shell(t, k+" run mine --image=nginx")
 			for _, line := range textBlockAfter(t, p.md, p.sampleAfter) {
 				d.out.await(t, sampleRE(line))
+			}
+
+			if p.name == "internals.zh-CN.md" {
+				// Its graceful deletion sample is the delete below.
+				defer func() {
+					for _, line := range textBlockAfter(t, p.md, "优雅删除：demo 自动删除一个 Pod") {
+						d.out.await(t, sampleRE(line))
+					}
+				}()
 			}
 
 			// The README's kubectl lines, after the run above.
