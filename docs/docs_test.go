@@ -2,7 +2,6 @@ package docs
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -59,28 +58,6 @@ func goBlock(t *testing.T, md string) string {
 	return m[1]
 }
 
-// TestReadmeExampleCompiles type-checks and vets the README's example as a
-// main package inside the module (in a _directory, which ./... ignores), so
-// it is built against the code as it is now, offline.
-func TestReadmeExampleCompiles(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go tool on PATH")
-	}
-	src := goBlock(t, read(t, "README.md"))
-	require.Contains(t, src, "package main")
-	// A leading underscore keeps the directory out of ./... patterns.
-	dir, err := os.MkdirTemp(".", "_readme-")
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	require.NoError(t, os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644))
-
-	cmd := exec.Command(goTool, "vet", "./"+filepath.ToSlash(dir))
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOWORK=off", "GOFLAGS=-mod=readonly")
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "the README's example does not compile:\n%s", out)
-}
-
 // pointerRE matches `dir/file.go` and `dir/file.go:Name` in the docs (a
 // bare `file.go` is prose, not a pointer).
 var pointerRE = regexp.MustCompile("`([a-z][a-z0-9_]*/[a-z0-9_/]*\\.go)(?::([A-Za-z_][A-Za-z0-9_]*))?`")
@@ -126,7 +103,7 @@ func TestTheChinesePageCarriesEveryPointerOfTheEnglishOne(t *testing.T) {
 func TestRelativeLinksExist(t *testing.T) {
 	linkRE := regexp.MustCompile(`\]\(([^)#\s]+)\)`)
 	codeRE := regexp.MustCompile("(?s)```.*?```")
-	for _, doc := range append([]string{"README.md", "docs/agents.md", "bench/HISTORY.md"}, teachingPages...) {
+	for _, doc := range append([]string{"README.md", "docs/agents.md", "docs/agents.zh-CN.md", "bench/HISTORY.md"}, teachingPages...) {
 		prose := codeRE.ReplaceAllString(read(t, doc), "")
 		for _, m := range linkRE.FindAllStringSubmatch(prose, -1) {
 			target := m[1]
@@ -139,5 +116,46 @@ func TestRelativeLinksExist(t *testing.T) {
 			_, err := os.Stat(filepath.Join(root, filepath.Dir(doc), target))
 			require.NoError(t, err, "%s links to %s", doc, target)
 		}
+	}
+}
+
+// TestTheAgentPagesExamplesExist: every runnable example docs/agents.md
+// and its Chinese twin name for a step of the agent author's path exists,
+// in the file they name, and both pages name the same ones.
+func TestTheAgentPagesExamplesExist(t *testing.T) {
+	exampleRE := regexp.MustCompile("`((?:[a-z]+/)+[a-z_]+_test\\.go)` (?:里的 )?`(Example[A-Za-z_]*)`|`(Example[A-Za-z_]*)`")
+	fileRE := regexp.MustCompile("`((?:[a-z]+/)+[a-z_]+_test\\.go)`")
+	found := map[string][]string{}
+	for _, page := range []string{"docs/agents.md", "docs/agents.zh-CN.md"} {
+		md := read(t, page)
+		i := strings.Index(md, "\n## ") // the path is the first section
+		require.GreaterOrEqual(t, i, 0)
+		section := md[i:]
+		if j := strings.Index(section[1:], "\n## "); j >= 0 {
+			section = section[:j+1]
+		}
+		for _, m := range exampleRE.FindAllStringSubmatch(section, -1) {
+			name := m[2] + m[3]
+			found[page] = append(found[page], name)
+		}
+		require.GreaterOrEqual(t, len(found[page]), 6, "%s names fewer examples than steps", page)
+		for _, f := range fileRE.FindAllStringSubmatch(section, -1) {
+			_, err := os.Stat(filepath.Join(root, f[1]))
+			require.NoError(t, err, "%s names %s", page, f[1])
+		}
+	}
+	require.ElementsMatch(t, found["docs/agents.md"], found["docs/agents.zh-CN.md"], "the two pages name other examples")
+	var all strings.Builder
+	for _, dir := range []string{"informer", "fakeapiserver"} {
+		files, err := filepath.Glob(filepath.Join(root, dir, "*_test.go"))
+		require.NoError(t, err)
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			all.Write(b)
+		}
+	}
+	for _, name := range found["docs/agents.md"] {
+		require.Regexp(t, `(?m)^func `+name+`\(\) \{`, all.String(), "docs/agents.md names %s, which does not exist", name)
 	}
 }

@@ -21,7 +21,10 @@ type adminFault struct {
 	// answerFirst: the fault drops every connection, this one included,
 	// so the answer is written before it runs (on the server's WaitGroup).
 	answerFirst bool
-	do          func(s *Server, r *http.Request, q url.Values) (affected int, err error)
+	// closeAfter: the fault drops every connection but this one, which
+	// closes once answered, so that the answer can say what it did.
+	closeAfter bool
+	do         func(s *Server, r *http.Request, q url.Values) (affected int, err error)
 }
 
 // count reads the count parameter of an armed fault.
@@ -39,7 +42,7 @@ var adminFaults = []adminFault{
 	{name: "malformed-event", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.InjectMalformedEvent(), nil }},
 	{name: "stall", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.StallWatches(), nil }},
 	{name: "drop-event", do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { return s.DropNextWatchEvent(), nil }},
-	{name: "restart", answerFirst: true, do: func(s *Server, _ *http.Request, _ url.Values) (int, error) { s.Restart(); return 0, nil }},
+	{name: "restart", closeAfter: true, do: func(s *Server, r *http.Request, _ url.Values) (int, error) { return s.restart(connOf(r)), nil }},
 	{name: "restore", query: "rv=123", answerFirst: true, do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
 		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)
 		s.Restore(rv)
@@ -63,8 +66,7 @@ var adminFaults = []adminFault{
 	}},
 	{name: "compact", query: "rv=123", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
 		rv, _ := strconv.ParseInt(q.Get("rv"), 10, 64)
-		s.Compact(rv)
-		return 0, nil
+		return s.compact(rv), nil
 	}},
 	{name: "bookmarks", query: "enabled=false", do: func(s *Server, _ *http.Request, q url.Values) (int, error) {
 		s.SetBookmarks(isTrue(q.Get("enabled")))
@@ -131,6 +133,9 @@ func (s *Server) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		s.writeError(w, r, err)
 		return
+	}
+	if f.closeAfter {
+		w.Header().Set("Connection", "close")
 	}
 	writeValue(w, http.StatusOK, map[string]int{"affected": n})
 }

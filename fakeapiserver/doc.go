@@ -42,6 +42,13 @@
 //	POST /fake/put-unchecked?version=v1&resource=configmaps (the object is the body) | /fake/clear-faults
 //	GET  /fake/stats
 //
+// Each POST answers {"affected": n}: the watches dropped, cut, stalled or
+// sent the malformed event, the history events compact dropped, the
+// connections restart dropped (besides the caller's own, closed right after
+// the answer; on a server mounted in another http.Server, which tracks no
+// connections, the watches it ended); 0 for the faults armed for later
+// requests.
+//
 // Tests that need a race in a given order use the hooks of Options, each
 // documented by what it does when non-nil (the zero Options behaves as
 // kube-apiserver): Intercept sees or answers every API request, Stored

@@ -2,6 +2,7 @@ package fakeapiserver
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -241,9 +242,14 @@ func (s *Server) DropWatches() int {
 
 // Compact drops history up to rv (0 means everything up to now): watches
 // and continue tokens older than that get 410 Expired.
-func (s *Server) Compact(rv int64) {
-	rv = s.store.Compact(rv)
-	s.record(FaultCompact, "rv", rv)
+func (s *Server) Compact(rv int64) { s.compact(rv) }
+
+// compact is Compact; it returns how many events of the history it
+// dropped, the answer of /fake/compact.
+func (s *Server) compact(rv int64) int {
+	rv, n := s.store.Compact(rv)
+	s.record(FaultCompact, "rv", rv, "events", n)
+	return n
 }
 
 // CutWatches makes every open watch write only half of its next frame and
@@ -298,8 +304,18 @@ func (s *Server) StallWatches() int {
 
 // Restart drops every connection, as a restarting API server does; the
 // objects and the history are kept.
-func (s *Server) Restart() {
-	n := s.conns.closeAll()
-	s.store.EndWatches("fault: restart")
+func (s *Server) Restart() { s.restart(nil) }
+
+// restart is Restart, sparing the connection keep (that of a /fake/restart
+// request, closed once answered). It returns how many connections it
+// dropped, or, on a server that tracks none (mounted in another
+// http.Server), how many watches it ended: the answer of /fake/restart.
+func (s *Server) restart(keep net.Conn) int {
+	n := s.conns.closeAllBut(keep)
+	w := s.store.EndWatches("fault: restart")
 	s.record(FaultRestart, "connections", n)
+	if s.httpSrv == nil {
+		return w
+	}
+	return n
 }

@@ -98,6 +98,7 @@ func (s *Server) Start(ctx context.Context) error {
 		Handler:     s,
 		BaseContext: func(net.Listener) context.Context { return s.baseCtx },
 		ConnState:   s.conns.track,
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context { return context.WithValue(ctx, connKey{}, c) },
 		ErrorLog:    slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
 	scheme := "http"
@@ -222,13 +223,33 @@ func (c *connSet) track(conn net.Conn, state http.ConnState) {
 }
 
 // closeAll closes every connection and returns how many there were.
-func (c *connSet) closeAll() int {
+func (c *connSet) closeAll() int { return c.closeAllBut(nil) }
+
+// closeAllBut closes every connection but keep and returns how many it
+// closed.
+func (c *connSet) closeAllBut(keep net.Conn) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	n := len(c.conns)
+	n := 0
 	for conn := range c.conns {
+		if conn == keep {
+			continue
+		}
 		_ = conn.Close()
 		delete(c.conns, conn)
+		n++
 	}
 	return n
+}
+
+// connKey is the context key of the connection a request came on
+// (http.Server.ConnContext), which /fake/restart spares until it has
+// answered.
+type connKey struct{}
+
+// connOf returns the connection r came on; nil on a server mounted in
+// another http.Server.
+func connOf(r *http.Request) net.Conn {
+	c, _ := r.Context().Value(connKey{}).(net.Conn)
+	return c
 }

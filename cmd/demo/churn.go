@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -39,6 +41,13 @@ type churner struct {
 	// while run waits; retime wakes run to take a new value at once.
 	every  atomic.Int64
 	retime chan struct{}
+	// ticks counts the writes of run's own ticks, as opposed to the seed's
+	// and the page's buttons', for the shutdown line.
+	ticks atomic.Int64
+	// cached reports whether the informer's cache holds the named object
+	// (set once the informer exists): the tombstone lesson deletes only
+	// such an object, or no tombstone would follow.
+	cached atomic.Pointer[func(name string) bool]
 
 	mu      sync.Mutex // guards the fields below: the ticker and the page both write
 	rng     *rand.Rand
@@ -89,7 +98,9 @@ func (c *churner) run(ctx context.Context, report func(error)) {
 		}
 		if _, err := c.change(); err != nil {
 			report(err)
+			continue
 		}
+		c.ticks.Add(1)
 	}
 }
 
@@ -220,15 +231,33 @@ func (c *churner) writeCount() int {
 
 // pick runs fn on one of the churn's objects, chosen at random, under c.mu.
 func (c *churner) pick(fn func(name string) error) (string, error) {
+	return c.pickWhere(func(string) bool { return true }, errNoObject, fn)
+}
+
+// pickCached is pick among the objects the informer's cache holds.
+func (c *churner) pickCached(fn func(name string) error) (string, error) {
+	in := c.cached.Load()
+	if in == nil {
+		return c.pick(fn)
+	}
+	return c.pickWhere(*in, errNoCachedObject, fn)
+}
+
+// pickWhere is pick among the objects keep keeps; none is errNone.
+func (c *churner) pickWhere(keep func(string) bool, errNone error, fn func(name string) error) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	names, err := c.names()
 	if err != nil {
 		return "", err
 	}
+	names = slices.DeleteFunc(names, func(n string) bool { return !keep(n) })
 	if len(names) == 0 {
-		return "", errNoObject
+		return "", errNone
 	}
 	name := names[c.rng.IntN(len(names))]
 	return name, fn(name)
 }
+
+// errNoCachedObject is errNoObject for the tombstone lesson.
+var errNoCachedObject = errors.New("no object of the demo's churn in the informer's cache yet to delete unseen: wait for the next Add, or create one first")

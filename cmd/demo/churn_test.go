@@ -57,3 +57,23 @@ func TestChurnStaysWithinItsBoundsAndUsesEveryWrite(t *testing.T) {
 		})
 	}
 }
+
+// The tombstone lesson deletes only an object the informer has cached:
+// one it never had would make no tombstone, and the lesson's "the handler
+// gets a tombstone" would be false.
+func TestTheTombstoneLessonDeletesOnlyACachedObject(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: slog.New(slog.DiscardHandler)})
+	ch := newChurner(srv, resolved(t, srv, "pods"), "default", 1)
+	require.NoError(t, ch.seed())
+	names, err := ch.names()
+	require.NoError(t, err)
+	none := func(string) bool { return false }
+	ch.cached.Store(&none)
+	_, err = missedDelete(srv, ch)
+	require.ErrorIs(t, err, errNoCachedObject)
+	only := func(n string) bool { return n == names[1] }
+	ch.cached.Store(&only)
+	said, err := missedDelete(srv, ch)
+	require.NoError(t, err)
+	require.Contains(t, said.in(langEN), "deleted "+names[1]+" ")
+}

@@ -38,8 +38,11 @@ type dashboard struct {
 	order        []string // handler names in registration order
 	log          []logLine
 	seq          int64
-	changed      chan struct{} // closed and replaced on every change
-	actions      []action      // the page's buttons; nil without an embedded server
+	// lastErr is the reflector's last failure in words of both languages:
+	// a lesson's told as part of it (tracer.failureSaid).
+	lastErr *text
+	changed chan struct{} // closed and replaced on every change
+	actions []action      // the page's buttons; nil without an embedded server
 }
 
 // logKeep is how many log lines the page can scroll back through.
@@ -62,8 +65,8 @@ type reflectorView struct {
 	Bookmarks   int            `json:"bookmarks"`
 	Relists     map[string]int `json:"relists"` // by cause
 	Backoffs    int            `json:"backoffs"`
-	Backoff     string         `json:"backoff,omitempty"` // the current wait
-	LastError   string         `json:"lastError,omitempty"`
+	Backoff     string         `json:"backoff,omitempty"`   // the current wait
+	LastError   string         `json:"lastError,omitempty"` // in the page's language: dashboard.lastErr
 	ListCalls   int            `json:"listCalls"`
 	WatchCalls  int            `json:"watchCalls"`
 	Failures    int            `json:"failures"` // LIST or WATCH calls that failed
@@ -133,8 +136,9 @@ type logLine struct {
 	Time     time.Time `json:"time"`
 	Stage    string    `json:"stage"`    // zerokube's stage name
 	Part     string    `json:"part"`     // the box on the page
-	ClientGo string    `json:"clientGo"` // where client-go does the same
-	Text     string    `json:"text"`     // in the language the page asked for
+	ClientGo string    `json:"clientGo"` // where client-go does the same, in the page's language
+	cg       text
+	Text     string `json:"text"` // in the language the page asked for
 	said     text
 }
 
@@ -211,10 +215,21 @@ func (d *dashboard) observe(ev observe.Event) {
 	d.apply(ev, now)
 	part, cg := stageTerms(ev.Stage, d.queue.Kind == queueDeltaFIFO)
 	d.seq++
-	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: ev.Stage.String(), Part: part, ClientGo: cg, said: said})
+	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: ev.Stage.String(), Part: part, cg: cg, said: said})
 	if len(d.log) > logKeep {
 		d.log = append(d.log[:0], d.log[len(d.log)-logKeep:]...)
 	}
+	d.wakeLocked()
+}
+
+// note adds a line of the demo's own to the log, under stage, in the
+// reflector's box.
+func (d *dashboard) note(stage string, said text) {
+	now := d.now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.seq++
+	d.log = append(d.log, logLine{Seq: d.seq, Time: now, Stage: stage, Part: "reflector", said: said})
 	d.wakeLocked()
 }
 
@@ -277,19 +292,26 @@ func (d *dashboard) apply(ev observe.Event, now time.Time) {
 		}
 	case observe.StageWatchEnded:
 		if ev.Err != nil && !ev.Stopping && !errors.Is(ev.Err, io.EOF) {
-			r.LastError = oneLine(ev.Err)
+			d.failedLocked(ev.Err)
 		}
 		d.setStateLocked("watch-ended", now)
 	case observe.StageListFailed, observe.StageWatchFailed:
-		r.LastError = errText(ev.Err)
+		d.failedLocked(ev.Err)
 	case observe.StageBackoff:
 		r.Backoffs++
 		r.Backoff = ev.Duration.Round(time.Millisecond).String()
-		r.LastError = errText(ev.Err)
+		d.failedLocked(ev.Err)
 		d.setStateLocked("backing-off", now)
 	default:
 		d.applyQueueAndLoop(ev, now)
 	}
+}
+
+// failedLocked keeps err as the reflector's last failure. d.mu must be
+// held.
+func (d *dashboard) failedLocked(err error) {
+	said := d.words.failureSaid(err)
+	d.lastErr = &said
 }
 
 // applyQueueAndLoop is apply for the delta queue's and the processing
@@ -349,8 +371,11 @@ func (d *dashboard) snapshot(l lang) state {
 		st.Actions = append(st.Actions, a.view(l))
 	}
 	for i, line := range d.log {
-		line.Text = line.said.in(l)
+		line.Text, line.ClientGo = line.said.in(l), line.cg.in(l)
 		st.Log[i] = line
+	}
+	if d.lastErr != nil {
+		st.Reflector.LastError = d.lastErr.in(l)
 	}
 	st.Reflector.Events = copyMap(d.refl.Events)
 	st.Reflector.Relists = copyMap(d.refl.Relists)
@@ -404,7 +429,7 @@ func (m dashMetrics) ListCall(err error) {
 		d.refl.ListCalls++
 		if err != nil {
 			d.refl.Failures++
-			d.refl.LastError = oneLine(err)
+			d.failedLocked(err)
 		}
 	})
 }
@@ -414,7 +439,7 @@ func (m dashMetrics) WatchCall(err error) {
 		d.refl.WatchCalls++
 		if err != nil {
 			d.refl.Failures++
-			d.refl.LastError = oneLine(err)
+			d.failedLocked(err)
 		}
 	})
 }
@@ -448,53 +473,57 @@ func (m dashMetrics) Coalesced(name string) {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // stageTerms names the box a stage belongs to on the page, and where
-// client-go does the same step (k8s.io/client-go/tools/cache).
-func stageTerms(s observe.Stage, deltaFIFO bool) (part, clientGo string) {
+// client-go does the same step (k8s.io/client-go/tools/cache), in words of
+// both languages: client-go's names stay as they are, the words around
+// them are the reader's.
+func stageTerms(s observe.Stage, deltaFIFO bool) (part string, clientGo text) {
 	q := "RealFIFO" // fifo.InOrder's twin in client-go
 	if deltaFIFO {
 		q = "DeltaFIFO"
 	}
+	same := func(en string) text { return say(msg{en: "%s", zh: "%s"}, en) }
 	switch s {
 	case observe.StageListPage:
-		return "reflector", "Reflector.list (ListWatch.List through the pager)"
+		return "reflector", say(msg{en: "Reflector.list (ListWatch.List through the pager)", zh: "Reflector.list（经分页器调用 ListWatch.List）"})
 	case observe.StageReplace:
-		return "queue", q + ".Replace"
+		return "queue", same(q + ".Replace")
 	case observe.StageWatchOpened:
-		return "reflector", "Reflector.watch (ListWatch.Watch)"
+		return "reflector", same("Reflector.watch (ListWatch.Watch)")
 	case observe.StageEvent:
-		return "reflector", "watchHandler: an event from ResultChan"
+		return "reflector", say(msg{en: "watchHandler: an event from ResultChan", zh: "watchHandler：来自 ResultChan 的一个事件"})
 	case observe.StageBookmark:
-		return "reflector", "watchHandler: watch.Bookmark"
+		return "reflector", same("watchHandler: watch.Bookmark")
 	case observe.StageWatchEnded:
-		return "reflector", "watchHandler returns"
+		return "reflector", say(msg{en: "watchHandler returns", zh: "watchHandler 返回"})
 	case observe.StageDeltaQueued:
-		return "queue", q + ".Add / Update / Delete"
+		return "queue", same(q + ".Add / Update / Delete")
 	case observe.StageStoreUpdated:
-		return "cache", "processDeltas: Indexer.Add / Update / Delete"
+		return "cache", same("processDeltas: Indexer.Add / Update / Delete")
 	case observe.StageHandlerCalled:
-		return "handlers", "processorListener.run: OnAdd / OnUpdate / OnDelete"
+		return "handlers", same("processorListener.run: OnAdd / OnUpdate / OnDelete")
 	case observe.StageRelist:
-		return "reflector", "Reflector.ListAndWatch starts over"
+		return "reflector", say(msg{en: "Reflector.ListAndWatch starts over", zh: "Reflector.ListAndWatch 从头再来"})
 	case observe.StageBackoff:
-		return "reflector", "backoff between ListAndWatch attempts"
+		return "reflector", say(msg{en: "backoff between ListAndWatch attempts", zh: "两次 ListAndWatch 之间的退避"})
 	case observe.StageSynced:
-		return "cache", "HasSynced: the initial list is popped"
+		return "cache", say(msg{en: "HasSynced: the initial list is popped", zh: "HasSynced：初始列表已全部弹出"})
 	case observe.StageSkipped:
-		return "reflector", "an object of an unexpected type is dropped"
+		return "reflector", say(msg{en: "an object of an unexpected type is dropped", zh: "丢弃一个类型不符的对象"})
 	case observe.StageResync:
-		return "loop", "resync: " + q + ".Resync queues Sync deltas"
+		return "loop", say(msg{en: "resync: %s.Resync queues Sync deltas", zh: "resync：%s.Resync 把 Sync 增量放入队列"}, q)
 	case observe.StageCacheReplaced:
-		return "cache", "processDeltas of a Replace (client-go applies it key by key)"
+		return "cache", say(msg{en: "processDeltas of a Replace (client-go applies it key by key)", zh: "处理 Replace 的 processDeltas（client-go 逐个键应用）"})
 	case observe.StageListFailed:
-		return "reflector", "Reflector.list returns an error"
+		return "reflector", say(msg{en: "Reflector.list returns an error", zh: "Reflector.list 返回错误"})
 	case observe.StageWatchFailed:
-		return "reflector", "ListWatch.Watch returns an error"
+		return "reflector", say(msg{en: "ListWatch.Watch returns an error", zh: "ListWatch.Watch 返回错误"})
 	case observe.StageCoalesced:
-		return "handlers", "no client-go twin: its processorListener buffer grows without bound"
+		return "handlers", say(msg{en: "no client-go twin: its processorListener buffer grows without bound",
+			zh: "client-go 没有对应：它的 processorListener 缓冲区会无限增长"})
 	case observe.StageTransformFailed:
-		return "reflector", "TransformFunc returns an error"
+		return "reflector", say(msg{en: "TransformFunc returns an error", zh: "TransformFunc 返回错误"})
 	}
-	return "informer", ""
+	return "informer", text{}
 }
 
 // compile-time check: the page's metrics are observe.Metrics.

@@ -41,6 +41,11 @@ type demo struct {
 	shard *informer.Shard       // --shard; nil for the whole resource
 	churn *churner              // its churn; nil against a real cluster
 	dash  *dashboard            // what the live page shows; nil without --ui
+	// lessons knows which lesson (a fault button, the tombstone lesson) is
+	// under way; nil against a real cluster. bounds are the retry and idle
+	// bounds the live page's lessons set; nil: the informer's defaults.
+	lessons *lessonTracker
+	bounds  *lessonBounds
 
 	metrics *metrics.Registry // what /metrics serves; nil without --serve-health
 }
@@ -82,9 +87,12 @@ func (d *demo) unwindTo(mark int, report bool) {
 // asked for) and then serves or watches until ctx ends.
 func (d *demo) run(ctx context.Context) (err error) {
 	defer func() {
-		interrupted := err == nil && ctx.Err() != nil
+		// An interrupt is a stop, whatever it cut short (discovery, the
+		// first list): what failed under it failed because of it.
+		interrupted := ctx.Err() != nil
 		if interrupted {
-			d.tell(msg{en: "interrupted, shutting down", zh: "收到中断信号，正在退出"})
+			err = nil
+			d.tell(msg{en: "stopping (interrupted)", zh: "正在退出（收到中断信号）"})
 		}
 		d.unwind(interrupted)
 	}()
@@ -159,7 +167,17 @@ func (d *demo) loadReal() (*apiclient.Config, error) {
 // starts the churn; it prints the banner that tells the reader how to
 // drive it with kubectl.
 func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
-	srv := fakeapiserver.New(fakeapiserver.Options{BookmarkInterval: d.cfg.bookmarkEvery, Logger: slog.New(d.logHandler()),
+	bookmarks := d.cfg.bookmarkEvery
+	if d.cfg.ui != "" && !d.cfg.serve {
+		// The page will have buttons: set the lessons' bounds (lessons.go).
+		if !d.cfg.bookmarkSet {
+			bookmarks = classBookmarks
+		}
+		b := classBounds(bookmarks)
+		d.bounds = &b
+	}
+	d.lessons = newLessonTracker(d.now)
+	srv := fakeapiserver.New(fakeapiserver.Options{BookmarkInterval: bookmarks, Logger: slog.New(d.logHandler()),
 		ShardedListAndWatch: d.cfg.serverShards})
 	// The server outlives ctx on purpose: it stops after the informer, in
 	// unwind, so the informer never sees its server vanish.
@@ -206,6 +224,9 @@ func (d *demo) startFake(ctx context.Context) (*apiclient.Config, error) {
 		return nil, err
 	}
 	d.banner(srv.URL(), kubeconfig, ch)
+	if d.bounds != nil {
+		d.tell(msg{en: "%s", zh: "%s"}, d.bounds.said())
+	}
 	d.source = say(msg{en: "the embedded fake API server", zh: "内嵌的模拟 API Server"})
 	if seeded {
 		// Without --churn the loop starts paused: the live page's buttons
@@ -234,7 +255,7 @@ func (d *demo) resolve(ctx context.Context, cfg *apiclient.Config) error {
 	var se *meta.StatusError
 	switch {
 	case err == nil:
-		d.cfg.resource.gvr, d.cfg.resource.cluster = r.GVR, !r.Namespaced
+		d.cfg.resource.gvr, d.cfg.resource.cluster, d.cfg.resource.kind = r.GVR, !r.Namespaced, r.Kind
 		return nil
 	case discovery.IsNotFound(err) || discovery.IsAmbiguous(err):
 		return fmt.Errorf("--resource %s: resource not found: %w", name, err)
@@ -255,7 +276,9 @@ func (d *demo) startChurn(ctx context.Context, ch *churner) {
 		ch.run(ctx, func(err error) { d.status.printf("demo: %s", oneLine(err)) })
 	}()
 	d.onStop(func() text {
-		return say(msg{en: "stopped the churn after %d writes", zh: "停止了自动变更，共写入 %d 次"}, ch.writeCount())
+		ticks := int(ch.ticks.Load())
+		return say(msg{en: "stopped the churn after %d writes of its own (and %d more: the seeded objects and the page's buttons)",
+			zh: "停止了自动变更：它自己写入 %d 次（另有 %d 次来自初始对象和页面按钮）"}, ticks, ch.writeCount()-ticks)
 	}, func() { cancel(); wg.Wait() })
 }
 
@@ -283,30 +306,44 @@ func (d *demo) banner(url, kubeconfig string, ch *churner) {
 
 // logHandler sends the informer's, client's and server's logs to stderr:
 // everything with -v; otherwise warnings only, and only after the first
-// sync (before it, the demo reports a failing sync itself, in one line).
+// sync (before it, the demo reports a failing sync itself, in one line)
+// and outside a lesson (the lesson tells the failures it provokes).
 func (d *demo) logHandler() slog.Handler {
+	var h slog.Handler
 	if d.cfg.verbose {
-		return slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelDebug})
+		h = slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelDebug})
+	} else {
+		h = gatedHandler{Handler: slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelWarn}), d: d}
 	}
-	return gatedHandler{Handler: slog.NewTextHandler(d.status, &slog.HandlerOptions{Level: slog.LevelWarn}), open: &d.synced}
+	if d.cfg.lang == langZH {
+		h = zhLog{h}
+	}
+	return h
 }
 
-// gatedHandler drops every record until open is set.
+// gatedHandler drops every record before the first sync and while a
+// lesson is under way.
 type gatedHandler struct {
 	slog.Handler
-	open *atomic.Bool
+	d *demo
 }
 
 func (g gatedHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return g.open.Load() && g.Handler.Enabled(ctx, l)
+	if !g.d.synced.Load() {
+		return false
+	}
+	if _, lesson := g.d.lessons.during(); lesson {
+		return false
+	}
+	return g.Handler.Enabled(ctx, l)
 }
 
 func (g gatedHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return gatedHandler{Handler: g.Handler.WithAttrs(as), open: g.open}
+	return gatedHandler{Handler: g.Handler.WithAttrs(as), d: g.d}
 }
 
 func (g gatedHandler) WithGroup(name string) slog.Handler {
-	return gatedHandler{Handler: g.Handler.WithGroup(name), open: g.open}
+	return gatedHandler{Handler: g.Handler.WithGroup(name), d: g.d}
 }
 
 // startUI serves the live page (--ui): the buttons act on the embedded
@@ -326,7 +363,11 @@ func (d *demo) startUI() error {
 	var actions []action
 	if d.fake != nil {
 		srv, ch := d.fake, d.churn
-		actions = fakeActions(srv, ch)
+		var idle time.Duration
+		if d.bounds != nil {
+			idle = d.bounds.idle
+		}
+		actions = fakeActions(srv, ch, d.lessons, idle)
 		d.dash.server = func() serverView {
 			st := srv.Stats()
 			faults := make(map[string]int64, len(st.Faults))
@@ -341,6 +382,7 @@ func (d *demo) startUI() error {
 	if err != nil {
 		return err
 	}
+	u.present = d.cfg.present
 	d.onStop(func() text {
 		return say(msg{en: "stopped the live page at %s", zh: "关闭了实时页面 %s"}, u.URL())
 	}, u.stop)

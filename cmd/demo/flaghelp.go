@@ -62,8 +62,9 @@ var flagHelpZH = map[string]string{
 	"serve-health":      "在 http://ADDR/healthz 以 JSON 提供 informer 的健康状态（同步且跟上时 200，过期或未同步时 503），在 http://ADDR/metrics 提供给 Prometheus 的指标；只写 :8081 则只监听本机回环地址",
 	"leader-elect":      "竞选 Lease " + leaseName + "，只在当选 leader 时 watch，其余的等待。在同一个 API Server 上运行两个（例如先 demo --serve，再运行两次 demo --kubeconfig 它的KUBECONFIG --leader-elect），然后中断 leader：它会释放 Lease，另一个在 2 秒内接手",
 	"delta-fifo":        "用 client-go 的 DeltaFIFO（按键分组，和文章画的一样）给增量排队，代替默认的按序队列（即 client-go 的 RealFIFO：不同对象的变化，事件处理函数按 API Server 的顺序看到）",
-	"tombstone-after":   "第一次同步之后过这么久，内嵌的 API Server 会在 watch 卡住时删除一个 Pod，压缩历史并断开连接。重新 list 时发现 Pod 没了，事件处理函数收到一个墓碑（finalStateUnknown=true 的 Delete），也就是文章的第 4 步；0 表示不做",
-	"v":                 "把 informer 和 API Server 的警告日志打印到 stderr",
+	"tombstone-after":   "第一次同步之后过这么久，内嵌的 API Server 会在 watch 卡住时删除它的一个对象（Pod，或 --resource 指定的资源），压缩历史并断开连接。重新 list 时发现对象没了，事件处理函数收到一个墓碑（finalStateUnknown=true 的 Delete），也就是文章的第 4 步；0 表示不做",
+	"present":           "以演示模式打开实时页面（--ui）：大字、高对比度，只显示六个方框和最后几步，适合投影；页面上可以来回切换",
+	"v":                 "把 informer、客户端和 API Server 的全部日志（debug 及以上）打印到 stderr；不加 -v 时只打印它们的警告，且从第一次同步完成后才打印，课堂演示故意引发的失败（实时页面的按钮、--tombstone-after）不打印警告：由演示自己讲",
 	"lang":              "--trace 的说明、demo 自己的消息和实时页面使用的语言：en 或 zh（默认看 LC_ALL、LC_MESSAGES 或 LANG；除非它们指定中文，否则是英文）；事件处理函数打印的行和 trace 的阶段名在两种语言下都一样",
 }
 

@@ -31,10 +31,12 @@ type config struct {
 	color         string
 	syncTimeout   time.Duration
 	bookmarkEvery time.Duration
+	bookmarkSet   bool // --bookmark-interval was given: the lessons keep it
 	pageSize      int64
 	consistent    bool
 	verbose       bool
 	ui            string // --ui address of the live page; "" = no page
+	present       bool   // --present: the page opens in presentation mode
 	shard         string // --shard i/N; "" = the whole resource
 	shardBy       string // --shard-by uid|namespace
 	serverShards  bool   // the embedded server honours shardSelector
@@ -82,6 +84,7 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.Int64Var(&c.pageSize, "page-size", 500, "LIST page size; negative: unpaginated (a LIST at resourceVersion 0 comes whole anyway, as from kube-apiserver's watch cache: add --consistent-list to see pages)")
 	fs.BoolVar(&c.consistent, "consistent-list", false, "make the first LIST a consistent read (resourceVersion \"\"), which the server pages by --page-size; the default list at \"0\" is served whole from the watch cache")
 	fs.StringVar(&c.ui, "ui", "", "serve a live page of the data path at this address, e.g. 127.0.0.1:8080 (a bare :8080 listens on loopback only; 127.0.0.1:0 takes a free port, and the page's URL is printed on stderr)")
+	fs.BoolVar(&c.present, "present", false, "open the live page (--ui) in presentation mode: large type, high contrast, the six boxes and the last hops only, for a projector; the page switches back and forth")
 	fs.StringVar(&c.shard, "shard", "", "cache only shard i of N, e.g. 0/2: run N demos, one per shard, on the same server (filtered by the server when it supports shard selectors, by the informer otherwise)")
 	fs.StringVar(&c.shardBy, "shard-by", "uid", "what --shard hashes: uid or namespace")
 	fs.BoolVar(&c.serverShards, "server-shards", true, "the embedded server honours shardSelector (kube-apiserver's ShardedListAndWatch gate); false: it ignores it, as a server without the gate, and the informer filters")
@@ -89,8 +92,8 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 	fs.StringVar(&c.serveHealth, "serve-health", "", "serve the informer's health as JSON at http://ADDR/healthz (200 in step, 503 stale or not synced) and its metrics for Prometheus at http://ADDR/metrics; a bare :8081 listens on loopback only")
 	fs.BoolVar(&c.leaderElect, "leader-elect", false, "campaign for the Lease "+leaseName+" and watch only while leading; the others wait. Run two on one server (e.g. demo --serve, then twice demo --kubeconfig ITS_KUBECONFIG --leader-elect) and interrupt the leader: it releases the Lease and the other takes over within 2 s")
 	fs.BoolVar(&c.deltaFIFO, "delta-fifo", false, "queue deltas in client-go's DeltaFIFO (grouped per key, as the article draws it) instead of the default in-order queue (client-go's RealFIFO: handlers see changes to different objects in the server's order)")
-	fs.DurationVar(&c.tombstoneAfter, "tombstone-after", 20*time.Second, "this long after the first sync, the embedded server deletes one pod while the watch is stalled, compacts its history and cuts the connection: the relist finds the pod gone and the handler gets a tombstone (Delete with finalStateUnknown=true), the article's step 4; 0 = never")
-	fs.BoolVar(&c.verbose, "v", false, "log the informer's and the server's warnings to stderr")
+	fs.DurationVar(&c.tombstoneAfter, "tombstone-after", 20*time.Second, "this long after the first sync, the embedded server deletes one of its objects (a pod, or one of --resource) while the watch is stalled, compacts its history and cuts the connection: the relist finds the object gone and the handler gets a tombstone (Delete with finalStateUnknown=true), the article's step 4; 0 = never")
+	fs.BoolVar(&c.verbose, "v", false, "log everything the informer, the client and the server log (debug and up) to stderr; without -v only their warnings, from the first sync on, and none for a failure a lesson provokes (the live page's buttons, --tombstone-after): the lesson tells it")
 	fs.StringVar(&c.langFlag, "lang", "", "language of the --trace words, the demo's messages and the live page: en or zh (default: from LC_ALL, LC_MESSAGES or LANG; English unless they name Chinese); the handler lines and the trace's stage names stay the same")
 	fs.Usage = func() {} // errors are one line; -h prints the usage below
 	if err := fs.Parse(args); err != nil {
@@ -100,7 +103,10 @@ func parseFlags(args []string, out io.Writer) (config, error) {
 		}
 		return c, fmt.Errorf("%w (see demo -h)", err)
 	}
-	fs.Visit(func(f *flag.Flag) { c.kubeconfigSet = c.kubeconfigSet || f.Name == "kubeconfig" })
+	fs.Visit(func(f *flag.Flag) {
+		c.kubeconfigSet = c.kubeconfigSet || f.Name == "kubeconfig"
+		c.bookmarkSet = c.bookmarkSet || f.Name == "bookmark-interval"
+	})
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("unexpected argument %q (flags only; see demo -h)", fs.Arg(0))
 	}
@@ -137,6 +143,8 @@ func (c config) check() error {
 		return fmt.Errorf("--bookmark-interval must be positive, got %v", c.bookmarkEvery)
 	case c.serve && c.real():
 		return errors.New("--serve runs the embedded server; it cannot be combined with --kubeconfig or --master")
+	case c.present && c.ui == "":
+		return errors.New("--present is a mode of the live page: add --ui, e.g. --ui 127.0.0.1:8080")
 	case c.serve && c.ui != "":
 		return errors.New("--ui shows an informer; --serve runs none")
 	case c.serve && c.leaderElect:
@@ -154,7 +162,8 @@ func (c config) check() error {
 type resourceSpec struct {
 	name    string
 	gvr     meta.GVR
-	cluster bool // cluster-scoped: --namespace does not apply
+	kind    string // "Pod", "Deployment": what the reader calls one object
+	cluster bool   // cluster-scoped: --namespace does not apply
 }
 
 // parseResource checks the form of a --resource name; the server's

@@ -68,6 +68,7 @@ func TestBadFlagsGiveOneClearLineAndExitTwo(t *testing.T) {
 		{[]string{"--selector=a in (b"}, "--selector"},
 		{[]string{"--serve", "--master=https://example.com"}, "cannot be combined"},
 		{[]string{"--color=pink"}, "--color must be"},
+		{[]string{"--present"}, "--present is a mode of the live page: add --ui"},
 		{[]string{"pods"}, `unexpected argument "pods"`},
 	}
 	for _, tc := range tests {

@@ -33,7 +33,7 @@ func TestLeaderElectOneDemoPrintsTheOtherWaitsAndTakesOver(t *testing.T) {
 	require.Empty(t, second.stdout.String(), "the waiting demo prints nothing")
 
 	require.Equal(t, 0, first.stop(t))
-	require.Regexp(t, `(?s)stopped the informer.*released lease default/zerokube-demo.*interrupted, shutting down`, first.stderr.String(),
+	require.Regexp(t, `(?s)stopped the informer.*released lease default/zerokube-demo.*stopping \(interrupted\)`, first.stderr.String(),
 		"the leader's informer stopped before it let the Lease go")
 	waitFor(t, second.stderr, regexp.MustCompile(`demo: `+regexp.QuoteMeta(b)+` leads`))
 	waitFor(t, second.stdout, adds)

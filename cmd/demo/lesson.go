@@ -21,23 +21,24 @@ import (
 // object, so Replace queues a tombstone and the handler gets
 // OnDelete(obj, finalStateUnknown=true).
 func missedDelete(srv faultServer, ch *churner) (text, error) {
-	name, rv, err := unseen(srv, func() (string, error) { return ch.pick(ch.delete) })
+	name, rv, how, err := unseen(srv, func() (string, error) { return ch.pickCached(ch.delete) })
 	if err != nil {
 		return text{}, err
 	}
-	return say(msg{en: "deleted %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone, the relist lacks %[1]s, and the handler gets a tombstone",
-		zh: "删除了 %s（卡住的 watch 看不到这次删除），把历史压缩到 %d，并断开所有连接。重新 watch 会得到 410 Gone；重新 list 的结果里没有 %[1]s，事件处理函数会收到一个墓碑"}, name, rv), nil
+	return say(msg{en: "deleted %s %s, compacted history to %d and cut every connection: the re-watch gets 410 Gone, the relist lacks %[1]s, and the handler gets a tombstone",
+		zh: "删除了 %s（%s），把历史压缩到 %d，并断开所有连接。重新 watch 会得到 410 Gone；重新 list 的结果里没有 %[1]s，事件处理函数会收到一个墓碑"}, name, how, rv), nil
 }
 
 // scheduleTombstone runs missedDelete once, --tombstone-after after the
-// first sync, on the embedded server with its churn on; it says what it
-// did on stderr. The stop waits for it.
+// first sync, on the embedded server, with its churn on or off (without
+// it, one of the seeded objects goes); it says what it did on stderr. The
+// stop waits for it.
 func (d *demo) scheduleTombstone(ctx context.Context) {
-	if d.fake == nil || d.churn == nil || !d.cfg.churn || d.cfg.tombstoneAfter <= 0 {
+	if d.fake == nil || d.churn == nil || d.cfg.tombstoneAfter <= 0 {
 		return
 	}
-	d.tell(msg{en: "in %v the server deletes a pod the watch misses: watch for the tombstone (--tombstone-after=0: never)",
-		zh: "%v 后 API Server 会删除一个 watch 看不到的 Pod：留意墓碑（--tombstone-after=0 表示不做）"}, d.cfg.tombstoneAfter)
+	d.tell(msg{en: "in %v the server deletes a %s the watch misses: watch for the tombstone (--tombstone-after=0: never)",
+		zh: "%v 后 API Server 会删除一个 watch 看不到的 %s：留意墓碑（--tombstone-after=0 表示不做）"}, d.cfg.tombstoneAfter, d.cfg.resource.kind)
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -50,6 +51,7 @@ func (d *demo) scheduleTombstone(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		d.lessons.begin(tombstoneLesson)
 		did, err := missedDelete(d.fake, d.churn)
 		if err != nil {
 			d.status.printf("demo: %s", oneLine(err))
@@ -59,6 +61,10 @@ func (d *demo) scheduleTombstone(ctx context.Context) {
 	}()
 	d.onStop(func() text { return say(msg{en: "stopped the tombstone lesson", zh: "停止了墓碑演示"}) }, func() { cancel(); wg.Wait() })
 }
+
+// tombstoneLesson is the tombstone lesson's name, the same as the live
+// page's button that gives it.
+var tombstoneLesson = msg{en: "Missed delete (tombstone)", zh: "错过的删除（墓碑）"}
 
 // tombstoneSaid is what the demo says on stderr when its handler gets a
 // tombstone, so that the article's line "Delete:  default/x" above it is

@@ -24,14 +24,22 @@
 // turns the trace's words, the demo's status lines and the live page into
 // Chinese, for the readers of the article; English is the default. The
 // handler lines, the trace's stage names and op names stay the same in
-// both, so scripts that read them keep working. Errors of flags and of the
-// libraries stay in English.
+// both, so scripts that read them keep working. Errors of flags stay in
+// English; a failure of the informer and the libraries' warnings are said
+// in Chinese with the English original after them, for a search.
+//
+// Lessons: with --ui the live page's buttons break the watch on purpose,
+// and the informer takes bounds a class can wait for (lessons.go: backoff
+// 250ms doubling to 1s, a watch silent for 5s ends), which it says at
+// start; each lesson's failures are told as part of it, not as warnings.
+// --present opens the page in presentation mode, for a projector.
 //
 // Output: stdout carries the handler lines (and, with --trace, the trace
 // lines, in order with them); stderr carries the banner, status and errors.
 // Bad flags, an unreachable server or a broken kubeconfig give one line on
-// stderr and a non-zero exit (2 for flags, 1 otherwise). SIGINT or SIGTERM
-// stops everything, says what it stopped, and exits 0.
+// stderr and a non-zero exit (2 for flags, 1 otherwise). SIGINT or SIGTERM,
+// at any moment, says "stopping", stops everything, says what it stopped,
+// and exits 0.
 package main
 
 import (

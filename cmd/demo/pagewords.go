@@ -43,7 +43,12 @@ type pageData struct {
 	Docs    map[string]string // box → link to its section
 	DocPage string            // the internals page itself
 	Words   map[string]string // the script's words (pageWords' "js." entries)
-	l       lang
+	// Present: the page in presentation mode (large type, high contrast,
+	// the six boxes and the last few hops only), for a projector.
+	Present bool
+	// PresentDefault: the mode the page opens in without ?present= (--present).
+	PresentDefault bool
+	l              lang
 }
 
 func newPageData(st state, l lang) pageData {
@@ -83,6 +88,10 @@ var pageWords = map[string]msg{
 	"mode.remote":        {en: "an API server named by --kubeconfig or --master (view only)", zh: "--kubeconfig 或 --master 指定的 API Server（只看不改）"},
 	"switch":             {en: "中文", zh: "English"},
 	"switch.help":        {en: "阅读中文版", zh: "read this page in English"},
+	"present":            {en: "Presentation mode", zh: "演示模式"},
+	"present.help":       {en: "large type, high contrast, the six boxes and the last hops only: for a projector (demo --present opens the page so)", zh: "大字、高对比度，只显示六个方框和最后几步：适合投影（demo --present 默认以这种方式打开页面）"},
+	"present.off":        {en: "Normal view", zh: "普通视图"},
+	"present.off.help":   {en: "every box, the buttons and the whole log", zh: "显示全部方框、按钮和完整日志"},
 	"doc":                {en: "how it works", zh: "原理"},
 	"doc.help":           {en: "the section of docs/internals.md this box shows", zh: "讲解这个方框的文档章节"},
 	"server.cg":          {en: "kube-apiserver / fakeapiserver", zh: "kube-apiserver / fakeapiserver"},

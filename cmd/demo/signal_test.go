@@ -42,7 +42,7 @@ func TestSignalsStopTheProcessCleanly(t *testing.T) {
 			case <-time.After(waitTimeout):
 				t.Fatalf("no exit within %v after %v; stderr:\n%s", waitTimeout, sig, stderr.String())
 			}
-			require.Contains(t, stderr.String(), "demo: interrupted, shutting down")
+			require.Contains(t, stderr.String(), "demo: stopping (interrupted)")
 			require.Contains(t, stderr.String(), "demo: stopped the fake API server")
 			require.Len(t, regexp.MustCompile(`(?m)^\d{4}-\S+ \S+ Add:  default/example-\S+$`).FindAllString(stdout.String(), -1), 3)
 		})

@@ -26,6 +26,11 @@ type tracer struct {
 	// graceful tells the handler calls of a graceful deletion's first step
 	// apart; nil: the trace does not tell them apart.
 	graceful *terminating
+	// lessons tells the failures a lesson provoked (nil: no lessons);
+	// idle and maxBackoff are the bounds the lessons set, which the
+	// trace names when it tells them.
+	lessons          *lessonTracker
+	idle, maxBackoff time.Duration
 
 	mu           sync.Mutex // guards the fields below
 	depth        int        // deltas queued and not yet applied (see queued)
@@ -85,6 +90,16 @@ func (t *tracer) trace(ev observe.Event) {
 		stage = stageColor(ev.Stage) + stage + ansiReset
 	}
 	t.out.printf("trace %s %s %s", t.now().Format("15:04:05.000"), stage, detail)
+}
+
+// note prints a line of the demo's own between the informer's, under
+// stage, a name no observe.Stage has.
+func (t *tracer) note(stage string, said text) {
+	stage = fmt.Sprintf("%-14s", stage)
+	if t.color {
+		stage = ansiBold + stage + ansiReset
+	}
+	t.out.printf("trace %s %s %s", t.now().Format("15:04:05.000"), stage, said.in(t.lang))
 }
 
 // queueName is the delta queue the informer runs, as the trace names it.

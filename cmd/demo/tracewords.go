@@ -40,7 +40,7 @@ func (t *tracer) describe(ev observe.Event) text {
 		}
 		return say(msg{en: "BOOKMARK: resourceVersion is now %s (nothing queued)", zh: "BOOKMARK：资源版本推进到 %s（没有对象入队）"}, ev.ResourceVersion)
 	case observe.StageWatchEnded:
-		return watchEnded(ev)
+		return t.watchEnded(ev)
 	case observe.StageDeltaQueued:
 		return say(msg{en: "delta %s %s queued (depth ≈%d)", zh: "增量 %s %s 入队（队列深度约 %d）"}, ev.Op, ev.Key, t.queued(1))
 	case observe.StageStoreUpdated:
@@ -55,7 +55,11 @@ func (t *tracer) describe(ev observe.Event) text {
 	case observe.StageRelist:
 		return t.relist(ev)
 	case observe.StageBackoff:
-		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), errSaid(ev.Err))
+		if said, ok := t.lessonSaid(ev.Err); ok {
+			return say(msg{en: "backing off %v (the lessons' bound: at most %v before jitter), %s",
+				zh: "退避等待 %v（课堂演示的上限：抖动之前最多 %v），%s"}, ev.Duration.Round(time.Millisecond), t.maxBackoff, said)
+		}
+		return say(msg{en: "backing off %v after: %s", zh: "退避等待 %v，原因：%s"}, ev.Duration.Round(time.Millisecond), t.failureSaid(ev.Err))
 	case observe.StageSynced:
 		if ev.Op == observe.OpSnapshot {
 			return say(msg{en: "synced from the snapshot: %d objects in the cache at resourceVersion %s, nothing listed",
@@ -65,15 +69,23 @@ func (t *tracer) describe(ev observe.Event) text {
 	case observe.StageSkipped:
 		return say(msg{en: "skipped %s: %s", zh: "跳过 %s：%s"}, ev.Key, errSaid(ev.Err))
 	case observe.StageListFailed:
+		if stopping(ev.Err) {
+			return say(msg{en: "LIST page %d at resourceVersion %q abandoned: the demo is stopping",
+				zh: "放弃 LIST 第 %d 页（资源版本 %q）：demo 正在退出"}, ev.Page, ev.ResourceVersion)
+		}
 		return say(msg{en: "LIST page %d at resourceVersion %q failed: %s", zh: "LIST 第 %d 页（资源版本 %q）失败：%s"},
-			ev.Page, ev.ResourceVersion, errSaid(ev.Err))
+			ev.Page, ev.ResourceVersion, t.failureSaid(ev.Err))
 	case observe.StageWatchFailed:
+		if stopping(ev.Err) {
+			return say(msg{en: "WATCH from resourceVersion %q abandoned: the demo is stopping",
+				zh: "放弃 WATCH（起始资源版本 %q）：demo 正在退出"}, ev.ResourceVersion)
+		}
 		if ev.Streaming {
 			return say(msg{en: "the streaming list from resourceVersion %q could not be opened: %s",
-				zh: "流式列表没能建立（起始资源版本 %q）：%s"}, ev.ResourceVersion, errSaid(ev.Err))
+				zh: "流式列表没能建立（起始资源版本 %q）：%s"}, ev.ResourceVersion, t.failureSaid(ev.Err))
 		}
 		return say(msg{en: "WATCH from resourceVersion %q could not be opened: %s", zh: "WATCH 没能建立（起始资源版本 %q）：%s"},
-			ev.ResourceVersion, errSaid(ev.Err))
+			ev.ResourceVersion, t.failureSaid(ev.Err))
 	case observe.StageCoalesced:
 		return say(msg{en: "handler %s's queue is full: the notification for %s merged into the one already waiting",
 			zh: "事件处理函数 %s 的队列已满：%s 的通知并入已在等待的那一条"}, ev.Handler, ev.Key)
@@ -218,7 +230,7 @@ func (t *tracer) wire() text {
 // watchEnded says who ended a watch: the informer stopping (the event
 // says so: the stream closed under the stop may look like a clean close),
 // the server closing it cleanly, or a failure.
-func watchEnded(ev observe.Event) text {
+func (t *tracer) watchEnded(ev observe.Event) text {
 	if ev.Stopping {
 		return say(msg{en: "WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch",
 			zh: "WATCH 在 %d 个事件后停止：informer 正在退出（Ctrl-C），不再重新 watch"}, ev.Items)
@@ -227,7 +239,18 @@ func watchEnded(ev observe.Event) text {
 		return say(msg{en: "WATCH closed cleanly by the server after %d events; re-watching from resourceVersion %s",
 			zh: "API Server 在 %d 个事件后正常关闭了 WATCH。从资源版本 %s 重新 watch"}, ev.Items, ev.ResourceVersion)
 	}
-	return say(msg{en: "WATCH ended after %d events: %s", zh: "WATCH 在 %d 个事件后中断：%s"}, ev.Items, errSaid(ev.Err))
+	return say(msg{en: "WATCH ended after %d events: %s", zh: "WATCH 在 %d 个事件后中断：%s"}, ev.Items, t.failureSaid(ev.Err))
+}
+
+// failureSaid is a failure as part of the lesson under way, or else the
+// error's own words; in Chinese, what it was in Chinese and then the
+// English original, which a search needs.
+func (t *tracer) failureSaid(err error) text {
+	if said, ok := t.lessonSaid(err); ok {
+		return said
+	}
+	inChinese := say(msg{en: "%.0s", zh: "%s（原文："}, failureSaid(err, t.idle)) // nothing in English
+	return say(msg{en: "%s%s", zh: "%s%s）"}, inChinese, oneLine(err))
 }
 
 // errSaid is an error in one line; the error's own words stay as the
@@ -238,5 +261,3 @@ func errSaid(err error) text {
 	}
 	return say(msg{en: "%s", zh: "%s"}, oneLine(err))
 }
-
-func errText(err error) string { return errSaid(err).in(langEN) }

@@ -35,10 +35,12 @@ var pageTemplate = template.Must(template.ParseFS(uiFiles, "ui/index.html"))
 //	GET  /docs/{file} docs/internals.md and its Chinese twin, as HTML
 //
 // The page and the first two take ?lang=en or ?lang=zh; without it they
-// speak the demo's language (--lang).
+// speak the demo's language (--lang). The page takes ?present=1 (or 0)
+// for presentation mode; without it, --present decides.
 type uiServer struct {
 	dash    *dashboard
 	lang    lang              // the default language of the page
+	present bool              // the page opens in presentation mode (--present)
 	actions map[string]action // nil when the demo has no embedded server
 	srv     *http.Server
 	ln      net.Listener
@@ -121,7 +123,12 @@ func (u *uiServer) langOf(r *http.Request) lang {
 func (u *uiServer) page(w http.ResponseWriter, r *http.Request) {
 	l := u.langOf(r)
 	var body bytes.Buffer
-	if err := pageTemplate.Execute(&body, newPageData(u.dash.snapshot(l), l)); err != nil {
+	data := newPageData(u.dash.snapshot(l), l)
+	data.Present, data.PresentDefault = u.present, u.present
+	if v := r.URL.Query().Get("present"); v != "" {
+		data.Present = v == "1" || v == "true"
+	}
+	if err := pageTemplate.Execute(&body, data); err != nil {
 		writeUIError(w, http.StatusInternalServerError, err.Error())
 		return
 	}

@@ -35,11 +35,19 @@ type faultServer interface {
 
 // fakeActions are the buttons against the embedded server. Each one
 // provokes a path of the reflector's state machine that docs/internals.md
-// describes; the help text names it.
-func fakeActions(srv faultServer, ch *churner) []action {
-	faults := faultActions(srv, ch)
+// describes; the help text names it. The faults are lessons: a press
+// begins one in lessons, so that the failures it provokes are told as
+// part of it. idle is the informer's watch idle bound.
+func fakeActions(srv faultServer, ch *churner, lessons *lessonTracker, idle time.Duration) []action {
+	faults := faultActions(srv, ch, idle)
 	for i := range faults {
-		faults[i].fault = true
+		a := &faults[i]
+		a.fault = true
+		run, label := a.run, a.label
+		a.run = func(ctx context.Context) (text, error) {
+			lessons.begin(label)
+			return run(ctx)
+		}
 	}
 	return append(append(writeActions(ch), churnActions(ch)...), faults...)
 }
@@ -103,20 +111,32 @@ func churnActions(ch *churner) []action {
 
 var msgChurnEvery = msg{en: "the churn now writes every %v", zh: "现在每 %v 自动写入一次"}
 
+// noWatch is what a button that acts on the open watches says when there
+// was none: the reflector was between two (backing off, listing).
+var noWatch = msg{en: "no watch was open (the reflector is between two: see its box), so nothing was %s",
+	zh: "当时没有打开的 watch（Reflector 正处在两次 watch 之间：看它的方框），所以没有%s任何 watch"}
+
 // faultActions provoke the reflector's failure paths.
-func faultActions(srv faultServer, ch *churner) []action {
+func faultActions(srv faultServer, ch *churner, idle time.Duration) []action {
 	return []action{
 		{name: "cut-watch", label: msg{en: "Cut the watch", zh: "切断 watch"},
 			help: msg{en: "the stream breaks mid-event: the reflector re-watches from its last resourceVersion, nothing is relisted",
 				zh: "事件流在半个事件处断开：Reflector 从最后的资源版本重新 watch，不重新 list"},
 			run: func(context.Context) (text, error) {
-				return say(msg{en: "armed %d watch(es) to break in their next frame", zh: "已让 %d 个 watch 在下一帧断开"}, srv.CutWatches()), nil
+				if n := srv.CutWatches(); n > 0 {
+					return say(msg{en: "armed %d watch(es) to break in their next frame (the next event or bookmark)",
+						zh: "已让 %d 个 watch 在下一帧（下一个事件或 BOOKMARK）断开"}, n), nil
+				}
+				return say(noWatch, say(msg{en: "cut", zh: "切断"})), nil
 			}},
 		{name: "drop-watches", label: msg{en: "Drop all watches", zh: "关闭所有 watch"},
 			help: msg{en: "the server ends every watch cleanly, as on shutdown: the reflector re-watches",
 				zh: "API Server 像关机时那样正常结束所有 watch：Reflector 重新 watch"},
 			run: func(context.Context) (text, error) {
-				return say(msg{en: "ended %d watch(es)", zh: "结束了 %d 个 watch"}, srv.DropWatches()), nil
+				if n := srv.DropWatches(); n > 0 {
+					return say(msg{en: "ended %d watch(es)", zh: "结束了 %d 个 watch"}, n), nil
+				}
+				return say(noWatch, say(msg{en: "ended", zh: "结束"})), nil
 			}},
 		{name: "compact", label: msg{en: "Compact history", zh: "压缩历史"},
 			help: msg{en: "the server forgets old events: a watch or continue token from before now gets 410 Gone",
@@ -129,7 +149,7 @@ func faultActions(srv faultServer, ch *churner) []action {
 			help: msg{en: "a write the watch misses, then compaction past it, then a broken stream: the re-watch gets 410 Gone, the reflector relists and Replace reconciles",
 				zh: "先做一次 watch 看不到的写入，再把历史压缩过去，然后断开连接：重新 watch 得到 410 Gone，Reflector 重新 list，由 Replace 校正本地缓存"},
 			run: func(context.Context) (text, error) { return provokeGone(srv, ch) }},
-		{name: "missed-delete", label: msg{en: "Missed delete (tombstone)", zh: "错过的删除（墓碑）"},
+		{name: "missed-delete", label: tombstoneLesson,
 			help: msg{en: "a delete the watch misses, then compaction past it and a broken stream: the relist lacks the object, so the handler gets Delete with finalStateUnknown=true (the article's step 4)",
 				zh: "先做一次 watch 看不到的删除，再把历史压缩过去，然后断开连接：重新 list 的结果里没有这个对象，事件处理函数收到 finalStateUnknown=true 的 Delete（文章的第 4 步）"},
 			run: func(context.Context) (text, error) { return missedDelete(srv, ch) }},
@@ -153,8 +173,11 @@ func faultActions(srv faultServer, ch *churner) []action {
 			help: msg{en: "the stream goes silent but stays open (a half-open connection): only the reflector's idle timeout ends it",
 				zh: "事件流不再有数据但连接不断（半开连接）：只有 Reflector 的空闲超时能结束它"},
 			run: func(context.Context) (text, error) {
-				return say(msg{en: "stalled %d watch(es); writes now reach the informer only after the idle timeout ends the watch",
-					zh: "卡住了 %d 个 watch；之后的写入要等空闲超时结束这个 watch 才会到达 informer"}, srv.StallWatches()), nil
+				if n := srv.StallWatches(); n > 0 {
+					return say(msg{en: "stalled %d watch(es): the informer hears nothing until its idle bound (%v) ends the watch; the re-watch then brings what it missed",
+						zh: "卡住了 %d 个 watch：informer 什么也收不到，直到空闲上限（%v）结束这个 watch；重新 watch 后会补上错过的变化"}, n, idle), nil
+				}
+				return say(noWatch, say(msg{en: "stalled", zh: "卡住"})), nil
 			}},
 		{name: "restart", label: msg{en: "Restart the server", zh: "重启 API Server"},
 			help: msg{en: "every connection drops, the objects stay: the reflector re-watches from its resourceVersion",
@@ -169,18 +192,23 @@ func faultActions(srv faultServer, ch *churner) []action {
 // unseen makes change while every watch is stalled, so no watch delivers
 // it, then compacts the history past it and cuts every connection: the
 // re-watch from the resourceVersion a watch had gets 410 Gone. It returns
-// what change named and the resourceVersion compacted to.
-func unseen(srv faultServer, change func() (string, error)) (string, int64, error) {
-	srv.StallWatches()
+// what change named, the resourceVersion compacted to, and how it went
+// unseen: by the stalled watch, or with no watch open (a press while the
+// reflector backs off).
+func unseen(srv faultServer, change func() (string, error)) (string, int64, text, error) {
+	how := say(msg{en: "unseen by the stalled watch", zh: "卡住的 watch 看不到它"})
+	if srv.StallWatches() == 0 {
+		how = say(msg{en: "while no watch was open", zh: "当时没有打开的 watch"})
+	}
 	name, err := change()
 	if err != nil {
 		srv.Restart() // do not leave the watch stalled
-		return "", 0, err
+		return "", 0, text{}, err
 	}
 	srv.Compact(0)
 	rv := srv.ResourceVersion()
 	srv.Restart()
-	return name, rv, nil
+	return name, rv, how, nil
 }
 
 // provokeGone makes the informer's next watch start from a compacted
@@ -189,7 +217,7 @@ func unseen(srv faultServer, change func() (string, error)) (string, int64, erro
 // The reflector re-watches from the resourceVersion it had, the server
 // answers 410 Gone, and the reflector relists.
 func provokeGone(srv faultServer, ch *churner) (text, error) {
-	name, rv, err := unseen(srv, func() (string, error) {
+	name, rv, how, err := unseen(srv, func() (string, error) {
 		ch.mu.Lock()
 		defer ch.mu.Unlock()
 		return ch.create()
@@ -197,6 +225,6 @@ func provokeGone(srv faultServer, ch *churner) (text, error) {
 	if err != nil {
 		return text{}, err
 	}
-	return say(msg{en: "created %s unseen by the stalled watch, compacted history to %d and cut every connection: the re-watch gets 410 Gone",
-		zh: "创建了 %s（卡住的 watch 看不到它），把历史压缩到 %d，并断开所有连接：重新 watch 会得到 410 Gone"}, name, rv), nil
+	return say(msg{en: "created %s %s, compacted history to %d and cut every connection: the re-watch gets 410 Gone",
+		zh: "创建了 %s（%s），把历史压缩到 %d，并断开所有连接：重新 watch 会得到 410 Gone"}, name, how, rv), nil
 }

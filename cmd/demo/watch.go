@@ -131,12 +131,27 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		metrics = append(metrics, snapshotReport{d: d})
 	}
 	var traces []func(observe.Event)
+	var idle, maxBackoff time.Duration
+	if d.lessons != nil {
+		traces = append(traces, d.lessons.observe) // first: the others read what it knows
+	}
+	if b := d.bounds; b != nil {
+		opts.Backoff, opts.WatchIdleTimeout = b.backoff, b.idle
+		idle, maxBackoff = b.idle, b.backoff.Max
+	}
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket,
-			lang: d.cfg.lang, graceful: d.graceful, deltaFIFO: d.cfg.deltaFIFO}
+			lang: d.cfg.lang, graceful: d.graceful, deltaFIFO: d.cfg.deltaFIFO, lessons: d.lessons, idle: idle, maxBackoff: maxBackoff}
 		traces, metrics = append(traces, t.traceFunc()), append(metrics, depthMetrics{t: t})
+		if d.bounds != nil {
+			t.note("lessons", d.bounds.said())
+		}
 	}
 	if d.dash != nil {
+		d.dash.words.lessons, d.dash.words.idle, d.dash.words.maxBackoff = d.lessons, idle, maxBackoff
+		if d.bounds != nil {
+			d.dash.note("lessons", d.bounds.said())
+		}
 		traces, metrics = append(traces, d.dash.observe), append(metrics, d.dash.metrics())
 	}
 	if m := d.exportedMetrics(ref); m != nil {
@@ -144,6 +159,18 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	}
 	opts.Trace, opts.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
 	inf := informer.New[T](c, ref, opts) // and its ListerWatcher, the article's ListWatch
+	if d.churn != nil {
+		store, ns := inf.Store(), d.churn.ns
+		cached := func(name string) bool {
+			key := name
+			if ns != "" {
+				key = ns + "/" + name
+			}
+			_, ok := store.GetByKey(key)
+			return ok
+		}
+		d.churn.cached.Store(&cached)
+	}
 	if d.dash != nil {
 		store := inf.Store()
 		d.dash.watchCache(store.Len, func() []string { return store.ListIndexFuncValues(cache.NamespaceIndex) })

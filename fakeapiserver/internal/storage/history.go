@@ -75,11 +75,13 @@ func (h *history) trim(now time.Time) {
 }
 
 // compact drops every event with rv <= rv, as etcd compaction does.
-func (h *history) compact(rv int64) {
-	h.drop(sort.Search(len(h.events), func(i int) bool { return h.events[i].rv > rv }))
+func (h *history) compact(rv int64) int {
+	n := sort.Search(len(h.events), func(i int) bool { return h.events[i].rv > rv })
+	h.drop(n)
 	if rv > h.compacted {
 		h.compacted = rv
 	}
+	return n
 }
 
 func (h *history) drop(n int) {

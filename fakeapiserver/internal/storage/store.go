@@ -266,16 +266,17 @@ func (s *Store) deleteNamespaceContentsLocked(ns string) {
 }
 
 // Compact drops history up to rv (0 or beyond the current RV: everything
-// up to now), as etcd compaction does, and returns the RV it compacted to.
-func (s *Store) Compact(rv int64) int64 {
+// up to now), as etcd compaction does, and returns the RV it compacted to
+// and how many events of the history it dropped.
+func (s *Store) Compact(rv int64) (int64, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if rv <= 0 || rv > s.rv {
 		rv = s.rv
 	}
-	s.hist.compact(rv)
+	n := s.hist.compact(rv)
 	s.snaps.expire(s.hist.compacted)
-	return rv
+	return rv, n
 }
 
 // WaitForRV waits until the store reaches rv, or answers 504 with the
@@ -309,7 +310,7 @@ func (s *Store) compactPastLocked(rv int64) {
 		close(s.rvChanged)
 		s.rvChanged = make(chan struct{})
 	}
-	s.hist.compact(s.rv)
+	_ = s.hist.compact(s.rv)
 	s.snaps.expire(s.hist.compacted)
 }
 
