@@ -52,7 +52,16 @@ type reflectorConfig[P meta.Object] struct {
 	obs     observers
 	metrics observe.Metrics
 	backoff BackoffOptions
+	// probe asks whether the server answers at all (apiclient's Probe:
+	// New sets it); nil: no probing, the backoff is waited out.
+	probe func(ctx context.Context) error
 }
+
+// probeEvery is how often a reflector backing off after the server was out
+// of reach asks whether it is back: about a second, as client-go's REST
+// client retries a failed GET, so that the cache is in step again within
+// about a second of a heal, with one cheap request a second meanwhile.
+const probeEvery = time.Second
 
 // reflector keeps a sink in step with the server: LIST (or a streaming list)
 // into Replace, then WATCH into Add/Update/Delete, recovering from every
@@ -163,6 +172,9 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 	}
 	r.cfg.obs.emit(observe.Event{Stage: observe.StageBackoff, Duration: delay, Err: s.err})
 	r.hurried = time.Time{}
+	if r.cfg.probe != nil && classify(s.err, 0) == observe.FailureUnreachable {
+		return r.probeUntil(ctx, delay, s.next)
+	}
 	t := r.cfg.clock.NewTimer(delay)
 	defer t.Stop()
 	select {
@@ -171,6 +183,30 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 	case <-t.C():
 		return s.next
 	}
+}
+
+// probeUntil waits out delay after the server was out of reach, asking
+// every probeEvery whether it answers again: the first answer ends the
+// wait. A backoff grown during a partition (up to 30 s) would otherwise
+// hold the informer that long after the heal. Only this failure probes:
+// a server that answered (a 5xx, a 429, a stall) is not waited out any
+// faster for being reachable.
+func (r *reflector[P]) probeUntil(ctx context.Context, delay time.Duration, next state) state {
+	for left := delay; left > 0; {
+		step := min(left, probeEvery)
+		t := r.cfg.clock.NewTimer(step)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return stopped{}
+		case <-t.C():
+		}
+		left -= step
+		if left > 0 && r.cfg.probe(ctx) == nil {
+			return next
+		}
+	}
+	return next
 }
 
 // fail is the one place a failure is recorded: in the record (the streak,

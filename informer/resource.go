@@ -46,6 +46,7 @@ func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opt
 	}
 	i := newInformer[T](lw, opts)
 	i.ref = ref
+	i.p.refl.cfg.probe = c.Probe // a backoff after the server was out of reach ends when it answers
 	i.auditVia(c)
 	return i
 }
