@@ -39,6 +39,13 @@ type state struct {
 // errWire is wrapped by every error about malformed protobuf.
 var errWire = errors.New("malformed protobuf")
 
+// errWireMismatch is wrapped by the error of a known field that came in
+// another wire type than its schema's (labels sent as a number): well-formed
+// protobuf whose value does not fit the type, as the same value in JSON
+// ("labels": 7) does not. Both are one Problem, on both wires: the object
+// can be stepped over (its bytes are delimited) and named.
+var errWireMismatch = errors.New("a value of another type than the schema's")
+
 // FieldError says which field of which message did not decode, and where
 // it sits in the object.
 type FieldError struct {
@@ -266,7 +273,7 @@ func contains(s []int32, n int32) bool {
 }
 
 func errWireType(got, want pbwire.Type) error {
-	return fmt.Errorf("wire type %d, want %d: %w", got, want, errWire)
+	return fmt.Errorf("wire type %d, want %d: %w", got, want, errWireMismatch)
 }
 
 // field decodes one occurrence of a field, whose raw value (as it follows

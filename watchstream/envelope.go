@@ -174,6 +174,10 @@ func (s *Stream[T, P]) decodeObject(env *envelope[P], dec *jsontext.Decoder) err
 		}
 	}
 	obj := P(new(T))
+	depth := 0
+	if dec != nil {
+		depth = dec.StackDepth()
+	}
 	if err := s.unmarshal(dec, obj); err != nil {
 		if errors.Is(err, io.ErrUnexpectedEOF) {
 			// The connection was cut mid-object: nothing is wrong with
@@ -182,10 +186,37 @@ func (s *Stream[T, P]) decodeObject(env *envelope[P], dec *jsontext.Decoder) err
 			return fmt.Errorf("the stream ended inside the object of an event (%s): %w", env.typ, err)
 		}
 		err = fmt.Errorf("%s object does not decode into %T: %w", env.typ, obj, err)
-		if obj.GetName() != "" {
-			err = &objectError{key: meta.Key(obj), err: err}
+		oe := &objectError{key: meta.Key(obj), err: err}
+		if dec == nil {
+			// The object came before "type" and was decoded alone: its
+			// pointer is within the object. Name it within the event, as
+			// the decoder does when "type" comes first (kube-apiserver's
+			// order) and protobuf does, so that the same corrupt field has
+			// the same path whatever the order of the members; and name
+			// the object by its metadata if the failure came before it.
+			var sem *json.SemanticError
+			if errors.As(err, &sem) {
+				oe.path = "/object" + string(sem.JSONPointer)
+			}
+			if obj.GetName() == "" {
+				var n itemName
+				if json.Unmarshal(s.pending, &n) == nil {
+					oe.key = meta.JoinKey(n.Metadata.Namespace, n.Metadata.Name)
+				}
+			}
 		}
-		return err
+		if dec != nil && obj.GetName() == "" && dec.StackDepth() > depth {
+			// The failure came before the object's name: read on to it.
+			// The stream ends here whatever is read, and the event's size
+			// cap still bounds what may be.
+			if n, ferr := finishItem(dec, depth); ferr == nil {
+				oe.key = meta.JoinKey(n.Metadata.Namespace, n.Metadata.Name)
+			}
+		}
+		if oe.key == "" && oe.path == "" {
+			return err
+		}
+		return oe
 	}
 	env.obj = obj
 	return nil

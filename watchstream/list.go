@@ -322,9 +322,20 @@ func finishItem(dec *jsontext.Decoder, depth int) (itemName, error) {
 			if err != nil {
 				return n, err
 			}
-			if dec.StackDepth() == depth+1 && tok.String() == "metadata" {
+			name := tok.String()
+			switch {
+			case dec.StackDepth() == depth+1 && name == "metadata":
 				err = json.UnmarshalDecode(dec, &n.Metadata)
-			} else {
+			case dec.StackDepth() == depth+2 && (name == "name" || name == "namespace") &&
+				strings.HasSuffix(string(dec.StackPointer()), "/metadata/"+name) && dec.PeekKind() == '"':
+				// The failure was inside metadata, before its name (labels
+				// come first in some encoders): the name is still ahead.
+				v := &n.Metadata.Name
+				if name == "namespace" {
+					v = &n.Metadata.Namespace
+				}
+				err = json.UnmarshalDecode(dec, v)
+			default:
 				err = dec.SkipValue()
 			}
 			if err != nil {

@@ -110,7 +110,10 @@ func (s *Stream[T, P]) decodeProtoEvent(b []byte) (Event[P], error) {
 		var n struct {
 			meta.SlimMeta `json:"metadata"`
 		}
-		if d.Unmarshal(m, env.Raw, &n) == nil && n.Name != "" {
+		// What decodes of its metadata names it: the value that did not
+		// fit may be in the metadata too, after its name (field 1).
+		_ = d.Unmarshal(m, env.Raw, &n)
+		if n.Name != "" {
 			oe.key = meta.Key(&n)
 		}
 		return Event[P]{}, oe
