@@ -134,6 +134,10 @@ func TestEachHappeningMovesItsCounterAndItsLogLine(t *testing.T) {
 		{observe.Event{Stage: observe.StageEvent, EventType: "SURPRISE"}, "WatchEvent SURPRISE", "ERROR informer: unknown watch event type"},
 		{observe.Event{Stage: observe.StageBookmark}, "WatchEvent BOOKMARK", ""},
 		{observe.Event{Stage: observe.StageWatchEnded, Err: errIdle}, "", "INFO informer: watch idle, reopening"},
+		// Only a quiet watch is "idle": one that ended otherwise, a stall
+		// included, is logged by its backoff, if it is a failure.
+		{observe.Event{Stage: observe.StageWatchEnded, Err: boom}, "", ""},
+		{observe.Event{Stage: observe.StageWatchEnded, Err: &watchstream.DecodeError{Problem: watchstream.Stalled, Err: watchstream.ErrStalled}}, "", ""},
 		{observe.Event{Stage: observe.StageBackoff, Err: boom}, "", "WARN informer: list/watch failed, backing off"},
 		{observe.Event{Stage: observe.StageHandlerCalled, Handler: "h"}, "HandlerCall h", ""},
 		{observe.Event{Stage: observe.StageHandlerCalled, Handler: "h", Err: panicked("x")}, "HandlerPanic h,HandlerCall h", "ERROR informer: handler panicked"},

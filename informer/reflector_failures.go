@@ -1,7 +1,6 @@
 package informer
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -93,9 +92,10 @@ func classify(err error, goneStreak int) observe.FailureReason {
 		return observe.FailureServer
 	case errors.Is(err, errMissingRV), errors.Is(err, errShortWatch), errors.Is(err, errContinueLoop):
 		return observe.FailureOther
-	case errors.Is(err, context.DeadlineExceeded):
-		return observe.FailureUnreachable
 	}
+	// A body the server sent that could not be read is its Problem, even
+	// where the error also wraps a deadline (a read the watchdog or a
+	// context ended): the server answered.
 	switch watchstream.ProblemOf(err) {
 	case watchstream.Undecodable:
 		return observe.FailureUndecodable

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -31,6 +32,13 @@ func TestAnswersThatCannotBeUsedAreNotUnreachable(t *testing.T) {
 			observe.FailureMisconfigured, true},
 		{fmt.Errorf("apiclient: GET /api: %w: %w", apiclient.ErrTLS, errors.New("x509: certificate signed by unknown authority")),
 			observe.FailureTLS, true},
+		// Each Problem of a body is its reason, wrapping what would
+		// otherwise read as no answer.
+		{fmt.Errorf("informer: watch: %w", &watchstream.DecodeError{Problem: watchstream.TooLarge,
+			Err: fmt.Errorf("an object larger than 16 bytes: %w (%w)", watchstream.ErrTooLarge, context.DeadlineExceeded)}), observe.FailureMalformed, false},
+		{fmt.Errorf("informer: list: %w", &watchstream.DecodeError{Problem: watchstream.Truncated, Err: io.ErrUnexpectedEOF}), observe.FailureTruncated, false},
+		{fmt.Errorf("informer: list: %w", &watchstream.DecodeError{Problem: watchstream.Undecodable, Err: errors.New("labels")}), observe.FailureUndecodable, false},
+		{fmt.Errorf("informer: list: %w", &watchstream.DecodeError{Problem: watchstream.UnknownKind, Err: errors.New("PodFromTheFuture")}), observe.FailureMalformed, false},
 	} {
 		got := classify(tc.err, 0)
 		require.Equal(t, tc.want, got, "%v", tc.err)

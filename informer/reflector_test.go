@@ -365,15 +365,21 @@ func TestStreamingListAsksForInitialEvents(t *testing.T) {
 		AllowWatchBookmarks: true, TimeoutSeconds: 300, OpenTimeout: 3 * time.Minute}, req.watchOptions())
 }
 
+// A server without streaming lists answers 400, 422 or 405 (a proxy that
+// knows no such watch): LIST from then on, each the same.
 func TestStreamingListRejectedFallsBackToList(t *testing.T) {
-	w := newFakeWatch(nil, nil)
-	w.openErr = statusErr(422, meta.ReasonInvalid)
-	r, _, _ := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
-	s := r.step(t.Context(), r.initialState())
-	l := stateAs[listing[*pod]](t, s)
-	require.Equal(t, observe.CauseStreamingFallback, l.cause)
-	require.Equal(t, "0", l.req.ResourceVersion)
-	require.False(t, r.streaming)
+	for _, rejected := range []*meta.StatusError{statusErr(422, meta.ReasonInvalid), statusErr(400, meta.ReasonBadRequest),
+		statusErr(405, meta.ReasonMethodNotAllowed)} {
+		w := newFakeWatch(nil, nil)
+		w.openErr = rejected
+		r, _, _ := testReflector(t, &scriptLW{watches: []*fakeWatch{w}}, func(c *reflectorConfig[*pod]) { c.streaming = true })
+		s := r.step(t.Context(), r.initialState())
+		l := stateAs[listing[*pod]](t, s)
+		require.Equal(t, observe.CauseStreamingFallback, l.cause, "%v", rejected)
+		require.Equal(t, "0", l.req.ResourceVersion)
+		require.False(t, r.streaming, "%v", rejected)
+		require.NotEqual(t, observe.FailureBadRequest, r.rec.lastFailure().Reason, "%v: a rejected streaming list is not a bad request", rejected)
+	}
 }
 
 // TestStreamingTooLargeRVListsConsistently: a streaming list at an rv the

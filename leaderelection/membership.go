@@ -99,7 +99,7 @@ func (m *Membership) defaults() error {
 			m.Identity, m.leaseName(), m.Group, maxNameLen)
 	}
 	m.LeaseDuration = orDefault(m.LeaseDuration, DefaultLeaseDuration)
-	if m.LeaseDuration < time.Second || m.LeaseDuration%time.Second != 0 {
+	if m.LeaseDuration%time.Second != 0 { // positive here: orDefault
 		return fmt.Errorf("leaderelection: Membership LeaseDuration %s is not a whole number of seconds, at least one, as the Lease stores it", m.LeaseDuration)
 	}
 	m.RenewInterval = orDefault(m.RenewInterval, m.LeaseDuration/3)
