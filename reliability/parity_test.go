@@ -287,6 +287,7 @@ func (p *parityCase) run(t *testing.T) parityOutcome {
 	require.Eventually(t, func() bool { return diff(want, storeState(inf)) == "" }, 20*time.Second, 5*time.Millisecond,
 		"%s: the cache never matched the server: %s", wire, diff(want, storeState(inf)))
 	require.True(t, p.proxy.fired.Load() || p.f.server != nil || p.f.undecodable, "%s: the fault never landed", wire)
+	require.LessOrEqual(t, p.proxy.mostInASecond(), parityMaxPerSecond, "%s: more requests in a second than the backoff allows", wire)
 	out := p.outcome()
 	for _, u := range inf.Undecodable() {
 		out.Undecodable = append(out.Undecodable, u.Key+"@"+u.Path)
@@ -419,6 +420,47 @@ type bodyProxy struct {
 
 	fired          atomic.Bool
 	jsonAfterFault atomic.Int64 // requests that asked for JSON only after the fault fired
+
+	reqMu sync.Mutex
+	reqs  []time.Time // when each LIST (first page) and WATCH came: the request-rate invariant
+}
+
+// parityMaxPerSecond is the request-rate invariant: no fault makes more
+// LISTs (first pages) and WATCHes in any second than the backoff allows.
+// chaosBackoff starts at 5 ms and doubles to 100 ms (its waits at the cap
+// spread over 50-100 ms), and at most one retry at once comes between two
+// waits, each wait preceded by at most four requests: about 23 waits and
+// 96 requests fit in the first second. A hot loop (a failed streaming list
+// and a 410 in turn) made thousands.
+const parityMaxPerSecond = 100
+
+// note records a request for the rate invariant.
+func (b *bodyProxy) note(r *http.Request) {
+	q := r.URL.Query()
+	if !strings.Contains(r.URL.Path, "/configmaps") || q.Get("continue") != "" {
+		return
+	}
+	b.reqMu.Lock()
+	b.reqs = append(b.reqs, time.Now())
+	b.reqMu.Unlock()
+}
+
+// mostInASecond is the most requests noted in any one second.
+func (b *bodyProxy) mostInASecond() int {
+	b.reqMu.Lock()
+	defer b.reqMu.Unlock()
+	most := 0
+	for i, from := range b.reqs {
+		n := 0
+		for _, at := range b.reqs[i:] {
+			if at.Sub(from) >= time.Second {
+				break
+			}
+			n++
+		}
+		most = max(most, n)
+	}
+	return most
 }
 
 func newBodyProxy(t *testing.T, srv *fakeapiserver.Server) *bodyProxy {
@@ -468,6 +510,7 @@ func (b *bodyProxy) take(r *http.Request) (func([]byte) []byte, bool) {
 }
 
 func (b *bodyProxy) serve(w http.ResponseWriter, r *http.Request) {
+	b.note(r)
 	if b.fired.Load() && !strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) {
 		b.jsonAfterFault.Add(1)
 	}
