@@ -240,7 +240,7 @@ func TestUndecodableItemIsNamed(t *testing.T) {
 	require.ErrorAs(t, err, &de)
 	require.Equal(t, watchstream.DecodeError{Body: watchstream.BodyList, Problem: watchstream.Undecodable,
 		Object: "ns/b", Item: 1, Offset: de.Offset, Path: "/spec/port", Err: de.Err}, *de)
-	require.Contains(t, err.Error(), "list item 1 at byte ")
+	require.Contains(t, err.Error(), "list item 2 at byte ", "the second item, counted from 1")
 	require.Contains(t, err.Error(), "(object ns/b) at /spec/port: does not fit the type")
 
 	names = nil

@@ -96,7 +96,7 @@ func TestABrokenProtobufListNamesTheItemAndTheByte(t *testing.T) {
 		name, body, want string
 	}{
 		{"no magic", "{}", "k8s"},
-		{"cut inside the second item", string(good[:len(good)-5]), "item 1"},
+		{"cut inside the second item", string(good[:len(good)-5]), "item 2"},
 		{"an unknown list kind", string(kubeproto.AppendEnvelope(nil, kubeproto.Envelope{APIVersion: "v9", Kind: "NopeList", Raw: []byte{0x12, 0}})), "not in the protobuf table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

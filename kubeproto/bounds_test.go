@@ -135,7 +135,7 @@ func checkFrames(t *testing.T, limit int, sizes []int, r func(io.Reader) io.Read
 		got, err := fr.Next()
 		if n > limit {
 			require.ErrorIs(t, err, ErrTooLarge, "frame %d of %d bytes, limit %d", i, n, limit)
-			require.Contains(t, err.Error(), fmt.Sprintf("watch frame %d at byte %d", i, off))
+			require.Contains(t, err.Error(), fmt.Sprintf("watch frame %d at byte %d", i+1, off), "frames count from 1")
 			return
 		}
 		require.NoError(t, err, "frame %d of %d bytes, limit %d", i, n, limit)

@@ -118,7 +118,7 @@ func (f *FrameReader) Next() ([]byte, error) {
 	}
 	l := int(binary.BigEndian.Uint32(hdr[:]))
 	if l > f.max {
-		return nil, &DecodeError{What: "watch frame " + fmt.Sprint(f.frames), Offset: int(f.offset), Err: ErrTooLarge,
+		return nil, &DecodeError{What: "watch frame " + fmt.Sprint(f.frames+1), Offset: int(f.offset), Err: ErrTooLarge,
 			Detail: fmt.Sprintf("length %d, limit %d", l, f.max)}
 	}
 	f.buf = f.buf[:0]
@@ -143,10 +143,12 @@ func (f *FrameReader) Next() ([]byte, error) {
 // that a reader tells a broken connection (re-watch) from a bad frame.
 var errFrameCut = fmt.Errorf("%w (%w)", ErrTruncated, io.ErrUnexpectedEOF)
 
+// Frames count from 1 and a frame is named by the byte it starts at, as
+// watchstream names events: one way to count in one message.
 func (f *FrameReader) fail(in int64, err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return &DecodeError{What: "watch frame " + fmt.Sprint(f.frames), Offset: int(f.offset + in),
-			Err: errFrameCut, Detail: "stream ended inside a frame"}
+		return &DecodeError{What: "watch frame " + fmt.Sprint(f.frames+1), Offset: int(f.offset),
+			Err: errFrameCut, Detail: fmt.Sprintf("the stream ended %d bytes into the frame", in)}
 	}
-	return fmt.Errorf("kubeproto: read watch frame %d at byte %d: %w", f.frames, f.offset+in, err)
+	return fmt.Errorf("kubeproto: read watch frame %d at byte %d: %w", f.frames+1, f.offset, err)
 }

@@ -126,7 +126,7 @@ func TestFrameReaderRefusesFramesAboveTheLimit(t *testing.T) {
 	require.NoError(t, err)
 	_, err = fr.Next()
 	require.ErrorIs(t, err, ErrTooLarge)
-	assert.Contains(t, err.Error(), "watch frame 1 at byte 6")
+	assert.Contains(t, err.Error(), "watch frame 2 at byte 6", "the second frame, counted from 1")
 }
 
 func TestFrameReaderReportsAStreamCutInsideAFrame(t *testing.T) {

@@ -252,7 +252,7 @@ func TestAnObjectThatDoesNotFitTheTypeIsReportedNotHidden(t *testing.T) {
 	err := syncWithin(t, inf, 500*time.Millisecond)
 	var se *informer.SyncError
 	require.ErrorAs(t, err, &se)
-	require.ErrorContains(t, se, "list item 1 at byte ", "the error names the item")
+	require.ErrorContains(t, se, "list item 2 at byte ", "the error names the item (the second, counted from 1)")
 	require.ErrorContains(t, se, "(object default/drifted) at /data: does not fit the type", "its key and the JSON path")
 	t.Logf("reported as: %v", se)
 	require.Equal(t, observe.FailureUndecodable, se.Reason, "an object that does not fit the type has its own reason, not a network problem")

@@ -79,7 +79,8 @@ type DecodeError struct {
 	// Event is the 1-based number of the event being decoded (watches).
 	Event int64
 	// Item is the 0-based index of the item in its page (lists); -1 when
-	// the failure is outside the items.
+	// the failure is outside the items. The message counts items from 1,
+	// as it counts events.
 	Item int
 	// Offset is the byte offset of the problem: in the (gunzipped) body,
 	// within the message for websockets.
@@ -105,7 +106,8 @@ func (e *DecodeError) Error() string {
 	case BodyList:
 		where = fmt.Sprintf("list at byte %d", e.Offset)
 		if e.Item >= 0 {
-			where = fmt.Sprintf("list item %d at byte %d", e.Item, e.Offset)
+			// Counted from 1, as events are: "list item 1" is the first.
+			where = fmt.Sprintf("list item %d at byte %d", e.Item+1, e.Offset)
 		}
 	default:
 		where = fmt.Sprintf("object at byte %d", e.Offset)

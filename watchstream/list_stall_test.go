@@ -63,7 +63,7 @@ func TestAListStallsOnItemsNotBytes(t *testing.T) {
 		err := <-done
 		require.Equal(t, watchstream.Stalled, watchstream.ProblemOf(err), "%v", err)
 		require.ErrorIs(t, err, watchstream.ErrStalled)
-		require.Contains(t, err.Error(), "list item 1 ")
+		require.Contains(t, err.Error(), "list item 2 ", "the second item, counted from 1")
 		require.Contains(t, err.Error(), "stalled: no item for 30s")
 		require.Equal(t, 1, items)
 	})
