@@ -147,6 +147,13 @@ var parityFaults = []parityFault{
 	{name: "undecodable object, skipped", verbs: allVerbs, undecodable: true, skip: true},
 	{name: "stalled watch", verbs: []parityVerb{verbWatch, verbResume},
 		server: func(p *parityCase) { p.srv.StallWatches() }},
+	// The LIST page's bound of the reply's one watchdog (StallTimeout): a
+	// body that trickles and completes no item is "reply stalled" on both
+	// wires.
+	{name: "stalled reply", verbs: []parityVerb{verbList}, reason: observe.FailureStalled,
+		server: func(p *parityCase) {
+			p.srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "list", After: 40, Every: time.Second})
+		}},
 }
 
 // eventType is a JSON event's type member.
@@ -316,7 +323,7 @@ func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] 
 	var inf *informer.Informer[object, *object]
 	o := informer.Options[*object]{Logger: quiet(), Backoff: chaosBackoff, PageSize: 2,
 		StreamingList: p.verb == verbStream, SkipUndecodable: p.f.skip, WatchIdleTimeout: 2 * time.Second,
-		InitialEventsTimeout: 2 * time.Second,
+		InitialEventsTimeout: 2 * time.Second, StallTimeout: 2 * time.Second,
 		WatchErrorHandler: func(_ context.Context, _ error) {
 			if f := inf.Health().Failure; f != nil {
 				p.mu.Lock()
