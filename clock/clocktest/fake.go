@@ -180,9 +180,15 @@ func (c *Fake) Pending() int {
 // has started the timer it means to test. It returns ctx's cause if ctx
 // ends first.
 func (c *Fake) AwaitTimers(ctx context.Context, n int) error {
+	return c.await(ctx, func() bool { return len(c.armed) >= n })
+}
+
+// await waits until ok, called with c.mu held, holds; it is asked again
+// after each change of the armed timers.
+func (c *Fake) await(ctx context.Context, ok func() bool) error {
 	for {
 		c.mu.Lock()
-		if len(c.armed) >= n {
+		if ok() {
 			c.mu.Unlock()
 			return nil
 		}
@@ -201,22 +207,9 @@ func (c *Fake) AwaitTimers(ctx context.Context, n int) error {
 // watchdog that restarts on progress): the restart sets the deadline the
 // test expects. It returns ctx's cause if ctx ends first.
 func (c *Fake) AwaitDeadline(ctx context.Context, at time.Time) error {
-	for {
-		c.mu.Lock()
-		for _, t := range c.armed {
-			if t.at.Equal(at) {
-				c.mu.Unlock()
-				return nil
-			}
-		}
-		changed := c.changed
-		c.mu.Unlock()
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		}
-	}
+	return c.await(ctx, func() bool {
+		return slices.ContainsFunc(c.armed, func(t *timer) bool { return t.at.Equal(at) })
+	})
 }
 
 // C is nil for a timer made by AfterFunc.
