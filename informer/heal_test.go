@@ -1,11 +1,7 @@
 package informer_test
 
 import (
-	"io"
-	"net"
 	"net/url"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,61 +11,8 @@ import (
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/internal/cutproxy"
 )
-
-// cutProxy forwards TCP to target; while down it closes every connection,
-// open or new: the server is out of reach (a partition, a restart behind a
-// load balancer), not answering.
-type cutProxy struct {
-	ln     net.Listener
-	target string
-	down   atomic.Bool
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
-}
-
-func newCutProxy(t *testing.T, target string) *cutProxy {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	p := &cutProxy{ln: ln, target: target, conns: map[net.Conn]struct{}{}}
-	go p.serve()
-	t.Cleanup(func() { _ = ln.Close(); p.cut() })
-	return p
-}
-
-func (p *cutProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		if p.down.Load() {
-			_ = c.Close()
-			continue
-		}
-		s, err := net.Dial("tcp", p.target)
-		if err != nil {
-			_ = c.Close()
-			continue
-		}
-		p.mu.Lock()
-		p.conns[c], p.conns[s] = struct{}{}, struct{}{}
-		p.mu.Unlock()
-		go func() { _, _ = io.Copy(s, c); _ = s.Close() }()
-		go func() { _, _ = io.Copy(c, s); _ = c.Close() }()
-	}
-}
-
-// cut closes every connection through the proxy.
-func (p *cutProxy) cut() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for c := range p.conns {
-		_ = c.Close()
-	}
-	clear(p.conns)
-}
 
 // Recovery after a heal is prompt: through a partition long enough for
 // the backoff to reach its top, the informer asks once a second whether
@@ -86,9 +29,9 @@ func TestAfterAPartitionTheCacheMatchesWithinTwoSecondsOfTheHeal(t *testing.T) {
 			e.put(t, "a", "0", nil)
 			u, err := url.Parse(e.srv.URL())
 			require.NoError(t, err)
-			proxy := newCutProxy(t, u.Host)
+			proxy := cutproxy.New(t, u.Host)
 			cfg := fakeapiservertest.ClientConfig(e.srv)
-			cfg.Host = u.Scheme + "://" + proxy.ln.Addr().String()
+			cfg.Host = u.Scheme + "://" + proxy.Addr()
 			c, err := apiclient.NewWithOptions(cfg, apiclient.Options{})
 			require.NoError(t, err)
 			t.Cleanup(c.CloseIdleConnections)
@@ -100,14 +43,13 @@ func TestAfterAPartitionTheCacheMatchesWithinTwoSecondsOfTheHeal(t *testing.T) {
 			run(t, inf)
 			synced(t, inf)
 
-			proxy.down.Store(true)
-			proxy.cut()
+			proxy.Down(true)
 			require.Eventually(t, func() bool { return log.len() >= 7 }, wait, time.Millisecond,
 				"seven failures during the partition: the backoff reaches its top")
 			e.put(t, "a", "1", nil)
 			e.put(t, "b", "1", nil)
 			mark := len(clk.Delays())
-			proxy.down.Store(false)
+			proxy.Down(false)
 			converges(t, e, inf)
 			var waited time.Duration
 			for _, d := range clk.Delays()[mark:] {
