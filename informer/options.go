@@ -101,8 +101,12 @@ type Options[P meta.Object] struct {
 	// WatchIdleTimeout ends a watch that delivered nothing (not even a
 	// bookmark) for this long and reopens it from the last resourceVersion;
 	// default 3 minutes (servers bookmark about once a minute). Once the
-	// server has sent a bookmark, such a watch has stalled: a failure
-	// (observe.FailureStalled), reopened after a backoff. Negative: off.
+	// server has shown a bookmark cadence (a watch's bookmark; the one
+	// that ends a streaming list does not count, kube-apiserver sends it
+	// even where it sends no other), such a watch has stalled: a failure
+	// (observe.FailureStalled), reopened after a backoff; before, it is a
+	// quiet resource, reopened at once. It is the watch's bound of the
+	// reply's one watchdog (see StallTimeout). Negative: off.
 	WatchIdleTimeout time.Duration
 	// StallTimeout abandons a LIST page that delivers no object for this
 	// long between two objects (or before its end): a server or proxy
