@@ -172,7 +172,9 @@ func (r *reflector[P]) stepBackingOff(ctx context.Context, s backingOff) state {
 	}
 	r.cfg.obs.emit(observe.Event{Stage: observe.StageBackoff, Duration: delay, Err: s.err})
 	r.hurried = time.Time{}
-	if r.cfg.probe != nil && classify(s.err, 0) == observe.FailureUnreachable {
+	// The record classified the failure as it recorded it: read that, not
+	// classify the error again.
+	if f := r.rec.lastFailure(); r.cfg.probe != nil && f != nil && f.Reason == observe.FailureUnreachable {
 		return r.probeUntil(ctx, delay, s.next)
 	}
 	t := r.cfg.clock.NewTimer(delay)
