@@ -148,7 +148,7 @@ var errFrameCut = fmt.Errorf("%w (%w)", ErrTruncated, io.ErrUnexpectedEOF)
 func (f *FrameReader) fail(in int64, err error) error {
 	if err == io.EOF || err == io.ErrUnexpectedEOF {
 		return &DecodeError{What: "watch frame " + fmt.Sprint(f.frames+1), Offset: int(f.offset),
-			Err: errFrameCut, Detail: fmt.Sprintf("the stream ended %d bytes into the frame", in)}
+			Err: errFrameCut, Detail: "the stream ended inside the frame"}
 	}
 	return fmt.Errorf("kubeproto: read watch frame %d at byte %d: %w", f.frames+1, f.offset, err)
 }
