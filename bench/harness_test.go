@@ -28,7 +28,7 @@ type running[T any, P meta.PtrObject[T]] struct {
 }
 
 func startInformer[T any, P meta.PtrObject[T]](c *apiclient.Client, opts informer.Options[P], handlers ...informer.Handler[P]) (*running[T, P], error) {
-	opts.Logger = quiet
+	opts.Observe.Logger = quiet
 	inf := informer.New[T, P](c, podsRef, opts)
 	for _, h := range handlers {
 		if _, err := inf.AddHandler(h, informer.HandlerOptions{Unbounded: true}); err != nil {

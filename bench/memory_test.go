@@ -17,7 +17,7 @@ import (
 // still reachable after GC per cached object, in a cache.Store with the
 // namespace index (as the informer keeps it), after a paginated LIST from
 // memory. "nomf" variants drop managedFields as they arrive (what
-// Options.Transform is for). It also reports the peak heap during the list
+// Options.Decode.Transform is for). It also reports the peak heap during the list
 // as a multiple of the final retained heap.
 //
 // The size=9k variants are issue #8's comparison with client-go v0.37,

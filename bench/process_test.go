@@ -47,10 +47,10 @@ func BenchmarkSyncProcess(b *testing.B) {
 			name = fmt.Sprintf("pods=%d/streaming", n)
 		}
 		b.Run(name+"/type=raw", func(b *testing.B) {
-			syncBench[meta.Raw](b, src, c, fl, informer.Options[*meta.Raw]{StreamingList: streaming})
+			syncBench[meta.Raw](b, src, c, fl, informer.Options[*meta.Raw]{Sync: informer.SyncOptions{StreamingList: streaming}})
 		})
 		b.Run(name+"/type=slim", func(b *testing.B) {
-			syncBench[workload.SlimPod](b, src, c, fl, informer.Options[*workload.SlimPod]{StreamingList: streaming})
+			syncBench[workload.SlimPod](b, src, c, fl, informer.Options[*workload.SlimPod]{Sync: informer.SyncOptions{StreamingList: streaming}})
 		})
 	}
 }

@@ -88,7 +88,7 @@ func TestFactoryInformersShareOneConnection(t *testing.T) {
 	createPods(t, srv, 200, namespaces)
 	f := informer.NewFactory(c, quiet)
 	for _, ns := range namespaces {
-		informer.Shared[workload.SlimPod](f, podsRef.Namespaced(ns), informer.Options[*workload.SlimPod]{Logger: quiet})
+		informer.Shared[workload.SlimPod](f, podsRef.Namespaced(ns), informer.Options[*workload.SlimPod]{Observe: informer.ObserveOptions{Logger: quiet}})
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -151,7 +151,7 @@ func namespacesOnce(b *testing.B, srv *fakeapiserver.Server, c *apiclient.Client
 		}
 	}
 	for _, ref := range refs {
-		informer.Shared[workload.SlimPod](f, ref, informer.Options[*workload.SlimPod]{Logger: quiet})
+		informer.Shared[workload.SlimPod](f, ref, informer.Options[*workload.SlimPod]{Observe: informer.ObserveOptions{Logger: quiet}})
 	}
 	run, stop := context.WithCancel(ctx)
 	start := time.Now()

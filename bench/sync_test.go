@@ -54,7 +54,7 @@ func syncMemory(b *testing.B, name string, f *fixture, clientGo bool) {
 	if !clientGo {
 		b.Run(name+"/type=slim-fullmeta-keepmf", func(b *testing.B) {
 			syncBench[workload.SlimPodFullMeta](b, src, memClient(b, f.pages), floor(b, f.pages),
-				informer.Options[*workload.SlimPodFullMeta]{KeepManagedFields: true})
+				informer.Options[*workload.SlimPodFullMeta]{Decode: informer.DecodeOptions[*workload.SlimPodFullMeta]{KeepManagedFields: true}})
 		})
 	}
 	b.Run(name+"/type=full", func(b *testing.B) {
@@ -62,7 +62,7 @@ func syncMemory(b *testing.B, name string, f *fixture, clientGo bool) {
 	})
 	if clientGo {
 		b.Run(name+"/type=full-keepmf", func(b *testing.B) {
-			syncBench[workload.Pod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.Pod]{KeepManagedFields: true})
+			syncBench[workload.Pod](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[*workload.Pod]{Decode: informer.DecodeOptions[*workload.Pod]{KeepManagedFields: true}})
 		})
 		sorted := apiserverOrder(b, f)
 		src := syncSource{n: sorted.n, bytes: sorted.pageBytes(), itemBytes: sorted.itemBytes}
@@ -87,7 +87,7 @@ func sharingBench[T any, P meta.PtrObject[T]](b *testing.B, name string, f *fixt
 		sharer *meta.Sharer // nil: the informer's default
 	}{{"-sharing", nil}, {"-nosharing", meta.NewSharer(0)}} {
 		b.Run(name+v.suffix, func(b *testing.B) {
-			syncBench[T, P](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[P]{Sharer: v.sharer})
+			syncBench[T, P](b, src, memClient(b, f.pages), floor(b, f.pages), informer.Options[P]{Decode: informer.DecodeOptions[P]{Sharer: v.sharer}})
 		})
 	}
 }
@@ -111,13 +111,13 @@ func BenchmarkSyncLoopback(b *testing.B) {
 			}
 			name := fmt.Sprintf("pods=%d/%s", n, mode)
 			b.Run(name+"/type=raw", func(b *testing.B) {
-				syncBench[meta.Raw](b, src, c, fl, informer.Options[*meta.Raw]{StreamingList: streaming})
+				syncBench[meta.Raw](b, src, c, fl, informer.Options[*meta.Raw]{Sync: informer.SyncOptions{StreamingList: streaming}})
 			})
 			b.Run(name+"/type=slim", func(b *testing.B) {
-				syncBench[workload.SlimPod](b, src, c, fl, informer.Options[*workload.SlimPod]{StreamingList: streaming})
+				syncBench[workload.SlimPod](b, src, c, fl, informer.Options[*workload.SlimPod]{Sync: informer.SyncOptions{StreamingList: streaming}})
 			})
 			b.Run(name+"/type=full", func(b *testing.B) {
-				syncBench[workload.Pod](b, src, c, fl, informer.Options[*workload.Pod]{StreamingList: streaming})
+				syncBench[workload.Pod](b, src, c, fl, informer.Options[*workload.Pod]{Sync: informer.SyncOptions{StreamingList: streaming}})
 			})
 		}
 	}

@@ -37,7 +37,11 @@ func TestABadSelectorStopsAFailFastInformer(t *testing.T) {
 				t.Cleanup(c.CloseIdleConnections)
 				ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: tg.namespace(t)}
 				inf := informer.New[configMap](c, ref, informer.Options[*configMap]{
-					Logger: quiet(), FailFast: true, LabelSelector: tc.label, FieldSelector: tc.field})
+					LabelSelector: tc.label,
+					FieldSelector: tc.field,
+					Sync:          informer.SyncOptions{FailFast: true},
+					Observe:       informer.ObserveOptions{Logger: quiet()},
+				})
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
 				runErr := inf.Run(ctx)

@@ -41,8 +41,12 @@ func TestAfterAPartitionTheCacheMatchesKubeAPIServerWithinTwoSecondsOfTheHeal(t 
 			t.Cleanup(c.CloseIdleConnections)
 			var failures atomic.Int32
 			inf := informer.New[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, informer.Options[*configMap]{
-				Logger: quiet(), StreamingList: streaming,
-				WatchErrorHandler: func(context.Context, error) { failures.Add(1) }})
+				Sync: informer.SyncOptions{StreamingList: streaming},
+				Observe: informer.ObserveOptions{
+					Logger:            quiet(),
+					WatchErrorHandler: func(context.Context, error) { failures.Add(1) },
+				},
+			})
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error, 1)
 			go func() { done <- inf.Run(ctx) }()

@@ -87,7 +87,7 @@ func launch(t *testing.T, tg *target, ns string, opts informer.Options[*configMa
 	c, err := apiclient.New(tg.cfg)
 	require.NoError(t, err)
 	r := &run{changed: make(chan struct{}, 1)}
-	opts.Logger, opts.Trace, opts.WrapListerWatcher = quiet(), r.trace, wrap
+	opts.Observe.Logger, opts.Observe.Trace, opts.WrapListerWatcher = quiet(), r.trace, wrap
 	r.inf = informer.New[configMap](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
 	poke := func() {
 		select {
@@ -151,7 +151,7 @@ func TestInformerSyncsAPaginatedList(t *testing.T) {
 	onBoth(t, func(t *testing.T, tg *target) {
 		ns := tg.namespace(t)
 		want := seed(t, tg, ns, 45)
-		r := startInformer(t, tg, ns, informer.Options[*configMap]{PageSize: 10},
+		r := startInformer(t, tg, ns, informer.Options[*configMap]{Sync: informer.SyncOptions{PageSize: 10}},
 			func(lw informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] { return &paged{lw, nil} })
 		require.Equal(t, want, r.cached())
 		require.Equal(t, []string{"initial"}, r.relists())
@@ -211,7 +211,7 @@ func TestInformerRestartsAListWhoseContinueTokenExpired(t *testing.T) {
 		want := seed(t, tg, ns, 12)
 		other := tg.namespace(t) // the waiting writes go there, out of the informer's sight
 		tokens, expired := make(chan string), make(chan struct{})
-		r := launch(t, tg, ns, informer.Options[*configMap]{PageSize: 5},
+		r := launch(t, tg, ns, informer.Options[*configMap]{Sync: informer.SyncOptions{PageSize: 5}},
 			func(lw informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] {
 				return &paged{lw, func(token string) { tokens <- token; <-expired }}
 			})
@@ -236,7 +236,7 @@ func TestInformerSyncsWithAStreamingList(t *testing.T) {
 	onBoth(t, func(t *testing.T, tg *target) {
 		ns := tg.namespace(t)
 		want := seed(t, tg, ns, 30)
-		r := startInformer(t, tg, ns, informer.Options[*configMap]{StreamingList: true}, nil)
+		r := startInformer(t, tg, ns, informer.Options[*configMap]{Sync: informer.SyncOptions{StreamingList: true}}, nil)
 		require.Equal(t, want, r.cached())
 		require.True(t, r.streamed(), "synced by a streaming list")
 		require.Equal(t, []string{"initial"}, r.relists(), "no fallback to LIST")

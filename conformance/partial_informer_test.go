@@ -39,7 +39,7 @@ func TestAMetadataOnlyInformerSyncsAndFollows(t *testing.T) {
 				}
 				c, err := apiclient.New(tg.cfg)
 				require.NoError(t, err)
-				opts := informer.Options[*cmMetadata]{Logger: quiet(), StreamingList: tc.streaming, PageSize: 5}
+				opts := informer.Options[*cmMetadata]{Sync: informer.SyncOptions{StreamingList: tc.streaming, PageSize: 5}, Observe: informer.ObserveOptions{Logger: quiet()}}
 				opts.Transport.JSON, opts.Transport.Websocket = tc.json, tc.websocket
 				inf := informer.New[cmMetadata](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
 				ctx, cancel := context.WithCancel(context.Background())

@@ -155,13 +155,19 @@ func TestInformerSyncsAndWatchesPodsOverProtobuf(t *testing.T) {
 				}
 				ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: ns}
 				c, log := recordingClient(t, tg)
-				pb := informer.New[slimPod](c, ref, informer.Options[*slimPod]{Logger: quiet(), StreamingList: streaming,
-					Transport: informer.Transport{Websocket: mode.websocket}})
+				pb := informer.New[slimPod](c, ref, informer.Options[*slimPod]{
+					Transport: informer.Transport{Websocket: mode.websocket},
+					Sync:      informer.SyncOptions{StreamingList: streaming},
+					Observe:   informer.ObserveOptions{Logger: quiet()},
+				})
 				pbChanged := runInformer(t, pb)
 				// The same pods over JSON, for the structs to compare.
 				jc, jlog := recordingClient(t, tg)
-				js := informer.New[slimPod](jc, ref, informer.Options[*slimPod]{Logger: quiet(),
-					StreamingList: streaming, Transport: informer.Transport{JSON: true}})
+				js := informer.New[slimPod](jc, ref, informer.Options[*slimPod]{
+					Transport: informer.Transport{JSON: true},
+					Sync:      informer.SyncOptions{StreamingList: streaming},
+					Observe:   informer.ObserveOptions{Logger: quiet()},
+				})
 				jsChanged := runInformer(t, js)
 				awaitKeys(t, pb, pbChanged, keys...)
 
@@ -236,7 +242,7 @@ func TestInformerWatchesACustomResourceOverJSON(t *testing.T) {
 		tg.must(t, 201, "POST", list, `{"apiVersion":"conformance.zerokube.dev/v1","kind":"Widget","metadata":{"name":"w1"},"spec":{"size":3}}`)
 		ref := apiclient.Ref{GVR: meta.GVR{Group: "conformance.zerokube.dev", Version: "v1", Resource: "widgets"}, Namespace: ns}
 		c, log := recordingClient(t, tg)
-		inf := informer.New[widget](c, ref, informer.Options[*widget]{Logger: quiet()})
+		inf := informer.New[widget](c, ref, informer.Options[*widget]{Observe: informer.ObserveOptions{Logger: quiet()}})
 		changed := runInformer(t, inf)
 		tg.must(t, 201, "POST", list, `{"apiVersion":"conformance.zerokube.dev/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"size":4}}`)
 		awaitKeys(t, inf, changed, ns+"/w1", ns+"/w2")

@@ -41,16 +41,22 @@ func TestAQuietStreamingInformerStaysHealthyWithoutTheWatchCache(t *testing.T) {
 		require.NoError(t, err)
 		var failures, relists, opened atomic.Int32
 		inf := informer.New[statefulSet](c, apiclient.Ref{GVR: meta.GVR{Group: "apps", Version: "v1", Resource: "statefulsets"}, Namespace: ns},
-			informer.Options[*statefulSet]{Logger: quiet(), StreamingList: true, WatchIdleTimeout: 2 * time.Second,
-				WatchErrorHandler: func(context.Context, error) { failures.Add(1) },
-				Trace: func(ev observe.Event) {
-					switch {
-					case ev.Stage == observe.StageRelist && ev.Cause != observe.CauseInitial:
-						relists.Add(1)
-					case ev.Stage == observe.StageWatchOpened:
-						opened.Add(1)
-					}
-				}})
+			informer.Options[*statefulSet]{
+				Sync:  informer.SyncOptions{StreamingList: true},
+				Watch: informer.WatchOptions{IdleTimeout: 2 * time.Second},
+				Observe: informer.ObserveOptions{
+					Logger:            quiet(),
+					WatchErrorHandler: func(context.Context, error) { failures.Add(1) },
+					Trace: func(ev observe.Event) {
+						switch {
+						case ev.Stage == observe.StageRelist && ev.Cause != observe.CauseInitial:
+							relists.Add(1)
+						case ev.Stage == observe.StageWatchOpened:
+							opened.Add(1)
+						}
+					},
+				},
+			})
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan error, 1)
 		go func() { done <- inf.Run(ctx) }()

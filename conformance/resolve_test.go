@@ -113,7 +113,7 @@ func TestACustomResourceInstalledAfterDiscoveryIsFoundByItsShortName(t *testing.
 		tg.must(t, 201, "POST", r.Ref(ns).Path(), `{"apiVersion":"`+r.APIVersion()+`","kind":"Gadget","metadata":{"name":"g1"}}`)
 		byName, err := d.Resolve(ctx, "gadget."+group)
 		require.NoError(t, err)
-		inf := informer.New[meta.Raw](d.APIClient(), byName.Ref(ns), informer.Options[*meta.Raw]{Logger: quiet()})
+		inf := informer.New[meta.Raw](d.APIClient(), byName.Ref(ns), informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}})
 		runCtx, stop := context.WithCancel(ctx)
 		done := make(chan error, 1)
 		go func() { done <- inf.Run(runCtx) }()

@@ -105,7 +105,7 @@ func shardedInformer(t *testing.T, tg *target, ns, base string) {
 	for _, streaming := range []bool{false, true} {
 		sh, err := informer.NewShard(sel)
 		require.NoError(t, err)
-		r := startInformer(t, tg, ns, informer.Options[*configMap]{Shard: sh, StreamingList: streaming}, nil)
+		r := startInformer(t, tg, ns, informer.Options[*configMap]{Shard: sh, Sync: informer.SyncOptions{StreamingList: streaming}}, nil)
 		r.awaitCache(t, want())
 		require.True(t, sh.ServerSide(), "streaming=%t: the server filtered", streaming)
 		for i := range 4 {

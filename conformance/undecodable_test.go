@@ -42,7 +42,7 @@ func TestAPodThatDoesNotFitTheTypeIsSkippedOverProtobuf(t *testing.T) {
 				tg.must(t, 201, "POST", pods, imagePodJSON("bad", "nginx:latest"))
 				c, log := recordingClient(t, tg)
 				inf := informer.New[pinnedPod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: ns},
-					informer.Options[*pinnedPod]{Logger: quiet(), StreamingList: streaming, SkipUndecodable: true})
+					informer.Options[*pinnedPod]{Sync: informer.SyncOptions{StreamingList: streaming}, Decode: informer.DecodeOptions[*pinnedPod]{SkipUndecodable: true}, Observe: informer.ObserveOptions{Logger: quiet()}})
 				changed := runInformer(t, inf)
 				awaitKeys(t, inf, changed, ns+"/a")
 				requireSkipped(t, inf, ns+"/bad")

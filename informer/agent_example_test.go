@@ -75,7 +75,7 @@ func Example_perNodeWatch() {
 	defer srv.Close()
 	inf := informer.New[NodePod](client, apiclient.Ref{GVR: podsGVR}, informer.Options[*NodePod]{
 		FieldSelector: "spec.nodeName=node-a",
-		Logger:        slog.New(slog.DiscardHandler),
+		Observe:       informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)},
 	})
 	stop := runSynced(inf)
 	defer stop()
@@ -98,14 +98,16 @@ func Example_metadataOnly() {
 	defer srv.Close()
 	asked := make(chan bool, 1)
 	inf := informer.New[PodName](client, apiclient.Ref{GVR: podsGVR, Namespace: "default"}, informer.Options[*PodName]{
-		Logger: slog.New(slog.DiscardHandler),
-		Trace: func(ev observe.Event) {
-			if ev.Stage == observe.StageRelist {
-				select {
-				case asked <- ev.Metadata:
-				default:
+		Observe: informer.ObserveOptions{
+			Logger: slog.New(slog.DiscardHandler),
+			Trace: func(ev observe.Event) {
+				if ev.Stage == observe.StageRelist {
+					select {
+					case asked <- ev.Metadata:
+					default:
+					}
 				}
-			}
+			},
 		},
 	})
 	stop := runSynced(inf)
@@ -127,7 +129,7 @@ func Example_index() {
 		Indexers: cache.Indexers[*NodePod]{
 			"node": func(p *NodePod) ([]string, error) { return []string{p.Spec.NodeName}, nil },
 		},
-		Logger: slog.New(slog.DiscardHandler),
+		Observe: informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)},
 	})
 	stop := runSynced(inf)
 	defer stop()

@@ -39,7 +39,7 @@ func Example_sigterm() {
 
 	inf := informer.New[NodePod](client, apiclient.Ref{GVR: podsGVR}, informer.Options[*NodePod]{
 		Snapshot: informer.SnapshotOptions{Dir: dir},
-		Logger:   slog.New(slog.DiscardHandler),
+		Observe:  informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)},
 	})
 	informerDone := make(chan error, 1)
 	go func() { informerDone <- inf.Run(bounded) }()

@@ -72,9 +72,9 @@ func startAudit(t *testing.T, e *env, mod func(*informer.Options[*configMap])) *
 	opts := fastOpts()
 	opts.Clock, opts.Rand = r.clk, func() float64 { return 0.5 }
 	opts.Audit = informer.AuditOptions{Period: auditPeriod, PageSize: 2}
-	opts.Metrics = auditMetrics{r: r}
-	opts.Logger = slog.New(slog.NewTextHandler(r, nil))
-	opts.Trace = func(ev observe.Event) {
+	opts.Observe.Metrics = auditMetrics{r: r}
+	opts.Observe.Logger = slog.New(slog.NewTextHandler(r, nil))
+	opts.Observe.Trace = func(ev observe.Event) {
 		switch ev.Stage {
 		case observe.StageAudited, observe.StageAuditFailed:
 			r.audits <- ev
@@ -250,8 +250,8 @@ func TestAuditInStepSaysSoAndKeepsHealthy(t *testing.T) {
 	}{
 		{"protobuf", nil},
 		{"json", func(o *informer.Options[*configMap]) { o.Transport.JSON = true }},
-		{"delta FIFO", func(o *informer.Options[*configMap]) { o.DeltaFIFO = true }},
-		{"inline processing", func(o *informer.Options[*configMap]) { o.InlineProcessing = true }},
+		{"delta FIFO", func(o *informer.Options[*configMap]) { o.Process.DeltaFIFO = true }},
+		{"inline processing", func(o *informer.Options[*configMap]) { o.Process.InlineProcessing = true }},
 		{"with snapshots", func(o *informer.Options[*configMap]) { o.Snapshot.Dir = t.TempDir() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -283,8 +283,8 @@ func TestAuditSeesNoDifferenceWhileTheWatchKeepsApplyingEvents(t *testing.T) {
 		mod  func(*informer.Options[*configMap])
 	}{
 		{"in order", nil},
-		{"delta FIFO", func(o *informer.Options[*configMap]) { o.DeltaFIFO = true }},
-		{"inline processing", func(o *informer.Options[*configMap]) { o.InlineProcessing = true }},
+		{"delta FIFO", func(o *informer.Options[*configMap]) { o.Process.DeltaFIFO = true }},
+		{"inline processing", func(o *informer.Options[*configMap]) { o.Process.InlineProcessing = true }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -404,7 +404,7 @@ func TestAuditRepairIsAPlannedRelist(t *testing.T) {
 	var mu sync.Mutex
 	r := startAudit(t, e, func(o *informer.Options[*configMap]) {
 		o.Audit.Repair = true
-		o.WatchErrorHandler = func(_ context.Context, err error) { mu.Lock(); handled = append(handled, err); mu.Unlock() }
+		o.Observe.WatchErrorHandler = func(_ context.Context, err error) { mu.Lock(); handled = append(handled, err); mu.Unlock() }
 	})
 	lose(t, e, r.inf, func() { e.put(t, "b", "0", nil) }, "c")
 	r.audit(t)
@@ -511,7 +511,7 @@ func TestAuditLeavesOutWhatTheListSkipped(t *testing.T) {
 	_, err := e.srv.PutUnchecked(cmGVR, map[string]any{"metadata": map[string]any{"name": "bad", "namespace": "default"},
 		"data": map[string]any{"v": 5}})
 	require.NoError(t, err)
-	r := startAudit(t, e, func(o *informer.Options[*configMap]) { o.SkipUndecodable = true })
+	r := startAudit(t, e, func(o *informer.Options[*configMap]) { o.Decode.SkipUndecodable = true })
 	require.Len(t, r.inf.Undecodable(), 1)
 	ev := r.audit(t)
 	require.NoError(t, ev.Err)

@@ -59,7 +59,7 @@ func benchPipeline(b *testing.B, q bool, handlers, n int, loop bool) {
 		w.block = true
 		lw := &scriptLW{lists: []listReply{{items: items, lm: meta.ListMeta{ResourceVersion: "1"}}},
 			watches: []*fakeWatch{w}}
-		inf := newInformer[pod](lw, Options[*pod]{DeltaFIFO: q, Logger: quiet(), InlineProcessing: !loop})
+		inf := newInformer[pod](lw, Options[*pod]{Process: ProcessOptions{DeltaFIFO: q, InlineProcessing: !loop}, Observe: ObserveOptions{Logger: quiet()}})
 		hs := make([]*countHandler, handlers)
 		for i := range hs {
 			hs[i] = &countHandler{want: int64(2 * n), done: make(chan struct{})}
@@ -114,7 +114,7 @@ func BenchmarkWatchHops(b *testing.B) {
 
 func benchHops(b *testing.B, loop, sync bool, pace time.Duration) {
 	lw := newLiveLW(pods("a"), "1")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: !loop})
+	inf := newInformer[pod](lw, Options[*pod]{Process: ProcessOptions{InlineProcessing: !loop}, Observe: ObserveOptions{Logger: quiet()}})
 	called := make(chan struct{}, 1)
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{UpdateFunc: func(_, _ *pod) { called <- struct{}{} }},
 		HandlerOptions{Synchronous: sync})

@@ -36,7 +36,7 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 	for _, tc := range []struct {
 		deltaFIFO bool
 		streaming bool
-		loop      bool // not Options.InlineProcessing
+		loop      bool // not Options.Process.InlineProcessing
 	}{{false, false, false}, {true, true, false}, {false, false, true}} {
 		t.Run(fmt.Sprintf("deltaFIFO=%t/streaming=%t/loop=%t", tc.deltaFIFO, tc.streaming, tc.loop), func(t *testing.T) {
 			seed := uint64(time.Now().UnixNano())
@@ -46,11 +46,11 @@ func TestRandomWritesAndFaultsConverge(t *testing.T) {
 			e := newEnv(t, fakeapiserver.Options{BookmarkInterval: 20 * time.Millisecond, WatchBuffer: 16})
 			p := &pacer{changed: make(chan struct{})}
 			opts := fastOpts()
-			opts.DeltaFIFO = tc.deltaFIFO
-			opts.StreamingList = tc.streaming
-			opts.InlineProcessing = !tc.loop
-			opts.WatchIdleTimeout = 200 * time.Millisecond
-			opts.Trace = func(ev observe.Event) {
+			opts.Process.DeltaFIFO = tc.deltaFIFO
+			opts.Sync.StreamingList = tc.streaming
+			opts.Process.InlineProcessing = !tc.loop
+			opts.Watch.IdleTimeout = 200 * time.Millisecond
+			opts.Observe.Trace = func(ev observe.Event) {
 				if ev.Stage == observe.StageBackoff || ev.Stage == observe.StageRelist || ev.Stage == observe.StageWatchEnded {
 					t.Logf("%s +%s %s %v %s", ev.Stage, time.Since(start), ev.Duration, ev.Err, ev.Cause)
 				}

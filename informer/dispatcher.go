@@ -25,7 +25,7 @@ import (
 // list. It is the cache's only writer.
 //
 // By default the stage runs on a goroutine of its own waiting in Pop
-// (processLoop). With Options.InlineProcessing it runs on the goroutine
+// (processLoop). With Options.Process.InlineProcessing it runs on the goroutine
 // that wrote the deltas instead (the reflector, the resync loop, Run for a
 // snapshot): written pops with TryPop until the queue is empty, a
 // goroutine wake-up less per event. Either way the queue's turn serializes
@@ -41,7 +41,7 @@ type dispatcher[P meta.Object] struct {
 	// afterPop runs after each Pop: the snapshot writer's wake-up (a
 	// no-op without snapshots).
 	afterPop func()
-	loop     bool // not Options.InlineProcessing: pop on a goroutine of its own
+	loop     bool // not Options.Process.InlineProcessing: pop on a goroutine of its own
 	// processFn is process as a func value, made once: a method value
 	// passed to the queue escapes, an allocation per pop otherwise.
 	processFn func([]fifo.Delta[P], bool) error
@@ -84,7 +84,7 @@ func newDispatcher[P meta.Object](opts Options[P], store *cache.Store[P], q fifo
 		afterPop = func() {}
 	}
 	d := &dispatcher[P]{opts: opts, obs: observersOf(opts), store: store, read: store, queue: q, rec: rec, afterPop: afterPop,
-		loop: !opts.InlineProcessing, changed: make(chan struct{}, 1), synced: make(chan struct{})}
+		loop: !opts.Process.InlineProcessing, changed: make(chan struct{}, 1), synced: make(chan struct{})}
 	d.processFn = d.process
 	return d
 }
@@ -186,7 +186,7 @@ func (d *dispatcher[P]) processLoop(ctx context.Context) {
 		case errors.Is(err, fifo.ErrClosed), ctx.Err() != nil:
 			return
 		default:
-			d.opts.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
+			d.opts.Observe.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
 		}
 		d.popped()
 	}
@@ -208,7 +208,7 @@ func (d *dispatcher[P]) written() {
 		case errors.Is(err, fifo.ErrClosed):
 			return
 		default:
-			d.opts.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
+			d.opts.Observe.Logger.Error("informer: processing deltas", "informer", d.opts.Name, "err", err)
 		}
 		if !popped {
 			return
@@ -222,7 +222,7 @@ func (d *dispatcher[P]) written() {
 // handlers.
 func (d *dispatcher[P]) popped() {
 	d.checkSynced()
-	d.opts.Metrics.QueueDepth(d.queue.Len())
+	d.opts.Observe.Metrics.QueueDepth(d.queue.Len())
 	d.afterPop()
 	d.callInline()
 }
@@ -261,7 +261,7 @@ func (d *dispatcher[P]) applySnapshot() {
 	for {
 		popped, err := d.queue.TryPop(fromSnapshot)
 		if err != nil {
-			d.opts.Logger.Error("informer: applying the snapshot", "informer", d.opts.Name, "err", err)
+			d.opts.Observe.Logger.Error("informer: applying the snapshot", "informer", d.opts.Name, "err", err)
 		}
 		if !popped {
 			break

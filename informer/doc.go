@@ -49,7 +49,7 @@
 // The processing loop has a goroutine of its own waiting in Pop, as
 // client-go's controller does (controller.processLoop): the reflector
 // queues an event and reads the next while the stage applies the last.
-// With Options.InlineProcessing the goroutine that wrote the deltas
+// With Options.Process.InlineProcessing the goroutine that wrote the deltas
 // processes them instead: the reflector, after each event or list it
 // queues, pops what is queued (fifo's TryPop) and applies it before it
 // reads on; the resync timer's goroutine does the same for a resync, and
@@ -144,9 +144,9 @@
 //
 // The cheapest way to cache less is to decode less: declare a struct with
 // only the fields you read (meta.ObjectMeta plus a few). When you need the
-// full type but not all of it, Options.Transform runs before an object is
+// full type but not all of it, Options.Decode.Transform runs before an object is
 // queued and stored. ObjectMeta.ManagedFields is dropped by default before
-// that (Options.KeepManagedFields keeps it): on a typical pod it is a third
+// that (Options.Decode.KeepManagedFields keeps it): on a typical pod it is a third
 // or more of the JSON, and almost no informer reads it.
 //
 // # Protobuf or JSON
@@ -171,21 +171,21 @@
 // handler queues, which bound themselves. client-go made the same switch
 // (RealFIFO). It was never slower than DeltaFIFO in the informer's
 // benchmarks (bench/HISTORY.md has the runs). fifo.DeltaFIFO
-// (Options.DeltaFIFO) groups deltas per key, as the classic informer did.
+// (Options.Process.DeltaFIFO) groups deltas per key, as the classic informer did.
 //
 // # Observing
 //
 // Each happening is said once: the stage where it happens emits one typed
 // [observe.Event] (observers.go's emit), and three observers hear it
-// there. Options.Trace receives it as it is: every stage of an object's
+// there. Options.Observe.Trace receives it as it is: every stage of an object's
 // way (list page, watch opened, event, bookmark, delta queued, cache
 // replaced by a relist, store updated, resync, handler called, relist with
 // its cause) and what goes wrong beside it (list or watch failed, backoff,
 // skipped, transform failed, queue coalesced, the snapshot's fate), which
-// the demo prints in its --trace mode. Options.Metrics ([observe.Metrics])
+// the demo prints in its --trace mode. Options.Observe.Metrics ([observe.Metrics])
 // gets the counter each one moves (list/watch calls, relists by cause,
 // events by type, handler lag and duration, skips, snapshots), and
-// Options.Logger (log/slog) the line an operator should read, at its
+// Options.Observe.Logger (log/slog) the line an operator should read, at its
 // level. So a happening cannot be traced but not counted, and the log
 // uses the trace's words; a test (TestOnlyTheObserversCountAndLog) keeps
 // counting and logging out of every other file. The gauges (queue depths,
@@ -278,7 +278,7 @@
 // Each has at least one test (named in brackets).
 //
 //  1. The first list is at resourceVersion "0" (at "" with
-//     Options.ConsistentFirstList) in pages of Options.PageSize (500). A relist at a later resourceVersion is unpaginated, unless the
+//     Options.Sync.ConsistentFirstList) in pages of Options.Sync.PageSize (500). A relist at a later resourceVersion is unpaginated, unless the
 //     first list, at "0", came back in pages (no watch cache on the server);
 //     a paged list at "" proves nothing. [TestFirstListIsAtRVZeroPaginatedBy500,
 //     TestRelistAtAnRVIsUnpaginatedUnlessTheServerPaged,
@@ -292,10 +292,10 @@
 //     (apiclient.ErrContinueLoop) instead of paging forever.
 //     [TestListErrorTransitions, TestGoneMidPaginatedListListsOnceWhole,
 //     TestRepeatedContinueTokenFailsTheList, TestStreamingTooLargeRVListsConsistently]
-//  3. A watch asks for bookmarks and a timeout drawn from [MinWatchTimeout,
-//     2·MinWatchTimeout). A clean end re-watches from the last
+//  3. A watch asks for bookmarks and a timeout drawn from [Watch.MinTimeout,
+//     2·Watch.MinTimeout). A clean end re-watches from the last
 //     resourceVersion without relisting or waiting; a watch silent for
-//     WatchIdleTimeout is ended and reopened: quietly, without a failure,
+//     Watch.IdleTimeout is ended and reopened: quietly, without a failure,
 //     on a server that has shown no bookmark cadence (the bookmark that
 //     ends a streaming list does not count: kube-apiserver with its watch
 //     cache off sends it and no other), after a backoff as
@@ -312,7 +312,7 @@
 //     Every reply has one progress watchdog, the reply reader's
 //     (watchstream.Options.StallTimeout, set up by the resource's
 //     ListerWatcher from StallTimeout, InitialEventsTimeout and
-//     WatchIdleTimeout): it counts objects, not bytes, and objects the
+//     Watch.IdleTimeout): it counts objects, not bytes, and objects the
 //     shard filter or the kind check drop count. A reply that stops is
 //     observe.FailureStalled whichever bound fired, said once.
 //     [TestAStalledReplyIsAbandonedAndRetried, TestAShardTheServerIgnoresDoesNotStall]
@@ -426,7 +426,7 @@
 //     never leaves the cache silently incomplete: by default the list
 //     fails, naming the object (namespace/name, page, JSON path, the same
 //     on both wires), and WaitForSync reports observe.FailureUndecodable until it
-//     is fixed or deleted; with Options.SkipUndecodable it is skipped,
+//     is fixed or deleted; with Options.Decode.SkipUndecodable it is skipped,
 //     logged, counted and listed by Informer.Undecodable. A watch event
 //     that does not decode ends the watch (its error names the event, the
 //     object and the path) for a relist, which applies the same rule.

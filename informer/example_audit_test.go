@@ -19,16 +19,19 @@ func ExampleAuditOptions() {
 	defer srv.Close()
 	audited := make(chan error, 10)
 	inf := informer.New[Pod](client, apiclient.Ref{GVR: podsGVR, Namespace: "default"}, informer.Options[*Pod]{
-		Logger: slog.New(slog.DiscardHandler),
-		Audit:  informer.AuditOptions{Period: 20 * time.Millisecond},
-		Trace: func(ev observe.Event) {
-			if ev.Stage == observe.StageAudited {
-				select {
-				case audited <- ev.Err:
-				default: // nobody reads any more: a Trace must not block
+		Audit: informer.AuditOptions{Period: 20 * time.Millisecond},
+		Observe: informer.ObserveOptions{
+			Logger: slog.New(slog.DiscardHandler),
+			Trace: func(ev observe.Event) {
+				if ev.Stage == observe.StageAudited {
+					select {
+					case audited <- ev.Err:
+					default: // nobody reads any more: a Trace must not block
+					}
 				}
-			}
-		}})
+			},
+		},
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- inf.Run(ctx) }()

@@ -17,7 +17,7 @@ func ExampleHealthHandler() {
 	srv, client := startServer()
 	defer srv.Close()
 	inf := informer.New[Pod](client, apiclient.Ref{GVR: podsGVR, Namespace: "default"},
-		informer.Options[*Pod]{Logger: slog.New(slog.DiscardHandler)})
+		informer.Options[*Pod]{Observe: informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- inf.Run(ctx) }()

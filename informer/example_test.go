@@ -48,7 +48,7 @@ func Example() {
 	defer srv.Close()
 
 	inf := informer.New[Pod](client, apiclient.Ref{GVR: podsGVR, Namespace: "default"},
-		informer.Options[*Pod]{ResyncPeriod: 50 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+		informer.Options[*Pod]{Process: informer.ProcessOptions{ResyncPeriod: 50 * time.Millisecond}, Observe: informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)}})
 	seen := make(chan string, 10)
 	_, _ = inf.AddHandler(informer.HandlerFuncs[*Pod]{
 		AddFunc:    func(p *Pod, initial bool) { seen <- fmt.Sprint("Add: ", meta.Key(p), " initial=", initial) },
@@ -86,7 +86,7 @@ func Example_controller() {
 	srv, client := startServer()
 	defer srv.Close()
 	ref := apiclient.Ref{GVR: podsGVR, Namespace: "default"}
-	inf := informer.New[Pod](client, ref, informer.Options[*Pod]{Logger: slog.New(slog.DiscardHandler)})
+	inf := informer.New[Pod](client, ref, informer.Options[*Pod]{Observe: informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)}})
 	queue := workqueue.New(workqueue.Options[string]{})
 	enqueue := func(p *Pod) { queue.Add(meta.Key(p)) }
 	// Adding a key never blocks, so the handler can be Synchronous: no

@@ -50,7 +50,7 @@ func ExampleInformer_Ref() {
 		panic(err)
 	}
 	inf := informer.New[ConfigMap](client, cm.Ref("default"),
-		informer.Options[*ConfigMap]{Logger: slog.New(slog.DiscardHandler)})
+		informer.Options[*ConfigMap]{Observe: informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)}})
 	fmt.Println("resolved:", inf.Ref())
 	done := make(chan error)
 	go func() { done <- inf.Run(ctx) }()

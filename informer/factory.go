@@ -160,11 +160,11 @@ func optionsSummary[T any, P meta.Object](o Options[P]) string {
 	return fmt.Sprintf("request=%s transform=%s keepManagedFields=%t skipUndecodable=%t kind=%q apiVersion=%q "+
 		"wrapListerWatcher=%s json=%t websocket=%t maxObjectSize=%d sharer=%t snapshot=%t "+
 		"deltaFIFO=%t inline=%t pageSize=%d consistentFirstList=%t streaming=%t resync=%v failFast=%t indexers=%v trace=%t",
-		request, funcName(o.Transform), o.KeepManagedFields, o.SkipUndecodable, o.ExpectedKind, o.ExpectedAPIVersion,
+		request, funcName(o.Decode.Transform), o.Decode.KeepManagedFields, o.Decode.SkipUndecodable, o.Decode.ExpectedKind, o.Decode.ExpectedAPIVersion,
 		funcName(o.WrapListerWatcher), o.Transport.JSON, o.Transport.Websocket, o.Transport.MaxObjectSize,
-		o.Sharer != nil, o.Snapshot.enabled(),
-		o.DeltaFIFO, o.InlineProcessing, o.PageSize, o.ConsistentFirstList, o.StreamingList, o.ResyncPeriod, o.FailFast,
-		indexers, o.Trace != nil)
+		o.Decode.Sharer != nil, o.Snapshot.enabled(),
+		o.Process.DeltaFIFO, o.Process.InlineProcessing, o.Sync.PageSize, o.Sync.ConsistentFirstList, o.Sync.StreamingList, o.Process.ResyncPeriod, o.Sync.FailFast,
+		indexers, o.Observe.Trace != nil)
 }
 
 // funcName names the function fn holds ("pkg.Func", "pkg.Caller.func1"

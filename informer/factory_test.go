@@ -33,14 +33,14 @@ func TestFactoryWarnsOnEveryOptionThatChangesWhatIsCached(t *testing.T) {
 	drop := func(cm *configMap) (*configMap, error) { cm.Data = nil; return cm, nil }
 	wrap := func(lw informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] { return lw }
 	cases := map[string]func(*informer.Options[*configMap]){
-		"transform=":         func(o *informer.Options[*configMap]) { o.Transform = drop },
-		"keepManagedFields=": func(o *informer.Options[*configMap]) { o.KeepManagedFields = true },
-		"skipUndecodable=":   func(o *informer.Options[*configMap]) { o.SkipUndecodable = true },
-		"kind=":              func(o *informer.Options[*configMap]) { o.ExpectedKind = "ConfigMap" },
-		"apiVersion=":        func(o *informer.Options[*configMap]) { o.ExpectedAPIVersion = "v2" },
+		"transform=":         func(o *informer.Options[*configMap]) { o.Decode.Transform = drop },
+		"keepManagedFields=": func(o *informer.Options[*configMap]) { o.Decode.KeepManagedFields = true },
+		"skipUndecodable=":   func(o *informer.Options[*configMap]) { o.Decode.SkipUndecodable = true },
+		"kind=":              func(o *informer.Options[*configMap]) { o.Decode.ExpectedKind = "ConfigMap" },
+		"apiVersion=":        func(o *informer.Options[*configMap]) { o.Decode.ExpectedAPIVersion = "v2" },
 		"wrapListerWatcher=": func(o *informer.Options[*configMap]) { o.WrapListerWatcher = wrap },
 		"json=":              func(o *informer.Options[*configMap]) { o.Transport.JSON = true },
-		"sharer=":            func(o *informer.Options[*configMap]) { o.Sharer = meta.NewSharer(0) },
+		"sharer=":            func(o *informer.Options[*configMap]) { o.Decode.Sharer = meta.NewSharer(0) },
 		"snapshot=":          func(o *informer.Options[*configMap]) { o.Snapshot.Dir = t.TempDir() },
 	}
 	for key, tweak := range cases {
@@ -54,14 +54,14 @@ func TestFactoryWarnsOnEveryOptionThatChangesWhatIsCached(t *testing.T) {
 	}
 	t.Run("another transform", func(t *testing.T) {
 		first, second := fastOpts(), fastOpts()
-		first.Transform = drop
-		second.Transform = func(cm *configMap) (*configMap, error) { return cm, nil }
+		first.Decode.Transform = drop
+		second.Decode.Transform = func(cm *configMap) (*configMap, error) { return cm, nil }
 		require.Contains(t, sharedTwice[configMap](t, e, first, second), "level=WARN")
 	})
 	t.Run("FullObjects for a type of metadata", func(t *testing.T) {
-		full := informer.Options[*cmMeta]{Logger: quiet()}
+		full := informer.Options[*cmMeta]{Observe: informer.ObserveOptions{Logger: quiet()}}
 		full.Transport.FullObjects = true
-		logs := sharedTwice[cmMeta](t, e, informer.Options[*cmMeta]{Logger: quiet()}, full)
+		logs := sharedTwice[cmMeta](t, e, informer.Options[*cmMeta]{Observe: informer.ObserveOptions{Logger: quiet()}}, full)
 		require.Contains(t, logs, "level=WARN")
 		require.Contains(t, logs, "request=PartialObjectMetadata")
 		require.Contains(t, logs, "request=whole")

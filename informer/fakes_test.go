@@ -202,7 +202,7 @@ func testReflector(t testing.TB, lw *scriptLW, mod func(*reflectorConfig[*pod]))
 	t.Helper()
 	clk := newFakeClock()
 	q := &recSink{}
-	cfg := defaultReflectorConfig[*pod](Options[*pod]{Clock: clk, Rand: func() float64 { return 0 }, Logger: slog.New(slog.DiscardHandler)})
+	cfg := defaultReflectorConfig[*pod](Options[*pod]{Clock: clk, Rand: func() float64 { return 0 }, Observe: ObserveOptions{Logger: slog.New(slog.DiscardHandler)}})
 	if mod != nil {
 		mod(&cfg)
 	}

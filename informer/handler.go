@@ -102,7 +102,7 @@ type HandlerOptions struct {
 	Unbounded bool
 	// Synchronous calls the handler on the goroutine that processes the
 	// informer's deltas (the processing loop's, or the reflector's with
-	// Options.InlineProcessing), right after the cache holds each change,
+	// Options.Process.InlineProcessing), right after the cache holds each change,
 	// instead of on a goroutine of its own: one goroutine wake-up less per
 	// event. For handlers that return at once, such as one that only adds
 	// a key to a workqueue. Everything else is as for any handler: calls

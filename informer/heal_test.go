@@ -38,8 +38,15 @@ func TestAfterAPartitionTheCacheMatchesWithinTwoSecondsOfTheHeal(t *testing.T) {
 			clk := clocktest.New()
 			clk.SetInstant(true)
 			log := &backoffLog{}
-			inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Logger: quiet(), Clock: clk,
-				Rand: func() float64 { return 0 }, StreamingList: streaming, Trace: log.trace})
+			inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{
+				Clock: clk,
+				Rand:  func() float64 { return 0 },
+				Sync:  informer.SyncOptions{StreamingList: streaming},
+				Observe: informer.ObserveOptions{
+					Logger: quiet(),
+					Trace:  log.trace,
+				},
+			})
 			run(t, inf)
 			synced(t, inf)
 

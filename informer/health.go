@@ -25,7 +25,7 @@ type Health struct {
 	// long ago Run began (an informer resumed from a snapshot that never
 	// reaches the server grows stale too).
 	SinceProgress time.Duration
-	// Stale: synced, but no progress for longer than Options.StaleAfter,
+	// Stale: synced, but no progress for longer than Options.Health.StaleAfter,
 	// although a watch with bookmarks hears from the server about once a
 	// minute even when nothing changes.
 	Stale bool
@@ -39,14 +39,14 @@ type Health struct {
 	// Failure.Since; 0 without a Failure. With Failure.Attempts it is the
 	// "failing now, and for how long" of a liveness probe.
 	FailingFor time.Duration
-	// Failing: Failure has reached Options.UnhealthyAfterFailures
+	// Failing: Failure has reached Options.Health.UnhealthyAfterFailures
 	// consecutive attempts. An unreachable server is known within seconds
 	// this way, long before StaleAfter.
 	Failing bool
 	// ResourceVersion is the last one the reflector holds.
 	ResourceVersion string
 	// Undecodable counts the objects the last list skipped because they
-	// do not fit the type (Options.SkipUndecodable).
+	// do not fit the type (Options.Decode.SkipUndecodable).
 	Undecodable int
 	// Audit is the last cache audit's result (Options.Audit); nil before
 	// the first, or without the option.
@@ -87,8 +87,8 @@ func (i *Informer[T, P]) Health() Health {
 	if h.Failure != nil {
 		h.FailingFor = now.Sub(h.Failure.Since)
 	}
-	h.Stale = h.Synced && i.opts.StaleAfter > 0 && h.SinceProgress > i.opts.StaleAfter
-	n := i.opts.UnhealthyAfterFailures
+	h.Stale = h.Synced && i.opts.Health.StaleAfter > 0 && h.SinceProgress > i.opts.Health.StaleAfter
+	n := i.opts.Health.UnhealthyAfterFailures
 	h.Failing = h.Failure != nil && n > 0 && h.Failure.Attempts >= n
 	return h
 }

@@ -20,7 +20,7 @@ import (
 func TestHealthTracksProgressAndStaleness(t *testing.T) {
 	clk := newFakeClock()
 	lw := newLiveLW(pods("a"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute})
+	inf := newInformer[pod](lw, Options[*pod]{Clock: clk, Health: HealthOptions{StaleAfter: time.Minute}, Observe: ObserveOptions{Logger: quiet()}})
 	require.False(t, inf.Health().Healthy(), "not synced yet")
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))

@@ -40,13 +40,13 @@ func newInformer[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P
 	i := &Informer[T, P]{opts: opts, p: newPipeline[T](lw, opts),
 		fatal: make(chan struct{}), done: make(chan struct{})}
 	if i.setupErr = checkType[T, P](); i.setupErr != nil {
-		opts.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.setupErr)
+		opts.Observe.Logger.Error("informer: unusable object type", "informer", opts.Name, "err", i.setupErr)
 	}
 	return i
 }
 
 // Run syncs and keeps syncing until ctx ends, then stops every goroutine it
-// started and returns nil; with Options.FailFast it returns the *SyncError
+// started and returns nil; with Options.Sync.FailFast it returns the *SyncError
 // that stopped it. Run may be called once.
 func (i *Informer[T, P]) Run(ctx context.Context) error {
 	if !i.started.CompareAndSwap(false, true) {
@@ -157,7 +157,7 @@ func (i *Informer[T, P]) SyncError() *SyncError {
 func (i *Informer[T, P]) LastSyncResourceVersion() string { return i.p.refl.lastSyncResourceVersion() }
 
 // Undecodable lists the objects the last complete list skipped because
-// they do not fit the type (Options.SkipUndecodable); empty without that
+// they do not fit the type (Options.Decode.SkipUndecodable); empty without that
 // option.
 func (i *Informer[T, P]) Undecodable() []UndecodableObject { return i.p.refl.undecodable() }
 

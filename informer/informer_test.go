@@ -20,7 +20,7 @@ const wait = 5 * time.Second
 func TestInformerSyncsAndDeliversLiveEvents(t *testing.T) {
 	for _, q := range []bool{false, true} {
 		lw := newLiveLW(pods("a", "b"), "5")
-		inf := newInformer[pod](lw, Options[*pod]{DeltaFIFO: q, Logger: quiet()})
+		inf := newInformer[pod](lw, Options[*pod]{Process: ProcessOptions{DeltaFIFO: q}, Observe: ObserveOptions{Logger: quiet()}})
 		h := newView()
 		reg, err := inf.AddHandler(h, HandlerOptions{})
 		require.NoError(t, err)
@@ -45,7 +45,7 @@ func TestInformerSyncsAndDeliversLiveEvents(t *testing.T) {
 
 func TestLateHandlerGetsReplay(t *testing.T) {
 	lw := newLiveLW(pods("a", "b"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}})
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
 	h := newView()
@@ -64,7 +64,7 @@ func TestLateHandlerGetsReplay(t *testing.T) {
 // handler was removed, or the informer stopped first.
 func TestRegistrationWaitForSync(t *testing.T) {
 	lw := newLiveLW(pods("a", "b"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}})
 	h := newView()
 	h.block = make(chan struct{})
 	reg, err := inf.AddHandler(h, HandlerOptions{})
@@ -88,7 +88,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 	require.NoError(t, <-done)
 	close(h.block)
 
-	stopped := newInformer[pod](&scriptLW{}, Options[*pod]{Logger: quiet()}) // its List waits for ctx
+	stopped := newInformer[pod](&scriptLW{}, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}}) // its List waits for ctx
 	never, err := stopped.AddHandler(newView(), HandlerOptions{})
 	require.NoError(t, err)
 	runCtx, stop := context.WithCancel(t.Context())
@@ -99,7 +99,7 @@ func TestRegistrationWaitForSync(t *testing.T) {
 
 func TestSlowHandlerDoesNotBlockAFastOne(t *testing.T) {
 	lw := newLiveLW(nil, "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}})
 	slow, fast := newView(), newView()
 	slow.block = make(chan struct{})
 	_, err := inf.AddHandler(slow, HandlerOptions{Name: "slow"})
@@ -118,7 +118,7 @@ func TestSlowHandlerDoesNotBlockAFastOne(t *testing.T) {
 func TestBoundedHandlerQueueKeepsFinalStates(t *testing.T) {
 	lw := newLiveLW(nil, "5")
 	var coalesced countMetrics
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &coalesced})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet(), Metrics: &coalesced}})
 	h := newView()
 	h.block = make(chan struct{})
 	_, err := inf.AddHandler(h, HandlerOptions{QueueCapacity: 4})
@@ -151,7 +151,7 @@ func TestBoundedHandlerQueueKeepsFinalStates(t *testing.T) {
 func TestResyncDeliversUpdatesWithOldEqualNew(t *testing.T) {
 	clk := newFakeClock()
 	lw := newLiveLW(pods("a"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, ResyncPeriod: time.Minute})
+	inf := newInformer[pod](lw, Options[*pod]{Clock: clk, Process: ProcessOptions{ResyncPeriod: time.Minute}, Observe: ObserveOptions{Logger: quiet()}})
 	every, never := newView(), newView()
 	_, err := inf.AddHandler(every, HandlerOptions{})
 	require.NoError(t, err)
@@ -170,7 +170,7 @@ func TestResyncDeliversUpdatesWithOldEqualNew(t *testing.T) {
 func TestHandlerPanicIsRecoveredAndCounted(t *testing.T) {
 	lw := newLiveLW(pods("a", "b"), "5")
 	var m countMetrics
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet(), Metrics: &m}})
 	h := newView()
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(p *pod, _ bool) { panic("boom") }}, HandlerOptions{})
 	require.NoError(t, err)
@@ -188,7 +188,7 @@ func TestRelistDeliversMissedDeletesAsTombstones(t *testing.T) {
 		},
 		watches: []*fakeWatch{newFakeWatch(nil, statusErr(410, meta.ReasonExpired))},
 	}
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}})
 	h := newView()
 	_, err := inf.AddHandler(h, HandlerOptions{})
 	require.NoError(t, err)
@@ -200,7 +200,7 @@ func TestRelistDeliversMissedDeletesAsTombstones(t *testing.T) {
 
 func TestWaitForSyncReportsWhy(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(403, meta.ReasonForbidden)}}}
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}})
 	startInformer(t, inf)
 	require.Eventually(t, func() bool { return inf.SyncError() != nil }, wait, time.Millisecond)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Millisecond)
@@ -214,7 +214,7 @@ func TestWaitForSyncReportsWhy(t *testing.T) {
 
 func TestFailFastEndsRunAndWait(t *testing.T) {
 	lw := &scriptLW{lists: []listReply{{err: statusErr(401, meta.ReasonUnauthorized)}}}
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true})
+	inf := newInformer[pod](lw, Options[*pod]{Sync: SyncOptions{FailFast: true}, Observe: ObserveOptions{Logger: quiet()}})
 	errc := make(chan error, 1)
 	go func() { errc <- inf.Run(context.Background()) }()
 	err := inf.WaitForSync(context.Background())
@@ -233,9 +233,9 @@ func TestFactoryWaitForCacheSyncJoinsInformers(t *testing.T) {
 		return func(ListerWatcher[*pod]) ListerWatcher[*pod] { return lw }
 	}
 	a := Shared[pod](f, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "a"},
-		Options[*pod]{Logger: quiet(), WrapListerWatcher: replace(newLiveLW(pods("a"), "1"))})
+		Options[*pod]{WrapListerWatcher: replace(newLiveLW(pods("a"), "1")), Observe: ObserveOptions{Logger: quiet()}})
 	b := Shared[pod](f, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "b"},
-		Options[*pod]{Logger: quiet(), Name: "b", WrapListerWatcher: replace(&scriptLW{lists: []listReply{{err: errors.New("refused")}}})})
+		Options[*pod]{Name: "b", WrapListerWatcher: replace(&scriptLW{lists: []listReply{{err: errors.New("refused")}}}), Observe: ObserveOptions{Logger: quiet()}})
 	ctx, stop := context.WithCancel(t.Context())
 	t.Cleanup(func() { stop(); f.Shutdown() })
 	f.Start(ctx)
@@ -251,7 +251,7 @@ func TestFactoryWaitForCacheSyncJoinsInformers(t *testing.T) {
 
 func TestStoppingAbandonsAHandlerBacklog(t *testing.T) {
 	lw := newLiveLW(pods("a", "b", "c", "d", "e"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet()})
+	inf := newInformer[pod](lw, Options[*pod]{Observe: ObserveOptions{Logger: quiet()}})
 	release := make(chan struct{})
 	var calls atomic.Int64
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(*pod, bool) {

@@ -85,8 +85,10 @@ func (e *env) serverState(t testing.TB) map[string]string {
 }
 
 func fastOpts() informer.Options[*configMap] {
-	return informer.Options[*configMap]{Logger: quiet(),
-		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
+	return informer.Options[*configMap]{
+		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+		Observe: informer.ObserveOptions{Logger: quiet()},
+	}
 }
 
 // view is a handler that applies its notifications to a map.
@@ -177,7 +179,7 @@ func TestSyncsNObjectsThenFollowsLiveChanges(t *testing.T) {
 				e.put(t, fmt.Sprintf("cm-%04d", i), "0", nil)
 			}
 			opts := fastOpts()
-			opts.StreamingList = streaming
+			opts.Sync.StreamingList = streaming
 			inf := informer.New[configMap](e.client, cmRef, opts)
 			v := newView()
 			_, err := inf.AddHandler(v, informer.HandlerOptions{})
@@ -254,8 +256,8 @@ func TestGoneMidPaginatedListListsOnceWhole(t *testing.T) {
 	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 504, Verb: "list"})
 	lw := &compactingLW{e: e}
 	opts := fastOpts()
-	opts.PageSize = 3
-	opts.StreamingList = false
+	opts.Sync.PageSize = 3
+	opts.Sync.StreamingList = false
 	opts.WrapListerWatcher = func(inner informer.ListerWatcher[*configMap]) informer.ListerWatcher[*configMap] {
 		lw.ListerWatcher = inner
 		return lw
@@ -281,9 +283,9 @@ func TestStreamingListFallsBackWhenRejected(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	e.srv.FailNext(fakeapiserver.Failure{Count: 1, Code: 422, Verb: "watch"})
 	opts := fastOpts()
-	opts.StreamingList = true
+	opts.Sync.StreamingList = true
 	var relists sync.Map
-	opts.Trace = func(ev observe.Event) {
+	opts.Observe.Trace = func(ev observe.Event) {
 		if ev.Stage == observe.StageRelist {
 			relists.Store(ev.Cause, true)
 		}
@@ -330,7 +332,7 @@ func TestTypedSyncFailures(t *testing.T) {
 			c, err := apiclient.New(cfg)
 			require.NoError(t, err)
 			opts := fastOpts()
-			opts.FailFast = true
+			opts.Sync.FailFast = true
 			inf := informer.New[configMap](c, tc.ref, opts)
 			errc := make(chan error, 1)
 			go func() { errc <- inf.Run(t.Context()) }()
@@ -366,7 +368,7 @@ func TestLabelSelectorNarrowsAndRelabelDeletes(t *testing.T) {
 func TestRawObjects(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", map[string]string{"k": "v"})
-	inf := informer.New[meta.Raw](e.client, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
+	inf := informer.New[meta.Raw](e.client, cmRef, informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	run(t, inf)
 	synced(t, inf)
 	r, ok := inf.Lister().Namespace("default").Get("a")
@@ -388,7 +390,7 @@ func TestFactorySharesOneInformerPerResourceSelectorAndType(t *testing.T) {
 	sel.LabelSelector = "app=web"
 	c := informer.Shared[configMap](f, cmRef, sel)
 	require.NotSame(t, a, c)
-	raw := informer.Shared[meta.Raw](f, cmRef, informer.Options[*meta.Raw]{Logger: quiet()})
+	raw := informer.Shared[meta.Raw](f, cmRef, informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	ctx, cancel := context.WithCancel(t.Context())
 	f.Start(ctx)
 	late := informer.Shared[configMap](f, apiclient.Ref{GVR: cmGVR}, fastOpts())
@@ -411,7 +413,7 @@ func TestFactoryWarnsAboutDifferentOptions(t *testing.T) {
 	require.Same(t, a, informer.Shared[configMap](f, cmRef, fastOpts()))
 	require.Empty(t, logs.String(), "the same options: nothing to say")
 	other := fastOpts()
-	other.ResyncPeriod = time.Hour
+	other.Process.ResyncPeriod = time.Hour
 	require.Same(t, a, informer.Shared[configMap](f, cmRef, other))
 	require.Contains(t, logs.String(), "level=WARN")
 	require.Contains(t, logs.String(), "resync=1h0m0s")
@@ -429,7 +431,7 @@ func TestManagedFieldsNeverReachTheCacheUnlessKept(t *testing.T) {
 			_, err := e.srv.Create(cmGVR, withMF("listed"))
 			require.NoError(t, err)
 			opts := fastOpts()
-			opts.KeepManagedFields = keep
+			opts.Decode.KeepManagedFields = keep
 			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)
@@ -453,7 +455,7 @@ func TestPlainHTTPToAnHTTPSServerFailsFast(t *testing.T) {
 	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), TLS: true})
 	c, err := apiclient.New(&apiclient.Config{Host: strings.Replace(srv.URL(), "https://", "http://", 1)})
 	require.NoError(t, err)
-	inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Logger: quiet(), FailFast: true})
+	inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Sync: informer.SyncOptions{FailFast: true}, Observe: informer.ObserveOptions{Logger: quiet()}})
 	ctx, cancel := context.WithTimeout(t.Context(), wait)
 	defer cancel()
 	err = inf.Run(ctx)

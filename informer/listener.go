@@ -89,7 +89,7 @@ type listener[P meta.Object] struct {
 // and the informer's for the rest.
 func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P]) *listener[P] {
 	l := &listener[P]{
-		name: o.Name, h: h, inline: o.Synchronous, capacity: o.QueueCapacity, metrics: opts.Metrics, obs: observersOf(opts),
+		name: o.Name, h: h, inline: o.Synchronous, capacity: o.QueueCapacity, metrics: opts.Observe.Metrics, obs: observersOf(opts),
 		clock: opts.Clock, synced: make(chan struct{}),
 		removed: make(chan struct{}), wake: make(chan struct{}, 1),
 	}
@@ -105,7 +105,7 @@ func newListener[P meta.Object](h Handler[P], o HandlerOptions, opts Options[P])
 	}
 	l.resync = o.ResyncPeriod
 	if l.resync == 0 {
-		l.resync = opts.ResyncPeriod
+		l.resync = opts.Process.ResyncPeriod
 	}
 	if l.resync > 0 {
 		l.nextResync = opts.Clock.Now().Add(l.resync)

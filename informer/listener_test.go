@@ -99,7 +99,7 @@ func TestListenerDeliversEverythingPushedWhileBusy(t *testing.T) {
 			h := newView()
 			h.block = make(chan struct{})
 			l := newListener[*pod](h, HandlerOptions{Name: "h", Unbounded: true},
-				Options[*pod]{Metrics: tc.metrics, Clock: newFakeClock(), Logger: quiet()})
+				Options[*pod]{Clock: newFakeClock(), Observe: ObserveOptions{Metrics: tc.metrics, Logger: quiet()}})
 			require.Equal(t, tc.timed, l.timed)
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan struct{})

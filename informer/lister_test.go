@@ -28,7 +28,7 @@ func TestListerSelectsByLabelNamespaceNameAndCustomIndex(t *testing.T) {
 		}
 		return nil, nil
 	}}
-	inf := newInformer[pod](newLiveLW(objs, "1"), Options[*pod]{Logger: quiet(), Indexers: byApp})
+	inf := newInformer[pod](newLiveLW(objs, "1"), Options[*pod]{Indexers: byApp, Observe: ObserveOptions{Logger: quiet()}})
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
 	l := inf.Lister()

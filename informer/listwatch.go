@@ -15,7 +15,7 @@ import (
 // resourceVersion, limit, continue, timeouts, the watch's mode; the shard
 // stage adds its selector); the one New builds adds what belongs to the
 // resource (selectors, wire, decoding, the size cap, the skip policy and
-// the reply's progress watchdog, Options.StallTimeout and friends), set
+// the reply's progress watchdog, Options.Sync.StallTimeout and friends), set
 // once when it was built.
 //
 // Errors from the server must carry a *meta.StatusError (wrapped is fine):

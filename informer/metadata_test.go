@@ -63,14 +63,22 @@ func TestAMetadataOnlyTypeAsksForPartialObjectMetadata(t *testing.T) {
 			}
 			var mu sync.Mutex
 			var traced []string
-			opts := informer.Options[*cmMeta]{Logger: quiet(), StreamingList: tc.streaming, PageSize: 2,
-				Trace: func(ev observe.Event) {
-					if ev.Stage == observe.StageRelist || ev.Stage == observe.StageWatchOpened {
-						mu.Lock()
-						traced = append(traced, ev.String())
-						mu.Unlock()
-					}
-				}}
+			opts := informer.Options[*cmMeta]{
+				Sync: informer.SyncOptions{
+					StreamingList: tc.streaming,
+					PageSize:      2,
+				},
+				Observe: informer.ObserveOptions{
+					Logger: quiet(),
+					Trace: func(ev observe.Event) {
+						if ev.Stage == observe.StageRelist || ev.Stage == observe.StageWatchOpened {
+							mu.Lock()
+							traced = append(traced, ev.String())
+							mu.Unlock()
+						}
+					},
+				},
+			}
 			opts.Transport.JSON, opts.Transport.FullObjects = tc.json, tc.full
 			inf := informer.New[cmMeta](e.client, cmRef, opts)
 			run(t, inf)

@@ -36,7 +36,7 @@ func TestASchemeOrTLSMismatchIsNotUnreachable(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := apiclient.New(tc.cfg)
 			require.NoError(t, err)
-			inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Logger: quiet(), FailFast: true})
+			inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Sync: informer.SyncOptions{FailFast: true}, Observe: informer.ObserveOptions{Logger: quiet()}})
 			ctx, cancel := context.WithTimeout(t.Context(), wait)
 			defer cancel()
 			err = inf.Run(ctx)

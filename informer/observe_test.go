@@ -53,7 +53,7 @@ func TestTraceFollowsAnObjectThroughTheDataPath(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	var log traceLog
 	opts := fastOpts()
-	opts.Trace = log.record
+	opts.Observe.Trace = log.record
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h"})
 	require.NoError(t, err)
@@ -79,8 +79,8 @@ func TestTraceIsOneSequenceWithInlineProcessing(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	var log traceLog
 	opts := fastOpts()
-	opts.Trace = log.record
-	opts.InlineProcessing = true
+	opts.Observe.Trace = log.record
+	opts.Process.InlineProcessing = true
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h", Synchronous: true})
 	require.NoError(t, err)
@@ -130,7 +130,7 @@ func TestMetricsCountCallsEventsRelistsAndHandlers(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	m := newCounting()
 	opts := fastOpts()
-	opts.Metrics = m
+	opts.Observe.Metrics = m
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	_, err := inf.AddHandler(newView(), informer.HandlerOptions{Name: "h"})
 	require.NoError(t, err)
@@ -156,7 +156,7 @@ func TestStalledWatchIsEndedByTheIdleWatchdog(t *testing.T) {
 	e.put(t, "a", "0", nil)
 	clk := clocktest.New()
 	opts := fastOpts()
-	opts.Clock, opts.WatchIdleTimeout = clk, time.Minute
+	opts.Clock, opts.Watch.IdleTimeout = clk, time.Minute
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)
@@ -191,7 +191,7 @@ func TestTooManyRequestsIsRetriedAfterRetryAfter(t *testing.T) {
 	var mu sync.Mutex
 	opts := fastOpts()
 	opts.Backoff.Max = 2 * time.Second // the hint is capped at the maximum backoff
-	opts.Trace = func(ev observe.Event) {
+	opts.Observe.Trace = func(ev observe.Event) {
 		if ev.Stage == observe.StageBackoff {
 			mu.Lock()
 			delays = append(delays, ev.Duration)
@@ -252,7 +252,7 @@ func TestObjectsOfAnotherAPIVersionAreDropped(t *testing.T) {
 			var dropped atomic.Bool
 			opts := fastOpts()
 			opts.Transport.JSON = wire == "json"
-			opts.Trace = func(ev observe.Event) {
+			opts.Observe.Trace = func(ev observe.Event) {
 				if ev.Stage == observe.StageSkipped && ev.Key == "default/alien" && wire == "json" {
 					dropped.Store(true)
 				}

@@ -13,7 +13,7 @@ import (
 
 // observers is how the informer says what happened: each happening is one
 // emit of one observe.Event, and the three who listen hear it from there:
-// Options.Trace as it is, Options.Metrics as the counter it moves (count),
+// Options.Observe.Trace as it is, Options.Observe.Metrics as the counter it moves (count),
 // and the log as the line it deserves, if any (logLine). A new happening
 // is one call site; it cannot be traced but not counted, or logged with
 // words the trace does not have. Only the gauges (resourceVersion, queue
@@ -30,7 +30,7 @@ type observers struct {
 }
 
 func observersOf[P meta.Object](o Options[P]) observers {
-	return observers{name: o.Name, trace: o.Trace, metrics: o.Metrics, counted: !isNop(o.Metrics), log: o.Logger}
+	return observers{name: o.Name, trace: o.Observe.Trace, metrics: o.Observe.Metrics, counted: !isNop(o.Observe.Metrics), log: o.Observe.Logger}
 }
 
 // isNop reports whether m is exactly observe.NopMetrics, so the informer may skip
@@ -167,7 +167,7 @@ func (o observers) logLine(e observe.Event) {
 		}
 	case observe.StageSkipped:
 		if isUndecodable(e.Err) {
-			l.Error("informer: skipping an object that does not fit the type (Options.SkipUndecodable)",
+			l.Error("informer: skipping an object that does not fit the type (Options.Decode.SkipUndecodable)",
 				"informer", name, "key", e.Key, "err", e.Err)
 			return
 		}

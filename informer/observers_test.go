@@ -143,7 +143,7 @@ func TestEachHappeningMovesItsCounterAndItsLogLine(t *testing.T) {
 		{observe.Event{Stage: observe.StageHandlerCalled, Handler: "h", Err: panicked("x")}, "HandlerPanic h,HandlerCall h", "ERROR informer: handler panicked"},
 		{observe.Event{Stage: observe.StageCoalesced, Handler: "h"}, "Coalesced h", ""},
 		{observe.Event{Stage: observe.StageSkipped, Err: boom}, "Skipped wrong-kind", "ERROR informer: skipping object of the wrong kind"},
-		{observe.Event{Stage: observe.StageSkipped, Err: undecodable}, "Skipped undecodable", "ERROR informer: skipping an object that does not fit the type (Options.SkipUndecodable)"},
+		{observe.Event{Stage: observe.StageSkipped, Err: undecodable}, "Skipped undecodable", "ERROR informer: skipping an object that does not fit the type (Options.Decode.SkipUndecodable)"},
 		{observe.Event{Stage: observe.StageTransformFailed, Err: boom}, "", "ERROR informer: transform failed; keeping the object as received"},
 		{observe.Event{Stage: observe.StageSnapshotLoaded}, "SnapshotLoaded resumed", "INFO informer: resumed from snapshot"},
 		{observe.Event{Stage: observe.StageSnapshotMissing}, "SnapshotLoaded none", "INFO informer: no snapshot saved, listing"},

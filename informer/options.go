@@ -48,6 +48,13 @@ func asksMetadata[T any, P meta.Object](o Options[P]) bool {
 
 // Options configure an Informer. The zero value means every default.
 //
+// They are grouped by the stage that reads them: what the informer keeps
+// (the top level), how it syncs (Sync), how it watches (Watch), what it
+// makes of each object (Decode), how deltas reach the cache and handlers
+// (Process), when it calls itself unhealthy (Health), whom it tells
+// (Observe), how it retries (Backoff), the wire (Transport), and the warm
+// restart and audit (Snapshot, Audit).
+//
 // One rule for every duration (and PageSize, UnhealthyAfterFailures): 0
 // means the default, a negative value means off, as each field says what
 // off is. Backoff is the exception: a backoff cannot be off, and a
@@ -59,20 +66,54 @@ func asksMetadata[T any, P meta.Object](o Options[P]) bool {
 type Options[P meta.Object] struct {
 	// Name appears in logs, traces and errors; default "informer".
 	Name string
-	// DeltaFIFO groups the deltas of each key in the queue between the
-	// reflector and the processing loop (fifo.DeltaFIFO, client-go's
-	// classic queue) instead of keeping every delta in arrival order
-	// (fifo.InOrder, the default; doc.go says why).
-	DeltaFIFO bool
-	// InlineProcessing processes deltas (cache writes, handler queues) on
-	// the goroutine that wrote them (the reflector, the resync timer's)
-	// instead of on a processing loop of their own, client-go's shape and
-	// the default: a goroutine wake-up less per watch event, but no
-	// overlap between reading the next events and applying the last ones,
-	// and the reflector waits while a relist is applied. Off by default:
-	// measured, it saves nothing beyond the noise at a few hundred events
-	// a second and costs throughput at saturation (doc.go, "Processing").
-	InlineProcessing bool
+	// LabelSelector and FieldSelector narrow what the informer lists and
+	// watches: the server filters by them, and a Factory shares an informer
+	// only among callers with the same ones.
+	LabelSelector, FieldSelector string
+	// Shard, when set, keeps only one shard of the resource: filtered by
+	// the server when it supports shard selectors, by the informer
+	// otherwise, with the same result (see Shard). Nil: everything.
+	Shard *Shard
+	// Indexers are added to the cache; the namespace index is always there.
+	// More can be added later, before or after Run, with Informer.AddIndexers.
+	Indexers cache.Indexers[P]
+	// Sync: how the informer lists (pages, streaming, the first list's
+	// consistency, the reply watchdog) and when it gives up at the start.
+	Sync SyncOptions
+	// Watch: how long each WATCH runs and when a silent one is reopened.
+	Watch WatchOptions
+	// Decode: what the informer makes of each object it reads.
+	Decode DecodeOptions[P]
+	// Process: how deltas reach the cache and the handlers.
+	Process ProcessOptions
+	// Health: when Health calls the informer unhealthy.
+	Health HealthOptions
+	// Observe: logs, metrics, the trace and the error callback.
+	Observe ObserveOptions
+	// Backoff shapes retry delays; zero value: client-go's.
+	Backoff BackoffOptions
+	// Snapshot turns on warm restarts: a snapshot of the cache saved on a
+	// period and at a clean stop, loaded at the next start instead of a
+	// relist. Zero: off.
+	Snapshot SnapshotOptions
+	// Audit turns on the cache audit: once a period, the cache compared
+	// with the server's list at the resourceVersion it is in step with
+	// (see AuditOptions). Zero: off.
+	Audit AuditOptions
+	// Transport says how the informer lists and watches: the wire.
+	Transport Transport
+	// WrapListerWatcher, if non-nil, is given the ListerWatcher New builds
+	// and returns the one the informer uses: to count or trace requests, or
+	// to replace it in a test.
+	WrapListerWatcher func(ListerWatcher[P]) ListerWatcher[P]
+	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
+	Clock clock.Clock
+	Rand  func() float64
+}
+
+// SyncOptions configure how an informer lists: the first sync and every
+// relist.
+type SyncOptions struct {
 	// PageSize is the LIST page size for lists at "" and "0"; default 500.
 	// Negative: off, unpaginated.
 	PageSize int64
@@ -92,22 +133,8 @@ type Options[P meta.Object] struct {
 	// InitialEventsTimeout bounds a streaming list's initial events, as an
 	// idle timeout (each event restarts it): a stream silent for that long
 	// has stalled (observe.FailureStalled), and a LIST replaces it; default
-	// 1 min. Negative: off, WatchIdleTimeout bounds them too.
+	// 1 min. Negative: off, Watch.IdleTimeout bounds them too.
 	InitialEventsTimeout time.Duration
-	// MinWatchTimeout: each WATCH asks for a random timeoutSeconds in
-	// [MinWatchTimeout, 2·MinWatchTimeout); default 5 minutes. Negative:
-	// off, the server chooses (kube-apiserver: 30 to 60 minutes).
-	MinWatchTimeout time.Duration
-	// WatchIdleTimeout ends a watch that delivered nothing (not even a
-	// bookmark) for this long and reopens it from the last resourceVersion;
-	// default 3 minutes (servers bookmark about once a minute). Once the
-	// server has shown a bookmark cadence (a watch's bookmark; the one
-	// that ends a streaming list does not count, kube-apiserver sends it
-	// even where it sends no other), such a watch has stalled: a failure
-	// (observe.FailureStalled), reopened after a backoff; before, it is a
-	// quiet resource, reopened at once. It is the watch's bound of the
-	// reply's one watchdog (see StallTimeout). Negative: off.
-	WatchIdleTimeout time.Duration
 	// StallTimeout abandons a LIST page that delivers no object for this
 	// long between two objects (or before its end): a server or proxy
 	// that stops mid-page, or trickles bytes that make no object. With
@@ -120,30 +147,41 @@ type Options[P meta.Object] struct {
 	// off. Objects a filter drops (another shard's, the wrong kind) and
 	// objects stepped over (SkipUndecodable) count: the server sent them.
 	// A streaming list's InitialEventsTimeout and a watch's
-	// WatchIdleTimeout are the same bound for those; the three are one
+	// Watch.IdleTimeout are the same bound for those; the three are one
 	// watchdog of the reply's reader (watchstream), and whichever fires
 	// the failure is the same: observe.FailureStalled.
 	StallTimeout time.Duration
-	// StaleAfter: a synced informer whose cache has not been in step with
-	// the server for longer (nothing heard from it: no list, watch opened,
-	// event or bookmark; or what it said not applied, a blocked handler)
-	// is stale, and unhealthy, in its Health; default 3 minutes, three of
-	// kube-apiserver's roughly once-a-minute bookmarks. A server that
-	// sends no bookmarks makes a quiet resource look stale: raise it
-	// there. Negative: never stale.
-	StaleAfter time.Duration
-	// UnhealthyAfterFailures: an informer whose LISTs and WATCHes have
-	// failed this many times in a row (a list that works between two
-	// failures does not end the count, a watch that works does) is
-	// unhealthy at once, whatever StaleAfter says: with the default
-	// backoff, a server that refuses connections is known within about
-	// 3-5 seconds. Default 3; negative: failures alone never make it
-	// unhealthy. Health is unhealthy at whichever of the two comes first.
-	UnhealthyAfterFailures int
-	// ResyncPeriod is the default handler resync period: every period each
-	// handler gets OnUpdate(obj, obj) for every cached object. 0 or
-	// negative: none (client-go's default too).
-	ResyncPeriod time.Duration
+	// FailFast stops Run, and makes WaitForSync return, at the first
+	// failure that retrying alone cannot fix (401, 403, 404, 400 Bad
+	// Request, http:// to an HTTPS server or the reverse, a TLS handshake
+	// refused) before the server first
+	// answered a list (or the watch that resumes a snapshot: a snapshot's
+	// cache does not count, so a 403 after a restart stops too), instead
+	// of retrying forever while reporting it.
+	FailFast bool
+}
+
+// WatchOptions configure an informer's WATCHes.
+type WatchOptions struct {
+	// MinTimeout: each WATCH asks for a random timeoutSeconds in
+	// [MinTimeout, 2·MinTimeout); default 5 minutes. Negative:
+	// off, the server chooses (kube-apiserver: 30 to 60 minutes).
+	MinTimeout time.Duration
+	// IdleTimeout ends a watch that delivered nothing (not even a
+	// bookmark) for this long and reopens it from the last resourceVersion;
+	// default 3 minutes (servers bookmark about once a minute). Once the
+	// server has shown a bookmark cadence (a watch's bookmark; the one
+	// that ends a streaming list does not count, kube-apiserver sends it
+	// even where it sends no other), such a watch has stalled: a failure
+	// (observe.FailureStalled), reopened after a backoff; before, it is a
+	// quiet resource, reopened at once. It is the watch's bound of the
+	// reply's one watchdog (see SyncOptions.StallTimeout). Negative: off.
+	IdleTimeout time.Duration
+}
+
+// DecodeOptions configure what an informer makes of each object it reads:
+// which it keeps, what it drops from them, what they share.
+type DecodeOptions[P meta.Object] struct {
 	// Transform runs on every object before it is queued and stored, e.g. to
 	// drop managedFields. It may modify and return its argument. On error the
 	// object is kept as received and the error logged.
@@ -172,9 +210,6 @@ type Options[P meta.Object] struct {
 	// ExpectedKind and ExpectedAPIVersion, when set, make the reflector drop
 	// (and report) objects that carry another kind or apiVersion.
 	ExpectedKind, ExpectedAPIVersion string
-	// WatchErrorHandler is called with every error that ends a LIST or WATCH
-	// attempt (after logging, before backing off). Nil: logging only.
-	WatchErrorHandler func(ctx context.Context, err error)
 	// SkipUndecodable skips objects that do not fit the type, in JSON or
 	// protobuf (a field declared int32 where the server sends a string, a
 	// field of a type whose UnmarshalJSON refuses the value) instead of
@@ -184,19 +219,53 @@ type Options[P meta.Object] struct {
 	// cache is then never silently incomplete, and WaitForSync reports
 	// such an object as observe.FailureUndecodable, naming it.
 	SkipUndecodable bool
-	// FailFast stops Run, and makes WaitForSync return, at the first
-	// failure that retrying alone cannot fix (401, 403, 404, 400 Bad
-	// Request, http:// to an HTTPS server or the reverse, a TLS handshake
-	// refused) before the server first
-	// answered a list (or the watch that resumes a snapshot: a snapshot's
-	// cache does not count, so a 403 after a restart stops too), instead
-	// of retrying forever while reporting it.
-	FailFast bool
-	// Backoff shapes retry delays; zero value: client-go's.
-	Backoff BackoffOptions
-	// Indexers are added to the cache; the namespace index is always there.
-	// More can be added later, before or after Run, with Informer.AddIndexers.
-	Indexers cache.Indexers[P]
+}
+
+// ProcessOptions configure the path from the reflector to the cache and
+// the handlers.
+type ProcessOptions struct {
+	// DeltaFIFO groups the deltas of each key in the queue between the
+	// reflector and the processing loop (fifo.DeltaFIFO, client-go's
+	// classic queue) instead of keeping every delta in arrival order
+	// (fifo.InOrder, the default; doc.go says why).
+	DeltaFIFO bool
+	// InlineProcessing processes deltas (cache writes, handler queues) on
+	// the goroutine that wrote them (the reflector, the resync timer's)
+	// instead of on a processing loop of their own, client-go's shape and
+	// the default: a goroutine wake-up less per watch event, but no
+	// overlap between reading the next events and applying the last ones,
+	// and the reflector waits while a relist is applied. Off by default:
+	// measured, it saves nothing beyond the noise at a few hundred events
+	// a second and costs throughput at saturation (doc.go, "Processing").
+	InlineProcessing bool
+	// ResyncPeriod is the default handler resync period: every period each
+	// handler gets OnUpdate(obj, obj) for every cached object. 0 or
+	// negative: none (client-go's default too).
+	ResyncPeriod time.Duration
+}
+
+// HealthOptions configure when Informer.Health calls an informer unhealthy.
+type HealthOptions struct {
+	// StaleAfter: a synced informer whose cache has not been in step with
+	// the server for longer (nothing heard from it: no list, watch opened,
+	// event or bookmark; or what it said not applied, a blocked handler)
+	// is stale, and unhealthy, in its Health; default 3 minutes, three of
+	// kube-apiserver's roughly once-a-minute bookmarks. A server that
+	// sends no bookmarks makes a quiet resource look stale: raise it
+	// there. Negative: never stale.
+	StaleAfter time.Duration
+	// UnhealthyAfterFailures: an informer whose LISTs and WATCHes have
+	// failed this many times in a row (a list that works between two
+	// failures does not end the count, a watch that works does) is
+	// unhealthy at once, whatever StaleAfter says: with the default
+	// backoff, a server that refuses connections is known within about
+	// 3-5 seconds. Default 3; negative: failures alone never make it
+	// unhealthy. Health is unhealthy at whichever of the two comes first.
+	UnhealthyAfterFailures int
+}
+
+// ObserveOptions configure whom an informer tells what it does.
+type ObserveOptions struct {
 	// Logger; default slog.Default().
 	Logger *slog.Logger
 	// Metrics (observe.Metrics); default none.
@@ -204,31 +273,14 @@ type Options[P meta.Object] struct {
 	// Trace, when set, receives every observe.Event synchronously on the
 	// goroutine of the stage; it must be quick.
 	Trace func(observe.Event)
-	// Snapshot turns on warm restarts: a snapshot of the cache saved on a
-	// period and at a clean stop, loaded at the next start instead of a
-	// relist. Zero: off.
-	Snapshot SnapshotOptions
-	// Audit turns on the cache audit: once a period, the cache compared
-	// with the server's list at the resourceVersion it is in step with
-	// (see AuditOptions). Zero: off.
-	Audit AuditOptions
-	// LabelSelector and FieldSelector narrow what the informer lists and
-	// watches: the server filters by them, and a Factory shares an informer
-	// only among callers with the same ones.
-	LabelSelector, FieldSelector string
-	// WrapListerWatcher, if non-nil, is given the ListerWatcher New builds
-	// and returns the one the informer uses: to count or trace requests, or
-	// to replace it in a test.
-	WrapListerWatcher func(ListerWatcher[P]) ListerWatcher[P]
-	// Shard, when set, keeps only one shard of the resource: filtered by
-	// the server when it supports shard selectors, by the informer
-	// otherwise, with the same result (see Shard). Nil: everything.
-	Shard *Shard
-	// Transport says how the informer lists and watches: the wire.
-	Transport Transport
-	// Clock and Rand are for tests; defaults: real time, math/rand/v2.
-	Clock clock.Clock
-	Rand  func() float64
+	// WatchErrorHandler is called with every error that ends a LIST or WATCH
+	// attempt (after logging, before backing off), as the informer recorded
+	// it: a *SyncError, whose Reason is the failure's class and which
+	// wraps the attempt's error (errors.Is and errors.As reach it). Reading
+	// Health for the reason instead races: a reply on another goroutine (a
+	// snapshot check, the audit) may end the failure before the handler
+	// reads it. Nil: logging only.
+	WatchErrorHandler func(ctx context.Context, err error)
 }
 
 // withDefaults fills in the defaults: the one place they are applied.
@@ -238,33 +290,33 @@ func (o Options[P]) withDefaults() Options[P] {
 	if o.Name == "" {
 		o.Name = "informer"
 	}
-	if o.PageSize == 0 {
-		o.PageSize = 500
+	if o.Sync.PageSize == 0 {
+		o.Sync.PageSize = 500
 	}
-	if o.InitialEventsTimeout == 0 {
-		o.InitialEventsTimeout = time.Minute
+	if o.Sync.InitialEventsTimeout == 0 {
+		o.Sync.InitialEventsTimeout = time.Minute
 	}
-	if o.MinWatchTimeout == 0 {
-		o.MinWatchTimeout = 5 * time.Minute
+	if o.Watch.MinTimeout == 0 {
+		o.Watch.MinTimeout = 5 * time.Minute
 	}
-	if o.StallTimeout == 0 {
-		o.StallTimeout = 30 * time.Second
+	if o.Sync.StallTimeout == 0 {
+		o.Sync.StallTimeout = 30 * time.Second
 	}
-	if o.StaleAfter == 0 {
-		o.StaleAfter = 3 * time.Minute
+	if o.Health.StaleAfter == 0 {
+		o.Health.StaleAfter = 3 * time.Minute
 	}
-	if o.UnhealthyAfterFailures == 0 {
-		o.UnhealthyAfterFailures = 3
+	if o.Health.UnhealthyAfterFailures == 0 {
+		o.Health.UnhealthyAfterFailures = 3
 	}
-	if o.WatchIdleTimeout == 0 {
-		o.WatchIdleTimeout = 3 * time.Minute
+	if o.Watch.IdleTimeout == 0 {
+		o.Watch.IdleTimeout = 3 * time.Minute
 	}
 	o.Backoff = o.Backoff.withDefaults()
-	if o.Logger == nil {
-		o.Logger = slog.Default()
+	if o.Observe.Logger == nil {
+		o.Observe.Logger = slog.Default()
 	}
-	if o.Metrics == nil {
-		o.Metrics = observe.NopMetrics{}
+	if o.Observe.Metrics == nil {
+		o.Observe.Metrics = observe.NopMetrics{}
 	}
 	if o.Clock == nil {
 		o.Clock = clock.Real{}
@@ -282,11 +334,11 @@ func on[N time.Duration | int64 | int](v N) N { return max(v, 0) }
 func defaultReflectorConfig[P meta.Object](o Options[P]) reflectorConfig[P] {
 	o = o.withDefaults()
 	return reflectorConfig[P]{
-		name: o.Name, pageSize: on(o.PageSize), streaming: o.StreamingList, consistentFirstList: o.ConsistentFirstList,
-		minWatchTimeout: on(o.MinWatchTimeout), idleTimeout: on(o.WatchIdleTimeout), expectedKind: o.ExpectedKind,
-		expectedAPIVersion: o.ExpectedAPIVersion, transform: o.Transform,
-		keepManagedFields: o.KeepManagedFields,
-		watchErrorHandler: o.WatchErrorHandler, failFast: o.FailFast, skipUndecodable: o.SkipUndecodable, clock: o.Clock,
-		rand: o.Rand, obs: observersOf(o), metrics: o.Metrics, backoff: o.Backoff,
+		name: o.Name, pageSize: on(o.Sync.PageSize), streaming: o.Sync.StreamingList, consistentFirstList: o.Sync.ConsistentFirstList,
+		minWatchTimeout: on(o.Watch.MinTimeout), idleTimeout: on(o.Watch.IdleTimeout), expectedKind: o.Decode.ExpectedKind,
+		expectedAPIVersion: o.Decode.ExpectedAPIVersion, transform: o.Decode.Transform,
+		keepManagedFields: o.Decode.KeepManagedFields,
+		watchErrorHandler: o.Observe.WatchErrorHandler, failFast: o.Sync.FailFast, skipUndecodable: o.Decode.SkipUndecodable, clock: o.Clock,
+		rand: o.Rand, obs: observersOf(o), metrics: o.Observe.Metrics, backoff: o.Backoff,
 	}
 }

@@ -42,7 +42,7 @@ type pipeline[T any, P meta.PtrObject[T]] struct {
 func newPipeline[T any, P meta.PtrObject[T]](lw ListerWatcher[P], opts Options[P]) *pipeline[T, P] {
 	p := &pipeline[T, P]{opts: opts, rec: newRecord(opts.Backoff.withDefaults().ResetAfter)}
 	p.store = cache.New(func(o P) string { return meta.Key(o) }, indexers(opts))
-	p.queue = newQueue(opts.DeltaFIFO, p.store)
+	p.queue = newQueue(opts.Process.DeltaFIFO, p.store)
 	unsharded := lw
 	if opts.Shard != nil {
 		p.shard = newShardLW(lw, opts.Shard)
@@ -128,14 +128,14 @@ func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 		return first
 	}
 	if err := p.queue.Replace(l.items, l.rv); err != nil {
-		p.opts.Logger.Error("informer: queueing the snapshot", "informer", p.opts.Name, "err", err)
+		p.opts.Observe.Logger.Error("informer: queueing the snapshot", "informer", p.opts.Name, "err", err)
 		return first
 	}
 	p.refl.setRV(l.rv) // before the apply: the synced it may trace says this rv
 	p.disp.applySnapshot()
 	p.shard.resumed(sel, gen)
 	if l.skipped > 0 {
-		p.opts.Logger.Info("informer: the snapshot lacks objects a list skipped; listing again",
+		p.opts.Observe.Logger.Info("informer: the snapshot lacks objects a list skipped; listing again",
 			"informer", p.opts.Name, "skipped", l.skipped)
 		return p.refl.relist(l.rv, observe.CauseSnapshotIncomplete)
 	}

@@ -27,7 +27,7 @@ func TestAQuietInformerStaysHealthyWithoutPeriodicBookmarks(t *testing.T) {
 			e.put(t, "a", "0", nil)
 			clk := clocktest.New()
 			opts := fastOpts()
-			opts.Clock, opts.WatchIdleTimeout, opts.StreamingList = clk, time.Minute, streaming
+			opts.Clock, opts.Watch.IdleTimeout, opts.Sync.StreamingList = clk, time.Minute, streaming
 			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)

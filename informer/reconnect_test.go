@@ -71,8 +71,15 @@ func TestAfterAPartitionA410Or504RelistsAtOnce(t *testing.T) {
 				clk := clocktest.New()
 				clk.SetInstant(true)
 				log := &backoffLog{}
-				opts := informer.Options[*configMap]{Logger: quiet(), Clock: clk, Rand: func() float64 { return 0 },
-					StreamingList: streaming, Trace: log.trace}
+				opts := informer.Options[*configMap]{
+					Clock: clk,
+					Rand:  func() float64 { return 0 },
+					Sync:  informer.SyncOptions{StreamingList: streaming},
+					Observe: informer.ObserveOptions{
+						Logger: quiet(),
+						Trace:  log.trace,
+					},
+				}
 				inf := informer.New[configMap](e.client, cmRef, opts)
 				run(t, inf)
 				synced(t, inf)

@@ -48,8 +48,8 @@ func TestReflectorSeesEveryListFailure(t *testing.T) {
 	var seen []error
 	m := &listFailures{}
 	opts := fastOpts()
-	opts.Metrics = m
-	opts.WatchErrorHandler = func(_ context.Context, err error) {
+	opts.Observe.Metrics = m
+	opts.Observe.WatchErrorHandler = func(_ context.Context, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, err)

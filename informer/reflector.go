@@ -48,7 +48,7 @@ type reflectorConfig[P meta.Object] struct {
 	clock             clock.Clock
 	rand              func() float64
 	// obs hears every happening (observers.go); metrics, for the
-	// resourceVersion gauge, is the same Options.Metrics.
+	// resourceVersion gauge, is the same Options.Observe.Metrics.
 	obs     observers
 	metrics observe.Metrics
 	backoff BackoffOptions
@@ -234,7 +234,7 @@ func (r *reflector[P]) fail(ctx context.Context, err error, next state, immediat
 	}
 	se := r.rec.failed(r.cfg.clock.Now(), err)
 	if r.cfg.watchErrorHandler != nil {
-		r.cfg.watchErrorHandler(ctx, err)
+		r.cfg.watchErrorHandler(ctx, se)
 	}
 	if r.cfg.failFast && permanent(se.Reason) && !r.rec.hasReached() {
 		return stopped{err: se}

@@ -126,7 +126,7 @@ var (
 	// not fit the type, under SkipUndecodable: LIST, which skips it, from
 	// then on.
 	errStreamingUnfit = errors.New("informer: an object does not fit the type; using LIST, which skips it")
-	// errIdle ends a watch that heard nothing for Options.WatchIdleTimeout
+	// errIdle ends a watch that heard nothing for Options.Watch.IdleTimeout
 	// on a server that has shown no bookmark cadence: a quiet resource,
 	// reopened, no failure.
 	errIdle = errors.New("informer: watch idle, reopening")

@@ -211,7 +211,7 @@ func (r *reflector[P]) fallBackToList(ctx context.Context, err error) state {
 }
 
 // stepStreamInitial collects a streaming list's initial events. Their
-// bound (Options.InitialEventsTimeout) is the stream's progress watchdog,
+// bound (Options.Sync.InitialEventsTimeout) is the stream's progress watchdog,
 // an idle one: each event restarts it, so a large list that is still
 // delivering is never cut (client-go only warns when it is slow).
 // Transitions: initial-events-end bookmark → Replace, watching on the same

@@ -138,7 +138,7 @@ func TestListWithoutRVBacksOff(t *testing.T) {
 }
 
 func TestWatchOpeningAsksForBookmarksAndARandomTimeout(t *testing.T) {
-	// The timeout is MinWatchTimeout·(1+rand): spread so that informers
+	// The timeout is Watch.MinTimeout·(1+rand): spread so that informers
 	// restarted together do not re-watch together.
 	for rnd, want := range map[float64]int64{0: 300, 0.5: 450, 0.999: 599} {
 		lw := &scriptLW{watches: []*fakeWatch{newFakeWatch(nil, nil)}}

@@ -7,7 +7,7 @@ import (
 
 // UndecodableObject is an object the server holds that does not fit the
 // informer's type (in JSON or protobuf), skipped under
-// Options.SkipUndecodable.
+// Options.Decode.SkipUndecodable.
 type UndecodableObject struct {
 	// Key is "namespace/name", as far as it decoded ("" when not).
 	Key string

@@ -56,7 +56,7 @@ func TestSkipUndecodableSyncsWithoutTheObject(t *testing.T) {
 	e.put(t, "a", "1", nil)
 	putUndecodable(t, e, "b")
 	opts := fastOpts()
-	opts.SkipUndecodable = true
+	opts.Decode.SkipUndecodable = true
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)

@@ -98,7 +98,7 @@ func (r *reflector[P]) relist(rv string, cause observe.RelistCause) state {
 // stepWatching reads events into the queue until the watch ends.
 // Transitions, after client-go's reflector: a clean end → watchOpening at
 // the last rv (no relist, no wait); a stall (the stream's watchdog,
-// Options.WatchIdleTimeout) on a server that has shown no bookmark cadence
+// Options.Watch.IdleTimeout) on a server that has shown no bookmark cadence
 // counts as a clean end (a quiet resource); on one that has, it is a
 // failure (observe.FailureStalled): backingOff, watchOpening; a broken
 // stream (reset, unexpected EOF) → backingOff, watchOpening; a 429 ERROR

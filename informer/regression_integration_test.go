@@ -62,7 +62,7 @@ func TestObjectsSkippedBeforeARestartAreListedAgain(t *testing.T) {
 	e, dir := newEnv(t), t.TempDir()
 	seed(t, e, "a")
 	putUndecodable(t, e, "b")
-	skip := func(o *informer.Options[*configMap]) { o.SkipUndecodable = true }
+	skip := func(o *informer.Options[*configMap]) { o.Decode.SkipUndecodable = true }
 	first := startAgent(t, e, dir, skip)
 	require.Len(t, first.inf.Undecodable(), 1)
 	first.stop()
@@ -84,10 +84,10 @@ func TestASnapshotOfDifferentlyShapedObjectsIsNotResumed(t *testing.T) {
 	for name, tc := range map[string]struct {
 		before, after func(*informer.Options[*configMap])
 	}{
-		"transform added": {nil, func(o *informer.Options[*configMap]) { o.Transform = noop }},
-		"transform changed": {func(o *informer.Options[*configMap]) { o.Transform, o.Snapshot.TransformVersion = noop, "v1" },
-			func(o *informer.Options[*configMap]) { o.Transform, o.Snapshot.TransformVersion = noop, "v2" }},
-		"managed fields kept": {nil, func(o *informer.Options[*configMap]) { o.KeepManagedFields = true }},
+		"transform added": {nil, func(o *informer.Options[*configMap]) { o.Decode.Transform = noop }},
+		"transform changed": {func(o *informer.Options[*configMap]) { o.Decode.Transform, o.Snapshot.TransformVersion = noop, "v1" },
+			func(o *informer.Options[*configMap]) { o.Decode.Transform, o.Snapshot.TransformVersion = noop, "v2" }},
+		"managed fields kept": {nil, func(o *informer.Options[*configMap]) { o.Decode.KeepManagedFields = true }},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e, dir := newEnv(t), t.TempDir()
@@ -103,12 +103,12 @@ func TestASnapshotOfDifferentlyShapedObjectsIsNotResumed(t *testing.T) {
 }
 
 // TestAnObjectCreatedDuringDowntimeIsNoSnapshotObject (item 3): with
-// Options.DeltaFIFO a relist that came before the snapshot's batch was popped
+// Options.Process.DeltaFIFO a relist that came before the snapshot's batch was popped
 // merged into it, and an object created while the informer was down was
 // handed to OnSnapshotAdd. The snapshot is now applied alone before the
 // reflector starts.
 func TestAnObjectCreatedDuringDowntimeIsNoSnapshotObject(t *testing.T) {
-	deltaFIFO := func(o *informer.Options[*configMap]) { o.DeltaFIFO = true }
+	deltaFIFO := func(o *informer.Options[*configMap]) { o.Process.DeltaFIFO = true }
 	for i := range 5 { // the race was lost 47 times in 50
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
 			e, dir := newEnv(t), t.TempDir()
@@ -167,7 +167,7 @@ func TestAResumedInformerThatNeverReachesTheServerTurnsUnhealthy(t *testing.T) {
 	})
 	t.Run("stale", func(t *testing.T) {
 		inf, _ := restartOffline(t, refused, func(o *informer.Options[*configMap]) {
-			o.UnhealthyAfterFailures, o.StaleAfter = -1, 50*time.Millisecond
+			o.Health.UnhealthyAfterFailures, o.Health.StaleAfter = -1, 50*time.Millisecond
 		})
 		require.Eventually(t, func() bool { return inf.Health().Stale }, wait, time.Millisecond)
 		require.True(t, inf.Health().LastProgress.IsZero(), "never heard from the server")
@@ -179,7 +179,7 @@ func TestAResumedInformerThatNeverReachesTheServerTurnsUnhealthy(t *testing.T) {
 // FailFast, as it does at a first start.
 func TestFailFastStopsAResumedInformerOnForbidden(t *testing.T) {
 	forbidden := meta.NewStatusError(403, meta.ReasonForbidden, "configmaps is forbidden")
-	_, done := restartOffline(t, forbidden, func(o *informer.Options[*configMap]) { o.FailFast = true })
+	_, done := restartOffline(t, forbidden, func(o *informer.Options[*configMap]) { o.Sync.FailFast = true })
 	var err error
 	require.Eventually(t, func() bool {
 		select {
@@ -228,12 +228,12 @@ func TestAStreamingListSkipsAnUndecodableObjectWithoutAFailure(t *testing.T) {
 	var failures []error
 	var mu sync.Mutex
 	opts := fastOpts()
-	opts.StreamingList, opts.SkipUndecodable = true, true
+	opts.Sync.StreamingList, opts.Decode.SkipUndecodable = true, true
 	// JSON: over protobuf the fake serves this object with a wire type
 	// the schema does not allow, malformed input rather than an object
 	// that does not fit the type.
 	opts.Transport.JSON = true
-	opts.WatchErrorHandler = func(_ context.Context, err error) { mu.Lock(); failures = append(failures, err); mu.Unlock() }
+	opts.Observe.WatchErrorHandler = func(_ context.Context, err error) { mu.Lock(); failures = append(failures, err); mu.Unlock() }
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)

@@ -30,7 +30,7 @@ import (
 func TestABlockedSynchronousHandlerMakesTheInformerStale(t *testing.T) {
 	clk := newFakeClock()
 	lw := newLiveLW(pods("a"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk, StaleAfter: time.Minute, WatchIdleTimeout: -1})
+	inf := newInformer[pod](lw, Options[*pod]{Clock: clk, Watch: WatchOptions{IdleTimeout: -1}, Health: HealthOptions{StaleAfter: time.Minute}, Observe: ObserveOptions{Logger: quiet()}})
 	h := &blockingHandler{entered: make(chan string, 4), release: make(chan struct{})}
 	_, err := inf.AddHandler(h, HandlerOptions{Synchronous: true})
 	require.NoError(t, err)
@@ -185,7 +185,7 @@ func TestHealthTurnsUnhealthyAtTheThirdFailureNotAfterStaleAfter(t *testing.T) {
 		w.openErr = refused
 		lw.watches = append(lw.watches, w)
 	}
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Clock: clk})
+	inf := newInformer[pod](lw, Options[*pod]{Clock: clk, Observe: ObserveOptions{Logger: quiet()}})
 	startInformer(t, inf)
 	require.NoError(t, inf.WaitForSync(t.Context()))
 	var h Health
@@ -213,8 +213,11 @@ func TestHealthTurnsUnhealthyAtTheThirdFailureNotAfterStaleAfter(t *testing.T) {
 func TestABadRequestStopsFailFastAndSaysWhatToFix(t *testing.T) {
 	bad := meta.NewStatusError(400, meta.ReasonBadRequest, "field label not supported: spec.nodname")
 	lw := &scriptLW{lists: []listReply{{err: bad}}}
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), FailFast: true,
-		FieldSelector: "spec.nodname=node-1"})
+	inf := newInformer[pod](lw, Options[*pod]{
+		FieldSelector: "spec.nodname=node-1",
+		Sync:          SyncOptions{FailFast: true},
+		Observe:       ObserveOptions{Logger: quiet()},
+	})
 	ctx, cancel := context.WithTimeout(t.Context(), wait) // a Run that does not stop fails, not hangs
 	defer cancel()
 	err := inf.Run(ctx)
@@ -268,13 +271,13 @@ func (c *calls) OnDelete(p *pod, unknown bool) {
 }
 
 // TestASnapshotBatchIsClosedBeforeTheFirstRelist (item 3): with
-// Options.DeltaFIFO, a relist queued before the snapshot's batch was popped
+// Options.Process.DeltaFIFO, a relist queued before the snapshot's batch was popped
 // merged into that batch, and an object created during the downtime was
 // handed to OnSnapshotAdd. Here the relist is queued before processing
 // starts, deterministically: resume must have applied the snapshot by then.
 func TestASnapshotBatchIsClosedBeforeTheFirstRelist(t *testing.T) {
 	dir := t.TempDir()
-	opts := Options[*pod]{Logger: quiet(), DeltaFIFO: true, Snapshot: SnapshotOptions{Dir: dir, Period: -1}}.withDefaults()
+	opts := Options[*pod]{Snapshot: SnapshotOptions{Dir: dir, Period: -1}, Process: ProcessOptions{DeltaFIFO: true}, Observe: ObserveOptions{Logger: quiet()}}.withDefaults()
 	p := newPipeline[pod](&scriptLW{}, opts)
 	h := &calls{}
 	_, err := p.disp.add(h, HandlerOptions{})

@@ -128,12 +128,19 @@ func TestRelistIsAtomicForReaders(t *testing.T) {
 			clk := newFakeClock()
 			clk.SetInstant(true)
 			var swaps atomic.Int64
-			inf := newInformer[pod](lw, Options[*pod]{DeltaFIFO: kind, Logger: quiet(), Clock: clk,
-				Rand: func() float64 { return 0 }, Trace: func(e observe.Event) {
-					if e.Stage == observe.StageCacheReplaced {
-						swaps.Add(1)
-					}
-				}})
+			inf := newInformer[pod](lw, Options[*pod]{
+				Clock:   clk,
+				Rand:    func() float64 { return 0 },
+				Process: ProcessOptions{DeltaFIFO: kind},
+				Observe: ObserveOptions{
+					Logger: quiet(),
+					Trace: func(e observe.Event) {
+						if e.Stage == observe.StageCacheReplaced {
+							swaps.Add(1)
+						}
+					},
+				},
+			})
 			lister := inf.Lister()
 			type result struct {
 				reads, lists int
@@ -188,7 +195,7 @@ func TestRelistNotifiesLikeClientGo(t *testing.T) {
 
 func testRelistNotifiesLikeClientGo(t *testing.T, kind bool, loop bool) {
 	clock := newFakeClock()
-	d, _, q := startDispatcher(t, kind, Options[*pod]{Logger: quiet(), Clock: clock, InlineProcessing: !loop})
+	d, _, q := startDispatcher(t, kind, Options[*pod]{Clock: clock, Process: ProcessOptions{InlineProcessing: !loop}, Observe: ObserveOptions{Logger: quiet()}})
 	plain, resyncing := newView(), newView()
 	_, err := d.add(plain, HandlerOptions{Name: "plain"})
 	require.NoError(t, err)

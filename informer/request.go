@@ -32,7 +32,7 @@ type ListRequest struct {
 type ListPage struct {
 	meta.ListMeta
 	// Skipped are the objects the page's reader stepped over because they
-	// do not fit the informer's type (Options.SkipUndecodable), in order.
+	// do not fit the informer's type (Options.Decode.SkipUndecodable), in order.
 	Skipped []UndecodableObject
 }
 

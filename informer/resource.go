@@ -32,9 +32,9 @@ func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opt
 	if opts.Name == "" {
 		opts.Name = ref.String()
 	}
-	if opts.ExpectedAPIVersion == "" {
+	if opts.Decode.ExpectedAPIVersion == "" {
 		// Objects that say they are of another group/version are dropped.
-		opts.ExpectedAPIVersion = ref.GVR.GroupVersion()
+		opts.Decode.ExpectedAPIVersion = ref.GVR.GroupVersion()
 	}
 	if opts.Snapshot.enabled() && opts.Snapshot.Identity == (snapshot.Identity{}) {
 		opts.Snapshot.Identity = snapshotIdentity(c, ref, opts)
@@ -63,17 +63,17 @@ func (i *Informer[T, P]) Ref() apiclient.Ref { return i.ref }
 func decodeOptions[P meta.Object](opts Options[P]) (json.Options, *meta.Sharer) {
 	var us []*json.Unmarshalers
 	var sharer *meta.Sharer
-	if !opts.KeepManagedFields {
+	if !opts.Decode.KeepManagedFields {
 		// The reflector would drop them anyway; skipping them while decoding
 		// saves copying kilobytes per object that become garbage at once.
 		us = append(us, meta.SkipManagedFieldsUnmarshalers())
 	}
-	switch sh := opts.Sharer; {
+	switch sh := opts.Decode.Sharer; {
 	case sh != nil:
 		if sh.Shares() != 0 {
 			us, sharer = append(us, sh.Unmarshalers()), sh
 		}
-	case opts.Transform == nil:
+	case opts.Decode.Transform == nil:
 		// A transform may modify the maps of its argument: shared, they
 		// would change under other objects.
 		sharer = meta.NewSharer(meta.ShareMaps)
@@ -105,24 +105,24 @@ func snapshotIdentity[P meta.Object](c *apiclient.Client, ref apiclient.Ref, opt
 // the decode options (managedFields skipped unless KeepManagedFields,
 // label maps shared by opts.Sharer), the size cap, the skip policy, the
 // clock and each verb's progress watchdog (StallTimeout for a LIST page,
-// WatchIdleTimeout for a watch, InitialEventsTimeout for a streaming
+// Watch.IdleTimeout for a watch, InitialEventsTimeout for a streaming
 // list's initial events).
 func newResourceLW[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opts Options[P]) resourceLW[T, P] {
 	// A StallTimeout of one's own bounds a page's first object too; the
 	// default one gives it what kube-apiserver allows a LIST.
 	var first time.Duration
-	if opts.StallTimeout > 0 {
-		first = opts.StallTimeout
+	if opts.Sync.StallTimeout > 0 {
+		first = opts.Sync.StallTimeout
 	}
 	opts = opts.withDefaults()
 	unmarshal, sharer := decodeOptions(opts)
 	metadata := asksMetadata[T](opts)
 	return resourceLW[T, P]{c: c, ref: ref, label: opts.LabelSelector, field: opts.FieldSelector, tr: opts.Transport,
-		metadata: metadata, skip: opts.SkipUndecodable,
+		metadata: metadata, skip: opts.Decode.SkipUndecodable,
 		decode: watchstream.Options{MaxEventSize: opts.Transport.MaxObjectSize, Unmarshal: unmarshal, Clock: opts.Clock},
-		stall:  on(opts.StallTimeout), first: first, idle: on(opts.WatchIdleTimeout), initial: on(opts.InitialEventsTimeout),
+		stall:  on(opts.Sync.StallTimeout), first: first, idle: on(opts.Watch.IdleTimeout), initial: on(opts.Sync.InitialEventsTimeout),
 		proto: newWire(ref, opts.Transport, protodec.Options{Sharer: sharer,
-			SkipManagedFields: !opts.KeepManagedFields, JSON: unmarshal}, metadata)}
+			SkipManagedFields: !opts.Decode.KeepManagedFields, JSON: unmarshal}, metadata)}
 }
 
 type resourceLW[T any, P meta.PtrObject[T]] struct {

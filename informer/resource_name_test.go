@@ -39,7 +39,7 @@ func TestANameFindsACustomResourceInstalledAfterDiscoveryWasRead(t *testing.T) {
 
 	ref, err := byName(t, d, "fo", "default")
 	require.NoError(t, err)
-	inf := informer.New[meta.Raw](d.APIClient(), ref, informer.Options[*meta.Raw]{Logger: quiet()})
+	inf := informer.New[meta.Raw](d.APIClient(), ref, informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	run(t, inf)
 	synced(t, inf)
 	got := inf.Lister().List(meta.LabelSelector{})
@@ -54,7 +54,7 @@ func TestANameOfAClusterScopedResourceIsWatchedWhateverTheNamespace(t *testing.T
 	require.NoError(t, err)
 	ref, err := byName(t, discovery.New(e.client, discovery.Options{}), "no", "default")
 	require.NoError(t, err)
-	inf := informer.New[meta.Raw](e.client, ref, informer.Options[*meta.Raw]{Logger: quiet()})
+	inf := informer.New[meta.Raw](e.client, ref, informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	run(t, inf)
 	synced(t, inf)
 	require.Len(t, inf.Lister().List(meta.LabelSelector{}), 1)
@@ -69,14 +69,14 @@ func TestAFactorySharesOneInformerWhateverTheName(t *testing.T) {
 	for _, name := range []string{"deploy", "deployments.apps", "Deployment", "apps/v1/deployments"} {
 		ref, err := byName(t, d, name, "default")
 		require.NoError(t, err, name)
-		got = append(got, informer.Shared[meta.Raw](f, ref, informer.Options[*meta.Raw]{Logger: quiet()}))
+		got = append(got, informer.Shared[meta.Raw](f, ref, informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}}))
 	}
 	for _, inf := range got[1:] {
 		require.Same(t, got[0], inf)
 	}
 	deployments := meta.GVR{Group: "apps", Version: "v1", Resource: "deployments"}
 	require.Equal(t, apiclient.Ref{GVR: deployments, Namespace: "default", Scope: apiclient.ScopeNamespaced}, got[0].Ref())
-	byHand := informer.Shared[meta.Raw](f, apiclient.Ref{GVR: deployments, Namespace: "default"}, informer.Options[*meta.Raw]{Logger: quiet()})
+	byHand := informer.Shared[meta.Raw](f, apiclient.Ref{GVR: deployments, Namespace: "default"}, informer.Options[*meta.Raw]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	require.Same(t, got[0], byHand, "a Ref without a scope is the same resource: one cache")
 	_, err := byName(t, d, "nothing", "default")
 	require.True(t, discovery.IsNotFound(err), "%v", err)

@@ -23,7 +23,7 @@ func TestInlineResyncReachesHandlersWithoutAServerWrite(t *testing.T) {
 			seed(t, e, "a")
 			clk := clocktest.New()
 			opts := fastOpts()
-			opts.InlineProcessing, opts.Clock, opts.ResyncPeriod = true, clk, time.Minute
+			opts.Process.InlineProcessing, opts.Clock, opts.Process.ResyncPeriod = true, clk, time.Minute
 			inf := informer.New[configMap](e.client, cmRef, opts)
 			var mu sync.Mutex
 			var resyncs []string

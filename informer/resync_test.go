@@ -12,7 +12,7 @@ import (
 // with handlers coming and going often enough, it would never resync.
 func TestAddingAHandlerDoesNotPostponeResync(t *testing.T) {
 	clk := newFakeClock()
-	inf := newInformer[pod](newLiveLW(pods("a"), "5"), Options[*pod]{Logger: quiet(), Clock: clk, ResyncPeriod: time.Minute})
+	inf := newInformer[pod](newLiveLW(pods("a"), "5"), Options[*pod]{Clock: clk, Process: ProcessOptions{ResyncPeriod: time.Minute}, Observe: ObserveOptions{Logger: quiet()}})
 	first := newView()
 	_, err := inf.AddHandler(first, HandlerOptions{})
 	require.NoError(t, err)

@@ -40,8 +40,8 @@ func build(t *testing.T, opts Options[*pod]) built {
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: "http://127.0.0.1:1", QPS: -1}, apiclient.Options{})
 	require.NoError(t, err)
 	ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"}
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+	if opts.Observe.Logger == nil {
+		opts.Observe.Logger = slog.New(slog.DiscardHandler)
 	}
 	inf := New[pod](c, ref, opts)
 	return built{inf: inf, lw: newResourceLW[pod](c, ref, opts), cfg: inf.p.refl.cfg}
@@ -58,43 +58,49 @@ type setting struct {
 // settings has a row for every exported field of Options and of its
 // nested option structs (TestEverySettingHasARow keeps it complete).
 var settings = map[string]setting{
-	"Name":                 {func(o *Options[*pod]) { o.Name = "x" }, func(b built) any { return b.cfg.name + b.inf.p.disp.obs.name }},
-	"DeltaFIFO":            {func(o *Options[*pod]) { o.DeltaFIFO = true }, func(b built) any { _, ok := b.inf.p.queue.(*fifo.DeltaFIFO[*pod]); return ok }},
-	"InlineProcessing":     {func(o *Options[*pod]) { o.InlineProcessing = true }, func(b built) any { return b.inf.p.disp.loop }},
-	"PageSize":             {func(o *Options[*pod]) { o.PageSize = -1 }, func(b built) any { return b.cfg.pageSize }},
-	"ConsistentFirstList":  {func(o *Options[*pod]) { o.ConsistentFirstList = true }, func(b built) any { return b.inf.p.refl.initialState() }},
-	"StreamingList":        {func(o *Options[*pod]) { o.StreamingList = true }, func(b built) any { return b.inf.p.refl.initialState() }},
-	"InitialEventsTimeout": {func(o *Options[*pod]) { o.InitialEventsTimeout = -1 }, func(b built) any { return b.lw.initial }},
-	"MinWatchTimeout":      {func(o *Options[*pod]) { o.MinWatchTimeout = -1 }, func(b built) any { return b.inf.p.refl.watchTimeout() }},
-	"WatchIdleTimeout":     {func(o *Options[*pod]) { o.WatchIdleTimeout = -1 }, func(b built) any { return fmt.Sprint(b.lw.idle, b.cfg.idleTimeout) }},
-	"StallTimeout":         {func(o *Options[*pod]) { o.StallTimeout = -1 }, func(b built) any { return fmt.Sprint(b.lw.stall, b.lw.first) }},
-	"StaleAfter":           {func(o *Options[*pod]) { o.StaleAfter = -1 }, func(b built) any { return b.inf.opts.StaleAfter }},
-	"UnhealthyAfterFailures": {func(o *Options[*pod]) { o.UnhealthyAfterFailures = -1 },
-		func(b built) any { return b.inf.opts.UnhealthyAfterFailures }},
-	"ResyncPeriod":       {func(o *Options[*pod]) { o.ResyncPeriod = time.Hour }, func(b built) any { return b.inf.p.disp.opts.ResyncPeriod }},
-	"Transform":          {func(o *Options[*pod]) { o.Transform = func(p *pod) (*pod, error) { return p, nil } }, func(b built) any { return b.cfg.transform != nil }},
-	"KeepManagedFields":  {func(o *Options[*pod]) { o.KeepManagedFields = true }, func(b built) any { return fmt.Sprint(b.cfg.keepManagedFields, b.lw.decode.Unmarshal) }},
-	"Sharer":             {func(o *Options[*pod]) { o.Sharer = meta.NewSharer(0) }, func(b built) any { return fmt.Sprint(b.lw.decode.Unmarshal) }},
-	"ExpectedKind":       {func(o *Options[*pod]) { o.ExpectedKind = "Pod" }, func(b built) any { return b.cfg.expectedKind }},
-	"ExpectedAPIVersion": {func(o *Options[*pod]) { o.ExpectedAPIVersion = "v2" }, func(b built) any { return b.cfg.expectedAPIVersion }},
-	"WatchErrorHandler": {func(o *Options[*pod]) { o.WatchErrorHandler = func(context.Context, error) {} },
+	"Sync":                      {func(o *Options[*pod]) { o.Sync.PageSize = -1 }, func(b built) any { return b.cfg.pageSize }},
+	"Watch":                     {func(o *Options[*pod]) { o.Watch.MinTimeout = -1 }, func(b built) any { return b.inf.p.refl.watchTimeout() }},
+	"Decode":                    {func(o *Options[*pod]) { o.Decode.ExpectedKind = "Pod" }, func(b built) any { return b.cfg.expectedKind }},
+	"Process":                   {func(o *Options[*pod]) { o.Process.DeltaFIFO = true }, func(b built) any { _, ok := b.inf.p.queue.(*fifo.DeltaFIFO[*pod]); return ok }},
+	"Health":                    {func(o *Options[*pod]) { o.Health.StaleAfter = -1 }, func(b built) any { return b.inf.opts.Health.StaleAfter }},
+	"Observe":                   {func(o *Options[*pod]) { o.Observe.Trace = func(observe.Event) {} }, func(b built) any { return b.cfg.obs.tracing() }},
+	"Name":                      {func(o *Options[*pod]) { o.Name = "x" }, func(b built) any { return b.cfg.name + b.inf.p.disp.obs.name }},
+	"Process.DeltaFIFO":         {func(o *Options[*pod]) { o.Process.DeltaFIFO = true }, func(b built) any { _, ok := b.inf.p.queue.(*fifo.DeltaFIFO[*pod]); return ok }},
+	"Process.InlineProcessing":  {func(o *Options[*pod]) { o.Process.InlineProcessing = true }, func(b built) any { return b.inf.p.disp.loop }},
+	"Sync.PageSize":             {func(o *Options[*pod]) { o.Sync.PageSize = -1 }, func(b built) any { return b.cfg.pageSize }},
+	"Sync.ConsistentFirstList":  {func(o *Options[*pod]) { o.Sync.ConsistentFirstList = true }, func(b built) any { return b.inf.p.refl.initialState() }},
+	"Sync.StreamingList":        {func(o *Options[*pod]) { o.Sync.StreamingList = true }, func(b built) any { return b.inf.p.refl.initialState() }},
+	"Sync.InitialEventsTimeout": {func(o *Options[*pod]) { o.Sync.InitialEventsTimeout = -1 }, func(b built) any { return b.lw.initial }},
+	"Watch.MinTimeout":          {func(o *Options[*pod]) { o.Watch.MinTimeout = -1 }, func(b built) any { return b.inf.p.refl.watchTimeout() }},
+	"Watch.IdleTimeout":         {func(o *Options[*pod]) { o.Watch.IdleTimeout = -1 }, func(b built) any { return fmt.Sprint(b.lw.idle, b.cfg.idleTimeout) }},
+	"Sync.StallTimeout":         {func(o *Options[*pod]) { o.Sync.StallTimeout = -1 }, func(b built) any { return fmt.Sprint(b.lw.stall, b.lw.first) }},
+	"Health.StaleAfter":         {func(o *Options[*pod]) { o.Health.StaleAfter = -1 }, func(b built) any { return b.inf.opts.Health.StaleAfter }},
+	"Health.UnhealthyAfterFailures": {func(o *Options[*pod]) { o.Health.UnhealthyAfterFailures = -1 },
+		func(b built) any { return b.inf.opts.Health.UnhealthyAfterFailures }},
+	"Process.ResyncPeriod":      {func(o *Options[*pod]) { o.Process.ResyncPeriod = time.Hour }, func(b built) any { return b.inf.p.disp.opts.Process.ResyncPeriod }},
+	"Decode.Transform":          {func(o *Options[*pod]) { o.Decode.Transform = func(p *pod) (*pod, error) { return p, nil } }, func(b built) any { return b.cfg.transform != nil }},
+	"Decode.KeepManagedFields":  {func(o *Options[*pod]) { o.Decode.KeepManagedFields = true }, func(b built) any { return fmt.Sprint(b.cfg.keepManagedFields, b.lw.decode.Unmarshal) }},
+	"Decode.Sharer":             {func(o *Options[*pod]) { o.Decode.Sharer = meta.NewSharer(0) }, func(b built) any { return fmt.Sprint(b.lw.decode.Unmarshal) }},
+	"Decode.ExpectedKind":       {func(o *Options[*pod]) { o.Decode.ExpectedKind = "Pod" }, func(b built) any { return b.cfg.expectedKind }},
+	"Decode.ExpectedAPIVersion": {func(o *Options[*pod]) { o.Decode.ExpectedAPIVersion = "v2" }, func(b built) any { return b.cfg.expectedAPIVersion }},
+	"Observe.WatchErrorHandler": {func(o *Options[*pod]) { o.Observe.WatchErrorHandler = func(context.Context, error) {} },
 		func(b built) any { return b.cfg.watchErrorHandler != nil }},
-	"SkipUndecodable":    {func(o *Options[*pod]) { o.SkipUndecodable = true }, func(b built) any { return fmt.Sprint(b.cfg.skipUndecodable, b.lw.skip) }},
-	"FailFast":           {func(o *Options[*pod]) { o.FailFast = true }, func(b built) any { return b.cfg.failFast }},
-	"Backoff":            {func(o *Options[*pod]) { o.Backoff.Initial = time.Second }, func(b built) any { return b.inf.p.refl.back.opts }},
-	"Backoff.Initial":    {func(o *Options[*pod]) { o.Backoff.Initial = time.Second }, func(b built) any { return b.inf.p.refl.back.delay(0) }},
-	"Backoff.Max":        {func(o *Options[*pod]) { o.Backoff.Max = time.Second }, func(b built) any { return b.inf.p.refl.back.delay(10) }},
-	"Backoff.Jitter":     {func(o *Options[*pod]) { o.Backoff.Jitter = -1 }, func(b built) any { return b.inf.p.refl.back.opts.Jitter }},
-	"Backoff.ResetAfter": {func(o *Options[*pod]) { o.Backoff.ResetAfter = time.Hour }, func(b built) any { return b.inf.p.rec.resetAfter }},
+	"Decode.SkipUndecodable": {func(o *Options[*pod]) { o.Decode.SkipUndecodable = true }, func(b built) any { return fmt.Sprint(b.cfg.skipUndecodable, b.lw.skip) }},
+	"Sync.FailFast":          {func(o *Options[*pod]) { o.Sync.FailFast = true }, func(b built) any { return b.cfg.failFast }},
+	"Backoff":                {func(o *Options[*pod]) { o.Backoff.Initial = time.Second }, func(b built) any { return b.inf.p.refl.back.opts }},
+	"Backoff.Initial":        {func(o *Options[*pod]) { o.Backoff.Initial = time.Second }, func(b built) any { return b.inf.p.refl.back.delay(0) }},
+	"Backoff.Max":            {func(o *Options[*pod]) { o.Backoff.Max = time.Second }, func(b built) any { return b.inf.p.refl.back.delay(10) }},
+	"Backoff.Jitter":         {func(o *Options[*pod]) { o.Backoff.Jitter = -1 }, func(b built) any { return b.inf.p.refl.back.opts.Jitter }},
+	"Backoff.ResetAfter":     {func(o *Options[*pod]) { o.Backoff.ResetAfter = time.Hour }, func(b built) any { return b.inf.p.rec.resetAfter }},
 	"Indexers": {func(o *Options[*pod]) {
 		o.Indexers = cache.Indexers[*pod]{"x": func(*pod) ([]string, error) { return nil, nil }}
 	},
 		func(b built) any { _, err := b.inf.p.store.IndexKeys("x", ""); return err == nil }},
-	"Logger":       {func(o *Options[*pod]) { o.Logger = slog.New(slog.NewTextHandler(&strings.Builder{}, nil)) }, func(b built) any { return b.cfg.obs.log }},
-	"Metrics":      {func(o *Options[*pod]) { o.Metrics = rvRecorder{rvs: new([]string)} }, func(b built) any { return b.cfg.obs.counted }},
-	"Trace":        {func(o *Options[*pod]) { o.Trace = func(observe.Event) {} }, func(b built) any { return b.cfg.obs.tracing() }},
-	"Snapshot":     {func(o *Options[*pod]) { o.Snapshot.Dir = "/tmp/x" }, func(b built) any { return b.inf.p.snap != nil }},
-	"Snapshot.Dir": {func(o *Options[*pod]) { o.Snapshot.Dir = "/tmp/x" }, func(b built) any { return b.inf.p.snap != nil }},
+	"Observe.Logger":  {func(o *Options[*pod]) { o.Observe.Logger = slog.New(slog.NewTextHandler(&strings.Builder{}, nil)) }, func(b built) any { return b.cfg.obs.log }},
+	"Observe.Metrics": {func(o *Options[*pod]) { o.Observe.Metrics = rvRecorder{rvs: new([]string)} }, func(b built) any { return b.cfg.obs.counted }},
+	"Observe.Trace":   {func(o *Options[*pod]) { o.Observe.Trace = func(observe.Event) {} }, func(b built) any { return b.cfg.obs.tracing() }},
+	"Snapshot":        {func(o *Options[*pod]) { o.Snapshot.Dir = "/tmp/x" }, func(b built) any { return b.inf.p.snap != nil }},
+	"Snapshot.Dir":    {func(o *Options[*pod]) { o.Snapshot.Dir = "/tmp/x" }, func(b built) any { return b.inf.p.snap != nil }},
 	"Snapshot.Store": {func(o *Options[*pod]) { o.Snapshot.Store = snapshot.Dir{Path: "/tmp/y"} },
 		func(b built) any {
 			return b.inf.p.snap != nil && fmt.Sprint(b.inf.p.snap.opts.Store) == fmt.Sprint(snapshot.Dir{Path: "/tmp/y"})
@@ -110,7 +116,7 @@ var settings = map[string]setting{
 	}, func(b built) any { return b.inf.p.snap != nil && b.inf.p.snap.opts.Cluster != nil }},
 	"Snapshot.TransformVersion": {func(o *Options[*pod]) {
 		o.Snapshot.Dir, o.Snapshot.TransformVersion = "/tmp/x", "v2"
-		o.Transform = func(p *pod) (*pod, error) { return p, nil }
+		o.Decode.Transform = func(p *pod) (*pod, error) { return p, nil }
 	}, func(b built) any { return b.inf.p.snap != nil && b.inf.p.snap.opts.Identity.Transform == "v2" }},
 	"Audit":        {func(o *Options[*pod]) { o.Audit.Period = time.Hour }, func(b built) any { return b.inf.p.audit != nil }},
 	"Audit.Period": {func(o *Options[*pod]) { o.Audit.Period = time.Hour }, func(b built) any { return b.inf.p.audit != nil && b.inf.p.audit.opts.Period == time.Hour }},
@@ -155,8 +161,18 @@ func TestEverySettingReachesItsReader(t *testing.T) {
 // The one rule: a negative duration is off, and off is 0 at its reader,
 // whatever the field; never the default.
 func TestANegativeDurationIsOffEverywhere(t *testing.T) {
-	b := build(t, Options[*pod]{StallTimeout: -1, WatchIdleTimeout: -1, InitialEventsTimeout: -1, MinWatchTimeout: -1,
-		PageSize: -1, Rand: func() float64 { return 0 }})
+	b := build(t, Options[*pod]{
+		Rand: func() float64 { return 0 },
+		Sync: SyncOptions{
+			StallTimeout:         -1,
+			InitialEventsTimeout: -1,
+			PageSize:             -1,
+		},
+		Watch: WatchOptions{
+			IdleTimeout: -1,
+			MinTimeout:  -1,
+		},
+	})
 	require.Zero(t, b.lw.stall)
 	require.Zero(t, b.lw.first)
 	require.Zero(t, b.lw.idle)
@@ -165,9 +181,9 @@ func TestANegativeDurationIsOffEverywhere(t *testing.T) {
 	require.Zero(t, b.cfg.minWatchTimeout)
 	require.Zero(t, b.cfg.pageSize)
 	require.Zero(t, b.inf.p.refl.watchTimeout(), "the server chooses the watch's length")
-	o := Options[*pod]{StallTimeout: -1, PageSize: -1, Backoff: BackoffOptions{Jitter: -1}}.withDefaults()
+	o := Options[*pod]{Backoff: BackoffOptions{Jitter: -1}, Sync: SyncOptions{StallTimeout: -1, PageSize: -1}}.withDefaults()
 	twice := o.withDefaults()
-	require.Equal(t, []any{o.StallTimeout, o.PageSize, o.Backoff}, []any{twice.StallTimeout, twice.PageSize, twice.Backoff},
+	require.Equal(t, []any{o.Sync.StallTimeout, o.Sync.PageSize, o.Backoff}, []any{twice.Sync.StallTimeout, twice.Sync.PageSize, twice.Backoff},
 		"defaults applied twice are applied once: off stays off")
 	require.PanicsWithValue(t, "informer: BackoffOptions.Max is negative (-1s): a backoff cannot be off; 0 means the default",
 		func() { build(t, Options[*pod]{Backoff: BackoffOptions{Max: -time.Second}}) })

@@ -71,7 +71,7 @@ func TestAShardTheServerIgnoresDoesNotStall(t *testing.T) {
 	require.NoError(t, err)
 	clk := clocktest.New()
 	opts := fastOpts()
-	opts.Clock, opts.StallTimeout, opts.Shard = clk, bound, sh
+	opts.Clock, opts.Sync.StallTimeout, opts.Shard = clk, bound, sh
 	inf := informer.New[configMap](c, cmRef, opts)
 	run(t, inf)
 	require.NoError(t, clk.AwaitTimers(t.Context(), 1), "the watchdog waits for the first item")

@@ -35,7 +35,7 @@ func startReplica(t *testing.T, c *apiclient.Client, ref apiclient.Ref, sel shar
 	require.NoError(t, err)
 	opts := fastOpts()
 	opts.Shard = sh
-	opts.WatchIdleTimeout = 300 * time.Millisecond
+	opts.Watch.IdleTimeout = 300 * time.Millisecond
 	opts.WrapListerWatcher = wrap
 	r := &replica{sh: sh, inf: informer.New[configMap](c, ref, opts), view: newView(), done: make(chan error, 1)}
 	_, err = r.inf.AddHandler(r.view, informer.HandlerOptions{})
@@ -271,7 +271,7 @@ func TestStreamingListsLearnWhoFilters(t *testing.T) {
 			sh, err := informer.NewShard(sel)
 			require.NoError(t, err)
 			opts := fastOpts()
-			opts.Shard, opts.StreamingList = sh, true
+			opts.Shard, opts.Sync.StreamingList = sh, true
 			inf := informer.New[configMap](e.client, cmRef, opts)
 			run(t, inf)
 			synced(t, inf)

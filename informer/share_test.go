@@ -37,10 +37,14 @@ func TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot(t *testing.T) {
 		shared bool
 	}{
 		{"default", informer.Options[*configMap]{}, true},
-		{"transform", informer.Options[*configMap]{Transform: func(c *configMap) (*configMap, error) { return c, nil }}, false},
-		{"sharer=none", informer.Options[*configMap]{Sharer: meta.NewSharer(0)}, false},
-		{"sharer=maps, transform", informer.Options[*configMap]{Sharer: meta.NewSharer(meta.ShareMaps),
-			Transform: func(c *configMap) (*configMap, error) { return c, nil }}, true},
+		{"transform", informer.Options[*configMap]{Decode: informer.DecodeOptions[*configMap]{Transform: func(c *configMap) (*configMap, error) { return c, nil }}}, false},
+		{"sharer=none", informer.Options[*configMap]{Decode: informer.DecodeOptions[*configMap]{Sharer: meta.NewSharer(0)}}, false},
+		{"sharer=maps, transform", informer.Options[*configMap]{
+			Decode: informer.DecodeOptions[*configMap]{
+				Sharer:    meta.NewSharer(meta.ShareMaps),
+				Transform: func(c *configMap) (*configMap, error) { return c, nil },
+			},
+		}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newEnv(t)
@@ -55,7 +59,7 @@ func TestEqualLabelMapsAreSharedUnlessTransformOrSharerSaysNot(t *testing.T) {
 			for i := range 10 {
 				putLabels(t, e, fmt.Sprintf("cm-%d-%02d", i%2, i), map[string]string{"parity": fmt.Sprint(i % 2)})
 			}
-			tc.opts.Logger = quiet()
+			tc.opts.Observe.Logger = quiet()
 			inf := informer.New[configMap](e.client, cmRef, tc.opts)
 			run(t, inf)
 			synced(t, inf)

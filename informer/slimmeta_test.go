@@ -29,7 +29,9 @@ func TestSlimMetaTypesSyncSelectAndFollow(t *testing.T) {
 				e.put(t, fmt.Sprintf("cm-%02d", i), "0", map[string]string{"parity": fmt.Sprint(i % 2)})
 			}
 			inf := informer.New[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{
-				Logger: quiet(), StreamingList: streaming})
+				Sync:    informer.SyncOptions{StreamingList: streaming},
+				Observe: informer.ObserveOptions{Logger: quiet()},
+			})
 			run(t, inf)
 			synced(t, inf)
 			require.Equal(t, 30, inf.Store().Len())
@@ -61,7 +63,7 @@ type untaggedSlim struct {
 
 func TestTypeWithoutMetadataTagIsRefused(t *testing.T) {
 	e := newEnv(t)
-	inf := informer.New[untaggedSlim](e.client, cmRef, informer.Options[*untaggedSlim]{Logger: quiet()})
+	inf := informer.New[untaggedSlim](e.client, cmRef, informer.Options[*untaggedSlim]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	require.ErrorContains(t, inf.Run(t.Context()), "untaggedSlim does not decode")
 	require.ErrorContains(t, inf.WaitForSync(t.Context()), "untaggedSlim does not decode")
 	require.ErrorContains(t, inf.WaitForSync(t.Context()), `json:"metadata"`, "and says what to add")
@@ -70,7 +72,7 @@ func TestTypeWithoutMetadataTagIsRefused(t *testing.T) {
 func TestAddIndexersBeforeAndAfterRun(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "x", map[string]string{"team": "red"})
-	inf := informer.New[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Logger: quiet()})
+	inf := informer.New[slimConfigMap](e.client, cmRef, informer.Options[*slimConfigMap]{Observe: informer.ObserveOptions{Logger: quiet()}})
 	byValue := func(cm *slimConfigMap) ([]string, error) { return []string{cm.Data["v"]}, nil }
 	byTeam := func(cm *slimConfigMap) ([]string, error) { return []string{cm.Labels["team"]}, nil }
 	require.NoError(t, inf.AddIndexers(cache.Indexers[*slimConfigMap]{"value": byValue}))

@@ -44,7 +44,7 @@ type SnapshotOptions struct {
 	// Identity says: what it watches (group, version, resource, namespace,
 	// Options' selectors, Shard: Options.Shard's selector) and what shapes
 	// its objects (Type: its Go type, Request: whole objects or
-	// PartialObjectMetadata, ManagedFields: Options.KeepManagedFields,
+	// PartialObjectMetadata, ManagedFields: Options.Decode.KeepManagedFields,
 	// Transform: TransformVersion).
 	Identity snapshot.Identity
 	// Cluster reads the id of the cluster behind the server when the
@@ -63,7 +63,7 @@ type SnapshotOptions struct {
 	// has reached its resourceVersion (snapshot_verify.go, reached); set
 	// by New, whose ListerWatcher speaks to a real API server.
 	checkHistory bool
-	// TransformVersion names what Options.Transform does to objects, for
+	// TransformVersion names what Options.Decode.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
 	// resumed as if they were current. Default "unversioned" when
@@ -112,13 +112,13 @@ func newSnapshotter[T any, P meta.PtrObject[T]](o Options[P], c *consistentPoint
 	}
 	so.Identity.LabelSelector, so.Identity.FieldSelector = o.LabelSelector, o.FieldSelector
 	so.Identity.Type = typeName[T]()
-	so.Identity.ManagedFields = o.KeepManagedFields
+	so.Identity.ManagedFields = o.Decode.KeepManagedFields
 	so.Identity.Request = ""
 	if asksMetadata[T](o) {
 		so.Identity.Request = "PartialObjectMetadata"
 	}
 	so.Identity.Transform = ""
-	if o.Transform != nil {
+	if o.Decode.Transform != nil {
 		so.Identity.Transform = cmp.Or(so.TransformVersion, "unversioned")
 	}
 	return &snapshotter[T, P]{opts: so, point: c, obs: observersOf(o), clock: o.Clock}

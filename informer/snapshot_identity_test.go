@@ -185,8 +185,13 @@ func TestASnapshotOfMetadataIsNotResumedForWholeObjects(t *testing.T) {
 	seed(t, e, "a", "b")
 	start := func(full bool) (*informer.Informer[cmMeta, *cmMeta], *loads, context.CancelFunc, chan error) {
 		m := &loads{}
-		opts := informer.Options[*cmMeta]{Logger: quiet(), Metrics: m,
-			Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1}}
+		opts := informer.Options[*cmMeta]{
+			Snapshot: informer.SnapshotOptions{Dir: dir, Period: -1},
+			Observe: informer.ObserveOptions{
+				Logger:  quiet(),
+				Metrics: m,
+			},
+		}
 		opts.Transport.FullObjects = full
 		inf := informer.New[cmMeta](e.client, cmRef, opts)
 		ctx, cancel := context.WithCancel(context.Background())

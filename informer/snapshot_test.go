@@ -120,7 +120,7 @@ func startAgent(t *testing.T, e *env, dir string, tweak func(*informer.Options[*
 	a := &agent{e: e, h: newHistory(), tr: &traces{}, m: &loads{}, done: make(chan error, 1)}
 	opts := fastOpts()
 	opts.Snapshot = informer.SnapshotOptions{Dir: dir, Period: -1}
-	opts.Trace, opts.Metrics = a.tr.add, a.m
+	opts.Observe.Trace, opts.Observe.Metrics = a.tr.add, a.m
 	if tweak != nil {
 		tweak(&opts)
 	}
@@ -182,7 +182,7 @@ func bothModes(t *testing.T, test func(t *testing.T, streaming bool)) {
 }
 
 func streamingOpt(streaming bool) func(*informer.Options[*configMap]) {
-	return func(o *informer.Options[*configMap]) { o.StreamingList = streaming }
+	return func(o *informer.Options[*configMap]) { o.Sync.StreamingList = streaming }
 }
 
 func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
@@ -202,7 +202,7 @@ func TestRestartWithNothingChangedResumesWithoutAList(t *testing.T) {
 		// The streaming run restarts with InlineProcessing: Run applies the
 		// loaded snapshot itself, before the reflector starts.
 		second := startAgent(t, e, dir, func(o *informer.Options[*configMap]) {
-			o.StreamingList, o.InlineProcessing = streaming, streaming
+			o.Sync.StreamingList, o.Process.InlineProcessing = streaming, streaming
 		})
 		require.Equal(t, []string{"resumed"}, second.m.results)
 		loaded := second.tr.of(observe.StageSnapshotLoaded)
@@ -352,7 +352,7 @@ func testEverySnapshotIsTheServersState(t *testing.T, inline bool) {
 	store := &recordingStore{Dir: snapshot.Dir{Path: dir, NoSync: true}}
 	a := startAgent(t, e, dir, func(o *informer.Options[*configMap]) {
 		o.Snapshot = informer.SnapshotOptions{Store: store, Period: 2 * time.Millisecond}
-		o.InlineProcessing = inline
+		o.Process.InlineProcessing = inline
 	})
 	for i := range 1000 {
 		name := fmt.Sprintf("cm-%d", i%17)

@@ -96,13 +96,24 @@ func TestAStalledReplyIsAbandonedAndRetried(t *testing.T) {
 			clk := clocktest.New()
 			log := &errorLog{}
 			var opened atomic.Int32 // watches opened (traced after the record saw them)
-			opts := informer.Options[*configMap]{Logger: quiet(), Clock: clk, Rand: func() float64 { return 0 },
-				PageSize: 2, ConsistentFirstList: true, StreamingList: tc.streaming, WatchErrorHandler: log.handle,
-				Trace: func(ev observe.Event) {
-					if ev.Stage == observe.StageWatchOpened {
-						opened.Add(1)
-					}
-				}}
+			opts := informer.Options[*configMap]{
+				Clock: clk,
+				Rand:  func() float64 { return 0 },
+				Sync: informer.SyncOptions{
+					PageSize:            2,
+					ConsistentFirstList: true,
+					StreamingList:       tc.streaming,
+				},
+				Observe: informer.ObserveOptions{
+					Logger:            quiet(),
+					WatchErrorHandler: log.handle,
+					Trace: func(ev observe.Event) {
+						if ev.Stage == observe.StageWatchOpened {
+							opened.Add(1)
+						}
+					},
+				},
+			}
 			if !tc.synced {
 				e.srv.SlowBodies(tc.slow)
 			}

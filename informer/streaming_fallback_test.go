@@ -28,14 +28,20 @@ func TestAStreamingListThatDoesNotDecodeFallsBackToList(t *testing.T) {
 	e.srv.CorruptBodies(fakeapiserver.CorruptBody{Count: 1, Verb: "watch", QueryContains: "sendInitialEvents=true", After: 4})
 	var mu sync.Mutex
 	var relists []observe.Event
-	opts := informer.Options[*configMap]{Logger: quiet(), Clock: clocktest.New(), StreamingList: true,
-		Trace: func(ev observe.Event) {
-			if ev.Stage == observe.StageRelist {
-				mu.Lock()
-				relists = append(relists, ev)
-				mu.Unlock()
-			}
-		}}
+	opts := informer.Options[*configMap]{
+		Clock: clocktest.New(),
+		Sync:  informer.SyncOptions{StreamingList: true},
+		Observe: informer.ObserveOptions{
+			Logger: quiet(),
+			Trace: func(ev observe.Event) {
+				if ev.Stage == observe.StageRelist {
+					mu.Lock()
+					relists = append(relists, ev)
+					mu.Unlock()
+				}
+			},
+		},
+	}
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf) // the fake clock never moves: no backoff is waited

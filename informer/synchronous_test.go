@@ -19,7 +19,7 @@ import (
 // been called for event k, and the cache held each change when it was.
 func TestSynchronousHandlerRunsBeforeTheNextEventIsRead(t *testing.T) {
 	lw := newLiveLW(pods("a"), "5")
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), InlineProcessing: true})
+	inf := newInformer[pod](lw, Options[*pod]{Process: ProcessOptions{InlineProcessing: true}, Observe: ObserveOptions{Logger: quiet()}})
 	h := newView()
 	var stale atomic.Int64 // calls that found the cache behind the change
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{
@@ -59,7 +59,7 @@ func TestSynchronousHandler(t *testing.T) {
 func testSynchronousHandler(t *testing.T, loop bool) {
 	lw := newLiveLW(pods("a", "b"), "5")
 	var m countMetrics
-	inf := newInformer[pod](lw, Options[*pod]{Logger: quiet(), Metrics: &m, InlineProcessing: !loop})
+	inf := newInformer[pod](lw, Options[*pod]{Process: ProcessOptions{InlineProcessing: !loop}, Observe: ObserveOptions{Logger: quiet(), Metrics: &m}})
 	_, err := inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(*pod, bool) { panic("boom") }},
 		HandlerOptions{Synchronous: true})
 	require.NoError(t, err)

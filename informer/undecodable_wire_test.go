@@ -100,10 +100,20 @@ type strictRun struct {
 func startStrict(t *testing.T, e *env, tr informer.Transport, how strictRun) (*informer.Informer[strictPod, *strictPod], *watchErrors) {
 	t.Helper()
 	w := &watchErrors{}
-	inf := informer.New[strictPod](e.client, podRef, informer.Options[*strictPod]{Logger: quiet(),
-		Transport: tr, StreamingList: how.streaming, PageSize: how.pageSize, ConsistentFirstList: how.pageSize > 0,
-		SkipUndecodable: !how.noSkip, WatchErrorHandler: w.add,
-		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}})
+	inf := informer.New[strictPod](e.client, podRef, informer.Options[*strictPod]{
+		Transport: tr,
+		Backoff:   informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+		Sync: informer.SyncOptions{
+			StreamingList:       how.streaming,
+			PageSize:            how.pageSize,
+			ConsistentFirstList: how.pageSize > 0,
+		},
+		Decode: informer.DecodeOptions[*strictPod]{SkipUndecodable: !how.noSkip},
+		Observe: informer.ObserveOptions{
+			Logger:            quiet(),
+			WatchErrorHandler: w.add,
+		},
+	})
 	run(t, inf)
 	return inf, w
 }

@@ -51,10 +51,13 @@ func TestProtobufAndJSONInformersCacheTheSameStructs(t *testing.T) {
 	var mu sync.Mutex
 	var causes []observe.RelistCause // of the protobuf informer of the full type
 	full := func(tr informer.Transport) *informer.Informer[workload.Pod, *workload.Pod] {
-		o := informer.Options[*workload.Pod]{Logger: quiet(), Transport: tr,
-			Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
+		o := informer.Options[*workload.Pod]{
+			Transport: tr,
+			Backoff:   informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+			Observe:   informer.ObserveOptions{Logger: quiet()},
+		}
 		if !tr.JSON {
-			o.Trace = func(ev observe.Event) {
+			o.Observe.Trace = func(ev observe.Event) {
 				if ev.Stage == observe.StageRelist {
 					mu.Lock()
 					causes = append(causes, ev.Cause)
@@ -65,8 +68,12 @@ func TestProtobufAndJSONInformersCacheTheSameStructs(t *testing.T) {
 		return informer.New[workload.Pod](e.client, ref, o)
 	}
 	slim := func(tr informer.Transport) *informer.Informer[workload.SlimPod, *workload.SlimPod] {
-		o := informer.Options[*workload.SlimPod]{Logger: quiet(), Transport: tr, StreamingList: true,
-			Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
+		o := informer.Options[*workload.SlimPod]{
+			Transport: tr,
+			Backoff:   informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+			Sync:      informer.SyncOptions{StreamingList: true},
+			Observe:   informer.ObserveOptions{Logger: quiet()},
+		}
 		return informer.New[workload.SlimPod](e.client, ref, o)
 	}
 	pbFull, jsFull := full(informer.Transport{}), full(informer.Transport{JSON: true})

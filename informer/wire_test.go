@@ -116,11 +116,16 @@ func TestAProtobufWatchObjectOfAnotherAPIVersionIsDropped(t *testing.T) {
 	require.NoError(t, err)
 	skipped := make(chan observe.Event, 4)
 	inf := New[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "ns"},
-		Options[*pod]{Logger: quiet(), Trace: func(ev observe.Event) {
-			if ev.Stage == observe.StageSkipped {
-				skipped <- ev
-			}
-		}})
+		Options[*pod]{
+			Observe: ObserveOptions{
+				Logger: quiet(),
+				Trace: func(ev observe.Event) {
+					if ev.Stage == observe.StageSkipped {
+						skipped <- ev
+					}
+				},
+			},
+		})
 	added := make(chan string, 4)
 	_, err = inf.AddHandler(HandlerFuncs[*pod]{AddFunc: func(p *pod, _ bool) { added <- p.Name }}, HandlerOptions{})
 	require.NoError(t, err)

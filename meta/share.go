@@ -31,7 +31,7 @@ const ShareMaps Share = 1
 // A Sharer decodes the map[string]string values of objects (labels,
 // annotations, and any other string map their type declares) so that the
 // objects decoded through it share equal maps ([ShareMaps]). An informer
-// made by informer.New decodes through one (informer.Options.Sharer).
+// made by informer.New decodes through one (informer.Options.Decode.Sharer).
 //
 // Shared maps must not be modified: they belong to every object that holds
 // them. Objects in a cache are read-only anyway (cache/doc.go, invariant

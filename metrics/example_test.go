@@ -10,7 +10,7 @@ import (
 
 // A work queue's metrics, written in the text format a Prometheus server
 // scrapes (an informer's are recorded the same way, with
-// metrics.Informer as informer.Options.Metrics).
+// metrics.Informer as informer.Options.Observe.Metrics).
 func Example() {
 	reg := metrics.NewRegistry()
 	q := workqueue.New(workqueue.Options[string]{Metrics: metrics.Workqueue(reg, "pods")})

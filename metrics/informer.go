@@ -11,7 +11,7 @@ import (
 // Informer returns the observe.Metrics that records one informer's
 // reflector, delta queue, snapshots, audits (it is an observe.AuditMetrics
 // too) and handlers into s, every series
-// labelled informer=name. Pass it as informer.Options.Metrics; give each
+// labelled informer=name. Pass it as informer.Options.Observe.Metrics; give each
 // informer of a process its own name (the resource, e.g. "pods", or
 // "pods/node-1" for a second informer over pods).
 func Informer(s Sink, name string) observe.Metrics {

@@ -68,9 +68,15 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 							require.NotContains(t, logs.String(), tok, "a token reached the logs")
 						}
 					}()
-					opts := informer.Options[*object]{Logger: logger, FailFast: failFast, StreamingList: mode == "streaming",
+					opts := informer.Options[*object]{
 						Transport: informer.Transport{Websocket: mode == "websocket"},
-						Backoff:   informer.BackoffOptions{Initial: time.Millisecond, Max: 5 * time.Millisecond}}
+						Backoff:   informer.BackoffOptions{Initial: time.Millisecond, Max: 5 * time.Millisecond},
+						Sync: informer.SyncOptions{
+							FailFast:      failFast,
+							StreamingList: mode == "streaming",
+						},
+						Observe: informer.ObserveOptions{Logger: logger},
+					}
 					inf := informer.New[object](c, allCMs, opts)
 					ctx, cancel := context.WithCancel(context.Background())
 					done := make(chan error, 1)
@@ -140,8 +146,10 @@ func TestTokenFileRotationUnderARunningInformer(t *testing.T) {
 	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
-	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(),
-		Backoff: informer.BackoffOptions{Initial: 5 * time.Millisecond, Max: 50 * time.Millisecond}})
+	inf := informer.New[object](c, allCMs, informer.Options[*object]{
+		Backoff: informer.BackoffOptions{Initial: 5 * time.Millisecond, Max: 50 * time.Millisecond},
+		Observe: informer.ObserveOptions{Logger: quiet()},
+	})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()

@@ -145,7 +145,7 @@ var stages = []stage{
 	{name: "mid streaming list", server: func(t *testing.T, srv *fakeapiserver.Server, _ *tracer) string {
 		srv.SetLatency(time.Hour)
 		return ""
-	}, opts: func(o *informer.Options[*object]) { o.StreamingList = true },
+	}, opts: func(o *informer.Options[*object]) { o.Sync.StreamingList = true },
 		ready: func(t *testing.T, _ context.Context, srv *fakeapiserver.Server, _ *informer.Informer[object, *object], _ *tracer) {
 			await(t, "a request in flight", func() bool { return srv.Stats().Faults[fakeapiserver.FaultLatency] > 0 })
 		}},
@@ -175,7 +175,7 @@ func TestCancelAtEveryStage(t *testing.T) {
 				c, err := apiclient.NewWithOptions(cfg, co)
 				require.NoError(t, err)
 				t.Cleanup(c.CloseIdleConnections)
-				opts := informer.Options[*object]{Logger: quiet(), Trace: tr.trace, Transport: informer.Transport{Websocket: ws}}
+				opts := informer.Options[*object]{Transport: informer.Transport{Websocket: ws}, Observe: informer.ObserveOptions{Logger: quiet(), Trace: tr.trace}}
 				if st.opts != nil {
 					st.opts(&opts)
 				}

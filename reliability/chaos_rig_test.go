@@ -69,9 +69,19 @@ func newRig(t *testing.T, o rigOptions) *rig {
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	r.inf = informer.New[object](c, allCMs, informer.Options[*object]{
-		Name: t.Name(), Logger: quiet(), Metrics: rigMetrics{r: r}, StreamingList: o.streaming, PageSize: o.pageSize,
-		InitialEventsTimeout: 2 * time.Second, WatchIdleTimeout: 500 * time.Millisecond, Backoff: r.backoff,
-		Trace: r.observe,
+		Name:    t.Name(),
+		Backoff: r.backoff,
+		Sync: informer.SyncOptions{
+			StreamingList:        o.streaming,
+			PageSize:             o.pageSize,
+			InitialEventsTimeout: 2 * time.Second,
+		},
+		Watch: informer.WatchOptions{IdleTimeout: 500 * time.Millisecond},
+		Observe: informer.ObserveOptions{
+			Logger:  quiet(),
+			Metrics: rigMetrics{r: r},
+			Trace:   r.observe,
+		},
 	})
 	r.v = newView("rig", 0)
 	r.v.changed = r.progress

@@ -215,17 +215,29 @@ func (sc *scenario) start(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	opts := informer.Options[*object]{
-		Name: fmt.Sprintf("chaos-%d", sc.seed), Logger: quiet(), Metrics: metrics{sc: sc},
-		DeltaFIFO: sc.shape.deltaFIFO, StreamingList: sc.shape.streaming, PageSize: sc.shape.pageSize,
-		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
+		Name:      fmt.Sprintf("chaos-%d", sc.seed),
 		Backoff:   chaosBackoff,
 		Transport: informer.Transport{Websocket: sc.shape.websocket},
-		Trace: func(ev observe.Event) {
-			sc.observe(ev)
-			if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" && ev.Stage != observe.StageEvent && ev.Stage != observe.StageDeltaQueued &&
-				ev.Stage != observe.StageStoreUpdated && ev.Stage != observe.StageHandlerCalled && ev.Stage != observe.StageBookmark {
-				t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
-			}
+		Sync: informer.SyncOptions{
+			StreamingList:        sc.shape.streaming,
+			PageSize:             sc.shape.pageSize,
+			InitialEventsTimeout: 2 * time.Second,
+		},
+		Watch: informer.WatchOptions{
+			MinTimeout:  time.Second,
+			IdleTimeout: 300 * time.Millisecond,
+		},
+		Process: informer.ProcessOptions{DeltaFIFO: sc.shape.deltaFIFO},
+		Observe: informer.ObserveOptions{
+			Logger:  quiet(),
+			Metrics: metrics{sc: sc},
+			Trace: func(ev observe.Event) {
+				sc.observe(ev)
+				if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" && ev.Stage != observe.StageEvent && ev.Stage != observe.StageDeltaQueued &&
+					ev.Stage != observe.StageStoreUpdated && ev.Stage != observe.StageHandlerCalled && ev.Stage != observe.StageBookmark {
+					t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
+				}
+			},
 		},
 	}
 	if sc.shape.selector {

@@ -70,13 +70,19 @@ func startInformer(t *testing.T, s http.Handler, h informer.Handler[*object], id
 	c, err := apiclient.NewWithOptions(&apiclient.Config{Host: "http://" + ln.Addr().String(), QPS: -1},
 		apiclient.Options{Logger: quiet(), Retry: apiclient.RetryOptions{MaxAttempts: 1}, HeaderTimeout: 500 * time.Millisecond})
 	require.NoError(t, err)
-	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(), PageSize: 2, WatchIdleTimeout: idle,
-		Trace: func(ev observe.Event) {
-			if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != observe.StageHandlerCalled {
-				t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
-			}
+	inf := informer.New[object](c, allCMs, informer.Options[*object]{
+		Backoff: informer.BackoffOptions{Initial: time.Millisecond, Max: 10 * time.Millisecond},
+		Sync:    informer.SyncOptions{PageSize: 2},
+		Watch:   informer.WatchOptions{IdleTimeout: idle},
+		Observe: informer.ObserveOptions{
+			Logger: quiet(),
+			Trace: func(ev observe.Event) {
+				if os.Getenv("ZEROKUBE_TRACE") != "" && ev.Stage != observe.StageHandlerCalled {
+					t.Logf("%s trace %s cause=%s rv=%s items=%d d=%s err=%v", time.Now().Format("15:04:05.000"), ev.Stage, ev.Cause, ev.ResourceVersion, ev.Items, ev.Duration, ev.Err)
+				}
+			},
 		},
-		Backoff: informer.BackoffOptions{Initial: time.Millisecond, Max: 10 * time.Millisecond}})
+	})
 	if h != nil {
 		_, err := inf.AddHandler(h, informer.HandlerOptions{})
 		require.NoError(t, err)

@@ -44,8 +44,11 @@ func cycle(t *testing.T, i, objects int) {
 	c, err := apiclient.NewWithOptions(fakeapiservertest.ClientConfig(srv), apiclient.Options{Logger: quiet()})
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
-	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(),
-		StreamingList: i%2 == 1, Transport: informer.Transport{Websocket: i%3 == 0}})
+	inf := informer.New[object](c, allCMs, informer.Options[*object]{
+		Transport: informer.Transport{Websocket: i%3 == 0},
+		Sync:      informer.SyncOptions{StreamingList: i%2 == 1},
+		Observe:   informer.ObserveOptions{Logger: quiet()},
+	})
 	seen := make(chan struct{}, 1)
 	_, err = inf.AddHandler(informer.HandlerFuncs[*object]{UpdateFunc: func(_, o *object) {
 		select {

@@ -135,7 +135,7 @@ func runLoad(t *testing.T, sh loadShape) {
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
 	lm := &loadMetrics{}
-	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(), Metrics: lm})
+	inf := informer.New[object](c, allCMs, informer.Options[*object]{Observe: informer.ObserveOptions{Logger: quiet(), Metrics: lm}})
 	var views []*lagView
 	for i := range sh.handlers {
 		delay := time.Duration(0)

@@ -143,15 +143,27 @@ func mustShard(t *testing.T, i, n int) shard.Selector {
 
 // options are the informer's options for the combination.
 func (m *mcase) options(t *testing.T, name string) informer.Options[*object] {
-	// No fault stalls a watch here: a short WatchIdleTimeout (which also
+	// No fault stalls a watch here: a short Watch.IdleTimeout (which also
 	// bounds the wait for a watch's answer) would only fire under load.
-	o := informer.Options[*object]{Name: name, Logger: quiet(), DeltaFIFO: m.c.deltaFIFO, StreamingList: m.c.streaming,
-		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 2 * time.Second,
-		StallTimeout: 2 * time.Second,
-		Backoff:      chaosBackoff, SkipUndecodable: m.c.skip,
-		LabelSelector: matrixLabel + "=in"}
+	o := informer.Options[*object]{
+		Name:          name,
+		Backoff:       chaosBackoff,
+		LabelSelector: matrixLabel + "=in",
+		Sync: informer.SyncOptions{
+			StreamingList:        m.c.streaming,
+			InitialEventsTimeout: 2 * time.Second,
+			StallTimeout:         2 * time.Second,
+		},
+		Watch: informer.WatchOptions{
+			MinTimeout:  time.Second,
+			IdleTimeout: 2 * time.Second,
+		},
+		Decode:  informer.DecodeOptions[*object]{SkipUndecodable: m.c.skip},
+		Process: informer.ProcessOptions{DeltaFIFO: m.c.deltaFIFO},
+		Observe: informer.ObserveOptions{Logger: quiet()},
+	}
 	if m.c.transform {
-		o.Transform = transform
+		o.Decode.Transform = transform
 	}
 	o.Transport.JSON = m.c.json
 	if m.c.snap != snapOff {
@@ -311,8 +323,8 @@ func (m *mcase) landed(t *testing.T, kind fakeapiserver.Fault, errs int64) {
 func (m *mcase) newInformer(t *testing.T) informer.HandlerOptions {
 	opts := m.options(t, "matrix")
 	m.sh = opts.Shard
-	opts.Trace = m.trace
-	opts.WatchErrorHandler = func(_ context.Context, err error) {
+	opts.Observe.Trace = m.trace
+	opts.Observe.WatchErrorHandler = func(_ context.Context, err error) {
 		msg := err.Error()
 		m.lastErr.Store(&msg)
 		m.watchErrs.Add(1)

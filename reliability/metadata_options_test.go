@@ -45,19 +45,19 @@ type metaRow struct {
 // (or for whole objects with FullObjects), and ends with the server's
 // objects, their labels as the server has them, and nothing undecodable.
 func TestTheMetadataRequestMeetsEveryOption(t *testing.T) {
-	streaming := func(o *informer.Options[*cmMeta]) { o.StreamingList = true }
+	streaming := func(o *informer.Options[*cmMeta]) { o.Sync.StreamingList = true }
 	for _, row := range []metaRow{
 		{name: "defaults"},
 		{name: "json", tweak: func(o *informer.Options[*cmMeta]) { o.Transport.JSON = true }},
 		{name: "streaming", tweak: streaming},
-		{name: "streaming/json", tweak: func(o *informer.Options[*cmMeta]) { o.StreamingList, o.Transport.JSON = true, true }},
+		{name: "streaming/json", tweak: func(o *informer.Options[*cmMeta]) { o.Sync.StreamingList, o.Transport.JSON = true, true }},
 		{name: "websocket", tweak: func(o *informer.Options[*cmMeta]) { o.Transport.Websocket = true }},
-		{name: "deltafifo", tweak: func(o *informer.Options[*cmMeta]) { o.DeltaFIFO = true }},
-		{name: "inline", tweak: func(o *informer.Options[*cmMeta]) { o.InlineProcessing = true }},
-		{name: "consistent-paged", tweak: func(o *informer.Options[*cmMeta]) { o.ConsistentFirstList, o.PageSize = true, 3 }},
-		{name: "skip-undecodable", tweak: func(o *informer.Options[*cmMeta]) { o.SkipUndecodable = true }},
+		{name: "deltafifo", tweak: func(o *informer.Options[*cmMeta]) { o.Process.DeltaFIFO = true }},
+		{name: "inline", tweak: func(o *informer.Options[*cmMeta]) { o.Process.InlineProcessing = true }},
+		{name: "consistent-paged", tweak: func(o *informer.Options[*cmMeta]) { o.Sync.ConsistentFirstList, o.Sync.PageSize = true, 3 }},
+		{name: "skip-undecodable", tweak: func(o *informer.Options[*cmMeta]) { o.Decode.SkipUndecodable = true }},
 		{name: "transform", tweak: func(o *informer.Options[*cmMeta]) {
-			o.Transform = func(p *cmMeta) (*cmMeta, error) {
+			o.Decode.Transform = func(p *cmMeta) (*cmMeta, error) {
 				p.Labels = maps.Clone(p.Labels)
 				p.Labels["t"] = "x"
 				return p, nil
@@ -69,7 +69,7 @@ func TestTheMetadataRequestMeetsEveryOption(t *testing.T) {
 		{name: "snapshot/streaming/shard", tweak: streaming, snapshot: true, shard: true, serverShard: true},
 		{name: "full-objects", tweak: func(o *informer.Options[*cmMeta]) { o.Transport.FullObjects = true }, full: true},
 		{name: "full-objects/streaming/json", tweak: func(o *informer.Options[*cmMeta]) {
-			o.Transport.FullObjects, o.StreamingList, o.Transport.JSON = true, true, true
+			o.Transport.FullObjects, o.Sync.StreamingList, o.Transport.JSON = true, true, true
 		}, full: true},
 	} {
 		t.Run(row.name, func(t *testing.T) { row.run(t) })
@@ -99,8 +99,12 @@ func (row metaRow) run(t *testing.T) {
 		put(fmt.Sprintf("cm-%02d", i), fmt.Sprint(i))
 	}
 	var sel shard.Selector
-	opts := informer.Options[*cmMeta]{Name: "meta", Logger: quiet(), PageSize: 5,
-		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond}}
+	opts := informer.Options[*cmMeta]{
+		Name:    "meta",
+		Backoff: informer.BackoffOptions{Initial: 10 * time.Millisecond, Max: 100 * time.Millisecond},
+		Sync:    informer.SyncOptions{PageSize: 5},
+		Observe: informer.ObserveOptions{Logger: quiet()},
+	}
 	if row.tweak != nil {
 		row.tweak(&opts)
 	}
@@ -119,7 +123,7 @@ func (row metaRow) run(t *testing.T) {
 			require.NoError(t, err)
 			o.Shard = sh
 		}
-		o.Trace = func(e observe.Event) {
+		o.Observe.Trace = func(e observe.Event) {
 			if e.Stage == observe.StageSnapshotLoaded {
 				resumed.Store(true)
 			}
@@ -189,7 +193,7 @@ func (row metaRow) run(t *testing.T) {
 	}
 	for _, o := range inf.Lister().List(meta.LabelSelector{}) {
 		require.Equal(t, kind, o.TypeMeta, o.Name)
-		if opts.Transform != nil {
+		if opts.Decode.Transform != nil {
 			require.Equal(t, "x", o.Labels["t"], "%s went through the transform", o.Name)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -70,7 +71,7 @@ type parityFault struct {
 	json, pb     func(b []byte) []byte
 	cut          bool
 	server       func(p *parityCase)
-	skip         bool                  // Options.SkipUndecodable
+	skip         bool                  // Options.Decode.SkipUndecodable
 	undecodable  bool                  // an object the type refuses is on the server
 	reason       observe.FailureReason // the first failure's reason on both wires (0: compare only)
 	protobufOnly bool                  // JSON has no equivalent (see unknown kind)
@@ -321,26 +322,38 @@ func (p *parityCase) outcome() parityOutcome {
 
 func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] {
 	var inf *informer.Informer[object, *object]
-	o := informer.Options[*object]{Logger: quiet(), Backoff: chaosBackoff, PageSize: 2,
-		StreamingList: p.verb == verbStream, SkipUndecodable: p.f.skip, WatchIdleTimeout: 2 * time.Second,
-		InitialEventsTimeout: 2 * time.Second, StallTimeout: 2 * time.Second,
-		WatchErrorHandler: func(_ context.Context, _ error) {
-			if f := inf.Health().Failure; f != nil {
-				p.mu.Lock()
-				p.out.Reasons = append(p.out.Reasons, f.Reason.String())
-				p.mu.Unlock()
-			}
+	o := informer.Options[*object]{
+		Backoff: chaosBackoff,
+		Sync: informer.SyncOptions{
+			PageSize:             2,
+			StreamingList:        p.verb == verbStream,
+			InitialEventsTimeout: 2 * time.Second,
+			StallTimeout:         2 * time.Second,
 		},
-		Trace: func(ev observe.Event) {
-			if ev.Stage != observe.StageRelist {
-				return
-			}
-			p.mu.Lock()
-			if p.counted {
-				p.out.Relists = append(p.out.Relists, ev.Cause.String())
-			}
-			p.mu.Unlock()
-		}}
+		Watch:  informer.WatchOptions{IdleTimeout: 2 * time.Second},
+		Decode: informer.DecodeOptions[*object]{SkipUndecodable: p.f.skip},
+		Observe: informer.ObserveOptions{
+			Logger: quiet(),
+			WatchErrorHandler: func(_ context.Context, err error) {
+				var f *informer.SyncError
+				if errors.As(err, &f) {
+					p.mu.Lock()
+					p.out.Reasons = append(p.out.Reasons, f.Reason.String())
+					p.mu.Unlock()
+				}
+			},
+			Trace: func(ev observe.Event) {
+				if ev.Stage != observe.StageRelist {
+					return
+				}
+				p.mu.Lock()
+				if p.counted {
+					p.out.Relists = append(p.out.Relists, ev.Cause.String())
+				}
+				p.mu.Unlock()
+			},
+		},
+	}
 	o.Transport.JSON = p.json
 	if p.verb == verbResume {
 		o.Snapshot = informer.SnapshotOptions{Dir: p.dir, Period: -1}
@@ -352,8 +365,11 @@ func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] 
 // saveSnapshot runs an informer to its sync and stops it, leaving a
 // snapshot for the resume verb.
 func (p *parityCase) saveSnapshot(t *testing.T) {
-	o := informer.Options[*object]{Logger: quiet(), Backoff: chaosBackoff,
-		Snapshot: informer.SnapshotOptions{Dir: p.dir, Period: -1}}
+	o := informer.Options[*object]{
+		Backoff:  chaosBackoff,
+		Snapshot: informer.SnapshotOptions{Dir: p.dir, Period: -1},
+		Observe:  informer.ObserveOptions{Logger: quiet()},
+	}
 	o.Transport.JSON = p.json
 	inf := informer.New[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
 	ctx, cancel := context.WithCancel(t.Context())

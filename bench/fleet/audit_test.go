@@ -62,7 +62,7 @@ func BenchmarkAuditCost(b *testing.B) {
 	var syncAPI, syncEtcd float64
 	for range syncs {
 		before := sample(b, srv)
-		inf := informer.New[workload.SlimPod](srv.Client, fleet.PodsRef, informer.Options[*workload.SlimPod]{Logger: quietLog()})
+		inf := informer.New[workload.SlimPod](srv.Client, fleet.PodsRef, informer.Options[*workload.SlimPod]{Observe: informer.ObserveOptions{Logger: quietLog()}})
 		stop := runInformer(inf)
 		if err := inf.WaitForSync(ctx); err != nil {
 			b.Fatal(err)
@@ -118,24 +118,28 @@ func BenchmarkAuditCost(b *testing.B) {
 	var took []time.Duration
 	var mu sync.Mutex
 	inf := informer.New[workload.SlimPod](srv.Client, fleet.PodsRef, informer.Options[*workload.SlimPod]{
-		Logger: quietLog(), Audit: informer.AuditOptions{Period: 3 * time.Second},
-		Trace: func(ev observe.Event) {
-			switch ev.Stage {
-			case observe.StageAudited:
-				if ev.Err != nil {
-					b.Errorf("an audit found a difference: %v", ev.Err)
+		Audit: informer.AuditOptions{Period: 3 * time.Second},
+		Observe: informer.ObserveOptions{
+			Logger: quietLog(),
+			Trace: func(ev observe.Event) {
+				switch ev.Stage {
+				case observe.StageAudited:
+					if ev.Err != nil {
+						b.Errorf("an audit found a difference: %v", ev.Err)
+					}
+					mu.Lock()
+					took = append(took, ev.Duration)
+					mu.Unlock()
+					select {
+					case ends <- sample(b, srv):
+					default:
+					}
+				case observe.StageAuditFailed:
+					b.Errorf("an audit failed: %v", ev.Err)
 				}
-				mu.Lock()
-				took = append(took, ev.Duration)
-				mu.Unlock()
-				select {
-				case ends <- sample(b, srv):
-				default:
-				}
-			case observe.StageAuditFailed:
-				b.Errorf("an audit failed: %v", ev.Err)
-			}
-		}})
+			},
+		},
+	})
 	stop := runInformer(inf)
 	defer stop()
 	first := <-ends

@@ -104,10 +104,12 @@ func (z *ZK) agent(i int) (*informer.Informer[workload.SlimPod, *workload.SlimPo
 	}
 	opts := informer.Options[*workload.SlimPod]{
 		Name:          fmt.Sprintf("agent-%04d", i),
-		Logger:        slog.New(slog.DiscardHandler),
-		StreamingList: z.c.Has("stream"),
 		FieldSelector: z.c.FieldSelector(i),
-		Trace:         z.trace,
+		Sync:          informer.SyncOptions{StreamingList: z.c.Has("stream")},
+		Observe: informer.ObserveOptions{
+			Logger: slog.New(slog.DiscardHandler),
+			Trace:  z.trace,
+		},
 	}
 	sel, err := z.c.Shard(i)
 	if err != nil {

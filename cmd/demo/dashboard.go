@@ -206,7 +206,7 @@ func (d *dashboard) changes() <-chan struct{} {
 }
 
 // observe folds one trace event into the page; it is (part of) the
-// informer's Options.Trace.
+// informer's Options.Observe.Trace.
 func (d *dashboard) observe(ev observe.Event) {
 	said := d.describe(ev)
 	now := d.now()

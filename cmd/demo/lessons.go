@@ -23,7 +23,7 @@ import (
 // says so on stderr, in the trace and on the page.
 type lessonBounds struct {
 	backoff  informer.BackoffOptions
-	idle     time.Duration // informer.Options.WatchIdleTimeout
+	idle     time.Duration // informer.Options.Watch.IdleTimeout
 	bookmark time.Duration // the embedded server's bookmark interval
 }
 
@@ -87,7 +87,7 @@ func (l *lessonTracker) begin(label msg) {
 	l.label, l.at, l.failed = label, l.now(), false
 }
 
-// observe follows the informer's events: it is part of Options.Trace.
+// observe follows the informer's events: it is part of Options.Observe.Trace.
 func (l *lessonTracker) observe(ev observe.Event) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

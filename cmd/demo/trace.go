@@ -82,7 +82,7 @@ func stageColor(s observe.Stage) string {
 	return ""
 }
 
-// trace prints one event. It is the informer's Options.Trace.
+// trace prints one event. It is the informer's Options.Observe.Trace.
 func (t *tracer) trace(ev observe.Event) {
 	detail := t.describe(ev).in(t.lang)
 	stage := fmt.Sprintf("%-14s", ev.Stage)
@@ -143,7 +143,7 @@ type depthMetrics struct {
 
 func (m depthMetrics) QueueDepth(n int) { m.t.setDepth(n) }
 
-// traceFunc is the informer's Options.Trace: it prints the event and keeps
+// traceFunc is the informer's Options.Observe.Trace: it prints the event and keeps
 // the depth estimate in step.
 func (t *tracer) traceFunc() func(observe.Event) {
 	return func(ev observe.Event) {

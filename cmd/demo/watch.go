@@ -102,20 +102,26 @@ func watchResource[T any, P meta.PtrObject[T]](ctx context.Context, d *demo, c *
 // wait for the first sync when a failure will not go away by retrying.
 func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref apiclient.Ref, giveUp context.CancelCauseFunc) *informer.Informer[T, P] {
 	opts := informer.Options[P]{
-		Name:                ref.String(),
-		ResyncPeriod:        d.cfg.resync,
-		StreamingList:       d.cfg.streamingList,
-		PageSize:            d.cfg.pageSize,
-		ConsistentFirstList: d.cfg.consistent,
-		LabelSelector:       d.cfg.selector,
-		Transport:           informer.Transport{Websocket: d.cfg.websocket},
-		FailFast:            true, // 401, 403, 404: say so at once instead of retrying forever
-		Logger:              slog.New(d.logHandler()),
-		DeltaFIFO:           d.cfg.deltaFIFO,
-		WatchErrorHandler: func(ctx context.Context, err error) {
-			if !d.synced.Load() && ctx.Err() == nil && unreachable(err) {
-				giveUp(err)
-			}
+		Name:          ref.String(),
+		LabelSelector: d.cfg.selector,
+		Transport:     informer.Transport{Websocket: d.cfg.websocket},
+		Sync: informer.SyncOptions{
+			StreamingList:       d.cfg.streamingList,
+			PageSize:            d.cfg.pageSize,
+			ConsistentFirstList: d.cfg.consistent,
+			FailFast:            true, // 401, 403, 404: say so at once instead of retrying forever
+		},
+		Process: informer.ProcessOptions{
+			ResyncPeriod: d.cfg.resync,
+			DeltaFIFO:    d.cfg.deltaFIFO,
+		},
+		Observe: informer.ObserveOptions{
+			Logger: slog.New(d.logHandler()),
+			WatchErrorHandler: func(ctx context.Context, err error) {
+				if !d.synced.Load() && ctx.Err() == nil && unreachable(err) {
+					giveUp(err)
+				}
+			},
 		},
 	}
 	if sel, _ := d.cfg.shardSelector(); !sel.IsEverything() {
@@ -136,7 +142,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		traces = append(traces, d.lessons.observe) // first: the others read what it knows
 	}
 	if b := d.bounds; b != nil {
-		opts.Backoff, opts.WatchIdleTimeout = b.backoff, b.idle
+		opts.Backoff, opts.Watch.IdleTimeout = b.backoff, b.idle
 		idle, maxBackoff = b.idle, b.backoff.Max
 	}
 	if d.cfg.trace {
@@ -157,7 +163,7 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if m := d.exportedMetrics(ref); m != nil {
 		metrics = append(metrics, m)
 	}
-	opts.Trace, opts.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
+	opts.Observe.Trace, opts.Observe.Metrics = fanOutTrace(traces), fanOutMetrics(metrics)
 	inf := informer.New[T](c, ref, opts) // and its ListerWatcher, the article's ListWatch
 	if d.churn != nil {
 		store, ns := inf.Store(), d.churn.ns

@@ -48,7 +48,7 @@ const (
 	StageListFailed      = StageSnapshotSaved + 1 + iota // a LIST page failed: Page (the one asked for), ResourceVersion (the list's), Err
 	StageWatchFailed                                     // a WATCH (or a streaming list) could not be opened: ResourceVersion, Streaming, Err
 	StageCoalesced                                       // a handler's queue was full: the notification for Key merged into the one pending (Handler, Key)
-	StageTransformFailed                                 // Options.Transform failed: Key is kept as received, Err says why
+	StageTransformFailed                                 // Options.Decode.Transform failed: Key is kept as received, Err says why
 	StageSnapshotMissing                                 // Options.Snapshot found nothing saved: the informer lists
 	StageSnapshotSkipped                                 // no snapshot was written at stop: Err says why
 )

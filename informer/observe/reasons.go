@@ -5,7 +5,7 @@ type FailureReason uint8
 
 // The failure reasons. Unauthorized, Forbidden, ResourceNotFound,
 // Misconfigured, BadRequest and TLS do not go away by retrying alone;
-// Options.FailFast stops the informer on them.
+// Options.Sync.FailFast stops the informer on them.
 const (
 	FailureUnauthorized     FailureReason = iota + 1 // 401: credentials missing or rejected
 	FailureForbidden                                 // 403: RBAC denies list or watch
@@ -17,7 +17,7 @@ const (
 	// FailureUndecodable: an object the server holds is valid JSON that
 	// does not fit the informer's type (a field declared int32 where the
 	// server sends a string, say); the error names it. The LIST fails on
-	// it until it is fixed or deleted, unless Options.SkipUndecodable.
+	// it until it is fixed or deleted, unless Options.Decode.SkipUndecodable.
 	FailureUndecodable
 	FailureMisconfigured // the client is set up wrong for the server: http:// to an HTTPS port, or https:// to an HTTP one
 	// FailureBadRequest: the server rejected the informer's own request as
@@ -37,9 +37,9 @@ const (
 	// proxy gave up) before the body was whole.
 	FailureTruncated
 	// FailureStalled: the server answered, then its reply stopped
-	// delivering: no object of a LIST page within Options.StallTimeout,
+	// delivering: no object of a LIST page within Options.Sync.StallTimeout,
 	// no event of a streaming list within InitialEventsTimeout, or a watch
-	// silent for WatchIdleTimeout on a server that sends bookmarks. The
+	// silent for Watch.IdleTimeout on a server that sends bookmarks. The
 	// reply was abandoned and is retried after a backoff.
 	FailureStalled
 	// FailureTLS: the TLS handshake failed although the server answered:
@@ -91,7 +91,7 @@ const (
 	// shard's objects (not a failure: no backoff, no WatchErrorHandler).
 	CauseReshard = CauseSnapshotExpired + 1 + iota
 	// CauseSnapshotIncomplete: the snapshot loaded was saved while a list
-	// skipped undecodable objects (Options.SkipUndecodable); the relist
+	// skipped undecodable objects (Options.Decode.SkipUndecodable); the relist
 	// asks for them again instead of resuming a watch that never would.
 	CauseSnapshotIncomplete
 	// CauseAudit: the cache audit (Options.Audit with Repair) found the

@@ -11,7 +11,7 @@ import (
 // PinnedImage is a validating type, as users write them: an image
 // reference that must name a version, so "nginx:latest" does not fit it.
 // Any server stores such a pod; only the user's type refuses it, which is
-// what the tests of Options.SkipUndecodable need on every wire (JSON and
+// what the tests of Options.Decode.SkipUndecodable need on every wire (JSON and
 // protobuf alike: protodec decodes a type with its own UnmarshalJSON
 // through the value's JSON form).
 type PinnedImage string

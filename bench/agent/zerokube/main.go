@@ -68,8 +68,8 @@ func run(ctx context.Context, kubeconfig, node string) error {
 	}
 	inf := informer.New[pod](c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}},
 		informer.Options[*pod]{
-			Logger:        slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 			FieldSelector: "spec.nodeName=" + node,
+			Observe:       informer.ObserveOptions{Logger: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))},
 		})
 	// The count is printed once the sync is, then whenever it changes.
 	var count, printed atomic.Int64

@@ -16,7 +16,7 @@
 //	         paged LIST, the informer's default
 //	json     ask for JSON (informer.Transport.JSON); without it pods, a
 //	         built-in kind, come as protobuf, the informer's default
-//	keepmf   keep managedFields (Options.KeepManagedFields)
+//	keepmf   keep managedFields (Options.Decode.KeepManagedFields)
 //	nogzip   do not ask for gzip (apiclient.Config.DisableCompression)
 //	ws       watch over a websocket (informer.Transport.Websocket): a
 //	         connection of its own, read by the reflector's goroutine
@@ -24,10 +24,10 @@
 //	         readLoop goroutine between the socket and the watch decoder,
 //	         no WINDOW_UPDATE written per event
 //	noshare  every object with label and annotation maps of its own
-//	         (Options.Sharer = meta.NewSharer(0)), as before the informer
+//	         (Options.Decode.Sharer = meta.NewSharer(0)), as before the informer
 //	         shared them
 //	inline   deltas are processed on the reflector's goroutine
-//	         (informer.Options.InlineProcessing): no processing loop to wake
+//	         (informer.Options.Process.InlineProcessing): no processing loop to wake
 //	sync     inline, and the handler is synchronous
 //	         (informer.HandlerOptions.Synchronous): called on the reflector's
 //	         goroutine, the fewest goroutine hops per event
@@ -91,21 +91,21 @@ type metaPod struct {
 
 func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
 	opts := informer.Options[P]{
-		Logger:            slog.New(slog.DiscardHandler),
-		StreamingList:     probe.Has(f.Opts, "stream"),
-		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
+		Observe: informer.ObserveOptions{Logger: slog.New(slog.DiscardHandler)},
+		Sync:    informer.SyncOptions{StreamingList: probe.Has(f.Opts, "stream")},
+		Decode:  informer.DecodeOptions[P]{KeepManagedFields: probe.Has(f.Opts, "keepmf")},
 		Transport: informer.Transport{
 			Websocket:   probe.Has(f.Opts, "ws"),
 			JSON:        probe.Has(f.Opts, "json"),
 			FullObjects: probe.Has(f.Opts, "full"),
 		},
-		InlineProcessing: probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync"),
+		Process: informer.ProcessOptions{InlineProcessing: probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync")},
 	}
 	if probe.Has(f.Opts, "noshare") {
-		opts.Sharer = meta.NewSharer(0)
+		opts.Decode.Sharer = meta.NewSharer(0)
 	}
 	mode, enc := "list", "protobuf"
-	if opts.StreamingList {
+	if opts.Sync.StreamingList {
 		mode = "watch-list"
 	}
 	if opts.Transport.JSON {
@@ -114,7 +114,7 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 	note := mode + ", " + enc
 	var asked, full atomic.Bool
 	if probe.Has(f.Opts, "trace") {
-		opts.Trace = func(e observe.Event) {
+		opts.Observe.Trace = func(e observe.Event) {
 			if e.Stage == observe.StageRelist || e.Stage == observe.StageWatchOpened {
 				asked.Store(true)
 				if !e.Metadata {
