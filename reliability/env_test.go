@@ -73,10 +73,10 @@ func rvOf(o *object) uint64 {
 type state map[string]string
 
 // storeState reads an informer's cache.
-func storeState(inf *informer.Informer[object, *object]) state {
+func storeState[T any, P meta.PtrObject[T]](inf *informer.Informer[T, P]) state {
 	out := state{}
 	for _, o := range inf.Store().List() {
-		out[meta.Key(o)] = o.ResourceVersion
+		out[meta.Key(o)] = o.GetResourceVersion()
 	}
 	return out
 }
@@ -302,7 +302,7 @@ func (v *view) bad() string {
 
 // runInformer runs inf until the test ends, then checks that Run returns
 // promptly and without an error.
-func runInformer(t *testing.T, inf *informer.Informer[object, *object]) {
+func runInformer(t *testing.T, inf interface{ Run(context.Context) error }) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()

@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
@@ -30,6 +31,7 @@ import (
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/shard"
 )
 
 // The wire parity suite (issue 30): every fault the project knows, on each
@@ -46,7 +48,13 @@ import (
 // between pages, an object the type refuses, a stalled watch) come from the
 // fake itself and are wire-blind.
 //
-//	go test ./reliability -run TestWireParity -v
+// TestFeatureParity crosses every fault with the features that meet it
+// (a shard the server ignores, a metadata-only request, a websocket watch,
+// inline processing) under the same assertions, and every run checks the
+// request-rate invariant: no fault makes more requests than the backoff
+// allows.
+//
+//	go test ./reliability -run 'TestWireParity|TestFeatureParity' -v
 
 // parityVerb is the request a fault lands on.
 type parityVerb uint8
@@ -59,6 +67,59 @@ const (
 )
 
 var verbNames = []string{"list", "watch", "stream", "resume"}
+
+// parityFeature is what the informer does beside the fault: each is a
+// place where a rule that holds alone may break another.
+type parityFeature uint8
+
+const (
+	featurePlain     parityFeature = iota
+	featureShard                   // Options.Shard, filtered by the informer: the fake ignores shard selectors
+	featureMetadata                // a type of metadata only: PartialObjectMetadata lists and watches
+	featureWebsocket               // watches over a websocket
+	featureInline                  // Options.Process.InlineProcessing
+)
+
+var featureNames = []string{"plain", "shard", "metadata", "websocket", "inline"}
+
+// paritySelector is the shard featureShard keeps: the one of two that
+// holds "bad" (uid-bad), so that the object the type refuses is the
+// shard's to fail on; the others fall where their uids hash.
+var paritySelector = func() shard.Selector {
+	for i := range 2 {
+		sel, err := shard.Of(i, 2)
+		if err != nil {
+			panic(err)
+		}
+		if sel.ContainsHash(shard.Hash("uid-bad")) {
+			return sel
+		}
+	}
+	panic("no shard of two holds uid-bad")
+}()
+
+// apply sets the feature's options.
+func (f parityFeature) apply(tr *informer.Transport, pr *informer.ProcessOptions, sh **informer.Shard) {
+	switch f {
+	case featureShard:
+		s, err := informer.NewShard(paritySelector)
+		if err != nil {
+			panic(err)
+		}
+		*sh = s
+	case featureWebsocket:
+		tr.Websocket = true
+	case featureInline:
+		pr.InlineProcessing = true
+	}
+}
+
+// metaObject reads nothing beyond metadata: an informer of it asks for
+// PartialObjectMetadata (featureMetadata).
+type metaObject struct {
+	meta.TypeMeta
+	meta.ObjectMeta `json:"metadata"`
+}
 
 // parityFault is one fault. json and protobuf rewrite the reply the fault
 // lands on: a LIST's whole body, or a watch's first object event (a frame
@@ -202,6 +263,7 @@ func (o parityOutcome) compared() parityOutcome {
 type parityCase struct {
 	f      parityFault
 	verb   parityVerb
+	feat   parityFeature
 	json   bool
 	srv    *fakeapiserver.Server
 	proxy  *bodyProxy
@@ -218,20 +280,53 @@ func TestWireParity(t *testing.T) {
 		for _, v := range f.verbs {
 			t.Run(f.name+"/"+verbNames[v], func(t *testing.T) {
 				t.Parallel()
-				var outs []parityOutcome
-				for _, json := range []bool{true, false} {
-					if json && f.protobufOnly {
-						continue
-					}
-					p := &parityCase{f: f, verb: v, json: json}
-					outs = append(outs, p.run(t))
-				}
-				if len(outs) == 2 {
-					require.Equal(t, outs[0].compared(), outs[1].compared(),
-						"the same fault must come to the same outcome on JSON (first) and protobuf")
-				}
+				runOnBothWires(t, f, v, featurePlain)
 			})
 		}
+	}
+}
+
+// TestFeatureParity is the feature dimension: every fault with each
+// feature that meets it (a shard the server ignores, a metadata-only
+// request, a websocket watch, inline processing; the streaming list and
+// the snapshot resume are verbs of TestWireParity), on both wires, with
+// the same assertions: the expected reason on both, the same outcome, the
+// server's state in the cache, and no more requests than the backoff
+// allows. Each fault meets each feature on one of its verbs, taken in
+// turn, so that across the features every verb is met (a websocket only
+// on verbs that watch).
+func TestFeatureParity(t *testing.T) {
+	for fi, f := range parityFaults {
+		for feat := featureShard; feat <= featureInline; feat++ {
+			verbs := f.verbs
+			if feat == featureWebsocket {
+				verbs = slices.DeleteFunc(slices.Clone(verbs), func(v parityVerb) bool { return v == verbList })
+			}
+			if len(verbs) == 0 || (feat == featureMetadata && f.undecodable) {
+				continue // a metadata-only type never reads the data the type refuses
+			}
+			v := verbs[(fi+int(feat))%len(verbs)]
+			t.Run(f.name+"/"+featureNames[feat]+"/"+verbNames[v], func(t *testing.T) {
+				t.Parallel()
+				runOnBothWires(t, f, v, feat)
+			})
+		}
+	}
+}
+
+// runOnBothWires runs the fault on JSON, then protobuf, and compares.
+func runOnBothWires(t *testing.T, f parityFault, v parityVerb, feat parityFeature) {
+	var outs []parityOutcome
+	for _, json := range []bool{true, false} {
+		if json && f.protobufOnly {
+			continue
+		}
+		p := &parityCase{f: f, verb: v, feat: feat, json: json}
+		outs = append(outs, p.run(t))
+	}
+	if len(outs) == 2 {
+		require.Equal(t, outs[0].compared(), outs[1].compared(),
+			"the same fault must come to the same outcome on JSON (first) and protobuf")
 	}
 }
 
@@ -266,11 +361,11 @@ func (p *parityCase) run(t *testing.T) parityOutcome {
 		p.counted = true
 	}
 	inf := p.informer(t)
-	runInformer(t, inf)
+	runInformer(t, inf.run)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()
 	if !p.f.undecodable || p.f.skip || p.verb == verbWatch {
-		require.NoError(t, inf.WaitForSync(ctx), "%s: sync", wire)
+		require.NoError(t, inf.waitForSync(ctx), "%s: sync", wire)
 	}
 	if p.verb == verbWatch {
 		require.NoError(t, p.srv.AwaitWatchers(ctx, 1))
@@ -292,12 +387,12 @@ func (p *parityCase) run(t *testing.T) parityOutcome {
 	}
 	p.put(t, "cm-2", "last") // an event after the fault: the watch works again
 	want := p.serverState(t)
-	require.Eventually(t, func() bool { return diff(want, storeState(inf)) == "" }, 20*time.Second, 5*time.Millisecond,
-		"%s: the cache never matched the server: %s", wire, diff(want, storeState(inf)))
+	require.Eventually(t, func() bool { return diff(want, inf.state()) == "" }, 20*time.Second, 5*time.Millisecond,
+		"%s: the cache never matched the server: %s", wire, diff(want, inf.state()))
 	require.True(t, p.proxy.fired.Load() || p.f.server != nil || p.f.undecodable, "%s: the fault never landed", wire)
 	require.LessOrEqual(t, p.proxy.mostInASecond(), parityMaxPerSecond, "%s: more requests in a second than the backoff allows", wire)
 	out := p.outcome()
-	for _, u := range inf.Undecodable() {
+	for _, u := range inf.undecodable() {
 		out.Undecodable = append(out.Undecodable, u.Key+"@"+u.Path)
 	}
 	switch {
@@ -320,9 +415,25 @@ func (p *parityCase) outcome() parityOutcome {
 	return parityOutcome{Reasons: slices.Clone(p.out.Reasons), Relists: slices.Clone(p.out.Relists)}
 }
 
-func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] {
-	var inf *informer.Informer[object, *object]
-	o := informer.Options[*object]{
+// cacheOf is the informer a case runs, as the case reads it: whatever its
+// type (the metadata-only feature has one of its own).
+type cacheOf struct {
+	run         interface{ Run(context.Context) error }
+	waitForSync func(context.Context) error
+	state       func() state
+	undecodable func() []informer.UndecodableObject
+}
+
+func (p *parityCase) informer(t *testing.T) cacheOf {
+	if p.feat == featureMetadata {
+		return parityInformer[metaObject](p)
+	}
+	return parityInformer[object](p)
+}
+
+// parityInformer builds the case's informer of type T, with its feature.
+func parityInformer[T any, P meta.PtrObject[T]](p *parityCase) cacheOf {
+	o := informer.Options[P]{
 		Backoff: chaosBackoff,
 		Sync: informer.SyncOptions{
 			PageSize:             2,
@@ -331,7 +442,7 @@ func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] 
 			StallTimeout:         2 * time.Second,
 		},
 		Watch:  informer.WatchOptions{IdleTimeout: 2 * time.Second},
-		Decode: informer.DecodeOptions[*object]{SkipUndecodable: p.f.skip},
+		Decode: informer.DecodeOptions[P]{SkipUndecodable: p.f.skip},
 		Observe: informer.ObserveOptions{
 			Logger: quiet(),
 			WatchErrorHandler: func(_ context.Context, err error) {
@@ -355,23 +466,33 @@ func (p *parityCase) informer(t *testing.T) *informer.Informer[object, *object] 
 		},
 	}
 	o.Transport.JSON = p.json
+	p.feat.apply(&o.Transport, &o.Process, &o.Shard)
 	if p.verb == verbResume {
 		o.Snapshot = informer.SnapshotOptions{Dir: p.dir, Period: -1}
 	}
-	inf = informer.New[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
-	return inf
+	inf := informer.New[T](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
+	return cacheOf{run: inf, waitForSync: inf.WaitForSync, state: func() state { return storeState(inf) }, undecodable: inf.Undecodable}
 }
 
 // saveSnapshot runs an informer to its sync and stops it, leaving a
 // snapshot for the resume verb.
 func (p *parityCase) saveSnapshot(t *testing.T) {
-	o := informer.Options[*object]{
+	if p.feat == featureMetadata {
+		saveSnapshot[metaObject](t, p)
+		return
+	}
+	saveSnapshot[object](t, p)
+}
+
+func saveSnapshot[T any, P meta.PtrObject[T]](t *testing.T, p *parityCase) {
+	o := informer.Options[P]{
 		Backoff:  chaosBackoff,
 		Snapshot: informer.SnapshotOptions{Dir: p.dir, Period: -1},
 		Observe:  informer.ObserveOptions{Logger: quiet()},
 	}
 	o.Transport.JSON = p.json
-	inf := informer.New[object](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
+	p.feat.apply(&o.Transport, &o.Process, &o.Shard)
+	inf := informer.New[T](p.client, apiclient.Ref{GVR: cmGVR, Namespace: "default"}, o)
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- inf.Run(ctx) }()
@@ -400,6 +521,14 @@ func (p *parityCase) arm(t *testing.T) {
 
 func (p *parityCase) put(t *testing.T, name, v string) {
 	obj := map[string]any{"metadata": map[string]any{"name": name, "namespace": "default"}, "data": map[string]string{"v": v}}
+	if p.feat == featureShard {
+		// A uid of its name's, so that which objects the shard keeps is
+		// the same on both wires (the fake makes up uids otherwise).
+		obj["metadata"].(map[string]any)["uid"] = "uid-" + name
+		_, err := p.srv.PutUnchecked(cmGVR, obj)
+		require.NoError(t, err)
+		return
+	}
 	if _, err := p.srv.Get(cmGVR, "default", name); err == nil {
 		_, err = p.srv.Update(cmGVR, obj)
 		require.NoError(t, err)
@@ -411,8 +540,9 @@ func (p *parityCase) put(t *testing.T, name, v string) {
 
 // putBad stores "bad", a ConfigMap whose binary data the type refuses.
 func (p *parityCase) putBad(t *testing.T) {
-	_, err := p.srv.Create(cmGVR, map[string]any{"metadata": map[string]any{"name": "bad", "namespace": "default"},
-		"binaryData": map[string][]byte{"b": make([]byte, 2*maxBlob)}})
+	bad := map[string]any{"metadata": map[string]any{"name": "bad", "namespace": "default", "uid": "uid-bad"},
+		"binaryData": map[string][]byte{"b": make([]byte, 2*maxBlob)}}
+	_, err := p.srv.PutUnchecked(cmGVR, bad)
 	require.NoError(t, err)
 }
 
@@ -423,7 +553,7 @@ func (p *parityCase) serverState(t *testing.T) state {
 	require.NoError(t, err)
 	out := state{}
 	for _, r := range items {
-		if r.Name != "bad" {
+		if r.Name != "bad" && (p.feat != featureShard || paritySelector.Contains(r)) {
 			out[meta.Key(r)] = r.ResourceVersion
 		}
 	}
@@ -536,6 +666,10 @@ func (b *bodyProxy) serve(w http.ResponseWriter, r *http.Request) {
 	b.note(r)
 	if b.fired.Load() && !strings.Contains(r.Header.Get("Accept"), kubeproto.ContentType) {
 		b.jsonAfterFault.Add(1)
+	}
+	if websocket.IsWebSocketUpgrade(r) {
+		b.serveWebsocket(w, r)
+		return
 	}
 	out := r.Clone(r.Context())
 	out.RequestURI = ""

@@ -26,8 +26,9 @@ type wireReader struct {
 	// err is the first read error of the transport itself (a reset, a
 	// cancelled request), so that it is reported as what it is and not
 	// as bad input: the decoder above sees only that its input stopped.
-	// The body ending early (io.ErrUnexpectedEOF) is not one: that is a
-	// truncated body, a Problem of its own.
+	// The body ending early (io.ErrUnexpectedEOF, or a websocket closed
+	// inside a message: errCut) is not one: that is a truncated body, a
+	// Problem of its own.
 	err error
 }
 
@@ -37,7 +38,7 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	if n > 0 && w.metrics != nil {
 		w.metrics.BytesRead(n)
 	}
-	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && w.err == nil {
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errCut) && w.err == nil {
 		w.err = err
 	}
 	return n, err

@@ -21,6 +21,7 @@ func (s *Stream[T, P]) nextMessage() (Event[P], error) {
 	if err != nil {
 		return Event[P]{}, s.websocketError(err)
 	}
+	r = midMessage{r}
 	if mt == websocket.BinaryMessage && s.opts.Protobuf != nil {
 		s.wire.r = r
 		return s.decodeBinaryMessage(s.wire)
@@ -61,6 +62,22 @@ func (s *Stream[T, P]) endOfMessage() error {
 		return err
 	}
 	return s.decodeError(s.dec.InputOffset(), errors.New("websocket message holds more than one event"))
+}
+
+// midMessage reads one message. The connection ending inside it is the
+// message cut short, as a chunked body cut inside an event is: gorilla
+// reports it as a *websocket.CloseError (1006, "unexpected EOF"), which
+// would otherwise read as a transport failure on one wire and a malformed
+// event on the other.
+type midMessage struct{ r io.Reader }
+
+func (m midMessage) Read(p []byte) (int, error) {
+	n, err := m.r.Read(p)
+	var ce *websocket.CloseError
+	if errors.As(err, &ce) {
+		err = fmt.Errorf("websocket closed inside a message: %w: %w", ce, errCut)
+	}
+	return n, err
 }
 
 // websocketError explains why NextReader failed. A normal closure is the

@@ -154,3 +154,27 @@ func TestWebsocketStopAndIdleOnASilentPeer(t *testing.T) {
 		})
 	}
 }
+
+// A connection that ends inside a message cuts the event short: Truncated,
+// as a chunked body cut inside an event is, not a transport failure (gorilla
+// reports it as a close 1006, which once read as "server unreachable" on
+// JSON and "malformed" on protobuf).
+func TestWebsocketCutInsideAMessageIsTruncated(t *testing.T) {
+	for _, mt := range []int{websocket.TextMessage, websocket.BinaryMessage} {
+		t.Run(map[int]string{websocket.TextMessage: "text", websocket.BinaryMessage: "binary"}[mt], func(t *testing.T) {
+			conn := wsServer(t, func(c *websocket.Conn) {
+				sendAll(c, okEvent)
+				// A header that says the whole event, half of it, then the end.
+				_, _ = c.NetConn().Write(append([]byte{0x80 | byte(mt), byte(len(okEvent))}, okEvent[:len(okEvent)/2]...))
+			})
+			require.Less(t, len(okEvent), 126, "a one-byte payload length")
+			s := watchstream.NewWebsocket[testPod](context.Background(), conn, watchstream.Options{})
+			defer s.Stop()
+			_, err := drain(s)
+			var de *watchstream.DecodeError
+			require.ErrorAs(t, err, &de)
+			require.Equal(t, watchstream.Truncated, de.Problem, "%v", err)
+			require.Equal(t, int64(2), de.Event)
+		})
+	}
+}
