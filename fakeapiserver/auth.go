@@ -54,6 +54,9 @@ func statusFrame(se *meta.StatusError) []byte {
 }
 
 func (c *connSet) forget(conn net.Conn) {
+	if sc, ok := conn.(*slowConn); ok {
+		conn = sc.Conn // tracked as the server accepted it
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.conns, conn)

@@ -1,8 +1,12 @@
 package fakeapiserver
 
 import (
+	"bufio"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -97,10 +101,17 @@ type slowWriter struct {
 }
 
 func (w *slowWriter) Write(b []byte) (int, error) {
+	return w.write(w.ResponseWriter, w.Flush, w.r.Context().Done(), b)
+}
+
+// write sends b to dst as the fault says: left bytes as they are, then
+// the rest inverted (corrupt) or a byte per every, flushing each, until
+// done.
+func (w *slowWriter) write(dst io.Writer, flush func(), done <-chan struct{}, b []byte) (int, error) {
 	n := 0
 	if w.left > 0 {
 		k := min(len(b), w.left)
-		m, err := w.ResponseWriter.Write(b[:k])
+		m, err := dst.Write(b[:k])
 		n, w.left = n+m, w.left-m
 		if err != nil {
 			return n, err
@@ -115,32 +126,65 @@ func (w *slowWriter) Write(b []byte) (int, error) {
 		for i, c := range b {
 			bad[i] = c ^ 0xff
 		}
-		m, err := w.ResponseWriter.Write(bad)
+		m, err := dst.Write(bad)
 		return n + m, err
 	}
-	w.Flush() // what went out so far reaches the client
-	done := w.r.Context().Done()
+	flush() // what went out so far reaches the client
 	if w.every <= 0 {
 		<-done
-		return n, w.r.Context().Err()
+		return n, net.ErrClosed
 	}
 	t := time.NewTicker(w.every)
 	defer t.Stop()
 	for len(b) > 0 {
 		select {
 		case <-done:
-			return n, w.r.Context().Err()
+			return n, net.ErrClosed
 		case <-t.C:
 		}
-		m, err := w.ResponseWriter.Write(b[:1])
+		m, err := dst.Write(b[:1])
 		n += m
 		if err != nil {
 			return n, err
 		}
-		w.Flush()
+		flush()
 		b = b[1:]
 	}
 	return n, nil
+}
+
+// Hijack hands a websocket upgrade the connection, slowed or corrupted
+// from the first frame on as a chunked body is from its first byte (the
+// handshake's reply, gorilla's first write, goes out as it is): without
+// it the upgrade failed with a 500 no API server sends.
+func (w *slowWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, brw, err := http.NewResponseController(w.ResponseWriter).Hijack()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &slowConn{Conn: c, w: w, closed: make(chan struct{})}, brw, nil
+}
+
+// slowConn is a hijacked connection under a body fault.
+type slowConn struct {
+	net.Conn
+	w         *slowWriter
+	shookHand bool
+	closed    chan struct{}
+	closeOnce sync.Once
+}
+
+func (c *slowConn) Write(b []byte) (int, error) {
+	if !c.shookHand {
+		c.shookHand = true
+		return c.Conn.Write(b)
+	}
+	return c.w.write(c.Conn, func() {}, c.closed, b)
+}
+
+func (c *slowConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return c.Conn.Close()
 }
 
 func (w *slowWriter) Flush() {

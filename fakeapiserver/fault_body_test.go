@@ -4,9 +4,11 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
@@ -66,4 +68,28 @@ func getBody(t *testing.T, ctx context.Context, u string) (int, []byte) {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	return resp.StatusCode, b
+}
+
+// A body fault on a websocket watch slows its frames, as it slows a
+// chunked body's bytes: the upgrade itself succeeds (it was a 500, which
+// no API server answers a watch with), the first frame starts and stops.
+func TestSlowBodiesOnAWebsocketWatch(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	createPods(t, srv, 1)
+	srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "watch", After: 4})
+	wsURL := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/api/v1/pods?watch=1"
+	conn, resp, err := websocket.DefaultDialer.Dial(wsURL, http.Header{"Origin": {srv.URL()}})
+	require.NoError(t, err, "the upgrade goes through")
+	require.Equal(t, http.StatusSwitchingProtocols, resp.StatusCode)
+	defer conn.Close()
+	got := make(chan error, 1)
+	go func() { _, _, err := conn.ReadMessage(); got <- err }()
+	select {
+	case err := <-got:
+		t.Fatalf("the slowed frame arrived whole: %v", err)
+	case <-time.After(50 * time.Millisecond): // nothing comes: the stall itself
+	}
+	require.NoError(t, conn.Close())
+	require.Error(t, <-got)
+	require.Equal(t, int64(1), srv.Stats().Faults[fakeapiserver.FaultSlowBody])
 }

@@ -213,6 +213,9 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto *protoFra
 		defer cancel()
 		for {
 			if _, _, err := conn.NextReader(); err != nil {
+				// The client is gone: closing ends a write blocked on it
+				// too (a slowed body's, which waits for the close).
+				_ = conn.Close()
 				return
 			}
 		}

@@ -137,6 +137,7 @@ type parityFault struct {
 	reason       observe.FailureReason // the first failure's reason on both wires (0: compare only)
 	protobufOnly bool                  // JSON has no equivalent (see unknown kind)
 	noFailure    bool                  // the fault must not be a failure at all
+	onOpenWatch  bool                  // armed on the verb's watch once it is open and has bookmarked
 }
 
 var allVerbs = []parityVerb{verbList, verbWatch, verbStream, verbResume}
@@ -207,7 +208,7 @@ var parityFaults = []parityFault{
 		server: func(p *parityCase) { p.srv.CompactBetweenPages(1) }},
 	{name: "undecodable object", verbs: allVerbs, undecodable: true, reason: observe.FailureUndecodable},
 	{name: "undecodable object, skipped", verbs: allVerbs, undecodable: true, skip: true},
-	{name: "stalled watch", verbs: []parityVerb{verbWatch, verbResume},
+	{name: "stalled watch", verbs: []parityVerb{verbWatch, verbResume}, reason: observe.FailureStalled, onOpenWatch: true,
 		server: func(p *parityCase) { p.srv.StallWatches() }},
 	// The LIST page's bound of the reply's one watchdog (StallTimeout): a
 	// body that trickles and completes no item is "reply stalled" on both
@@ -215,6 +216,12 @@ var parityFaults = []parityFault{
 	{name: "stalled reply", verbs: []parityVerb{verbList}, reason: observe.FailureStalled,
 		server: func(p *parityCase) {
 			p.srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "list", After: 40, Every: time.Second})
+		}},
+	// The streaming list's bound of the same watchdog (InitialEventsTimeout):
+	// its events trickle a byte a second, none completes.
+	{name: "stalled streaming list", verbs: []parityVerb{verbStream}, reason: observe.FailureStalled,
+		server: func(p *parityCase) {
+			p.srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "watch", QueryContains: "sendInitialEvents=true", After: 40, Every: time.Second})
 		}},
 }
 
@@ -270,9 +277,10 @@ type parityCase struct {
 	client *apiclient.Client
 	dir    string
 
-	mu      sync.Mutex
-	out     parityOutcome
-	counted bool // relists are recorded from now on
+	mu        sync.Mutex
+	out       parityOutcome
+	counted   bool         // relists are recorded from now on
+	bookmarks atomic.Int32 // periodic bookmarks the informer received
 }
 
 func TestWireParity(t *testing.T) {
@@ -356,7 +364,7 @@ func (p *parityCase) run(t *testing.T) parityOutcome {
 			p.putBad(t)
 		}
 	}
-	if p.verb != verbWatch {
+	if p.verb != verbWatch && !p.f.onOpenWatch {
 		p.arm(t)
 		p.counted = true
 	}
@@ -367,8 +375,13 @@ func (p *parityCase) run(t *testing.T) parityOutcome {
 	if !p.f.undecodable || p.f.skip || p.verb == verbWatch {
 		require.NoError(t, inf.waitForSync(ctx), "%s: sync", wire)
 	}
-	if p.verb == verbWatch {
+	if p.verb == verbWatch || p.f.onOpenWatch {
 		require.NoError(t, p.srv.AwaitWatchers(ctx, 1))
+		if p.f.onOpenWatch {
+			// A watch that has shown a bookmark cadence: its silence is
+			// a stall, not a quiet resource.
+			require.Eventually(t, func() bool { return p.bookmarks.Load() > 0 }, 20*time.Second, time.Millisecond, "%s: a bookmark", wire)
+		}
 		p.mu.Lock()
 		p.counted = true
 		p.mu.Unlock()
@@ -433,15 +446,22 @@ func (p *parityCase) informer(t *testing.T) cacheOf {
 
 // parityInformer builds the case's informer of type T, with its feature.
 func parityInformer[T any, P meta.PtrObject[T]](p *parityCase) cacheOf {
+	// The reply's watchdog: 2 s, long enough that a loaded machine never
+	// trips it where no fault stalls; 1 s for the stall faults, which
+	// wait it out on both wires (and with every feature).
+	bound := 2 * time.Second
+	if p.f.reason == observe.FailureStalled {
+		bound = time.Second
+	}
 	o := informer.Options[P]{
 		Backoff: chaosBackoff,
 		Sync: informer.SyncOptions{
 			PageSize:             2,
 			StreamingList:        p.verb == verbStream,
-			InitialEventsTimeout: 2 * time.Second,
-			StallTimeout:         2 * time.Second,
+			InitialEventsTimeout: bound,
+			StallTimeout:         bound,
 		},
-		Watch:  informer.WatchOptions{IdleTimeout: 2 * time.Second},
+		Watch:  informer.WatchOptions{IdleTimeout: bound},
 		Decode: informer.DecodeOptions[P]{SkipUndecodable: p.f.skip},
 		Observe: informer.ObserveOptions{
 			Logger: quiet(),
@@ -454,6 +474,9 @@ func parityInformer[T any, P meta.PtrObject[T]](p *parityCase) cacheOf {
 				}
 			},
 			Trace: func(ev observe.Event) {
+				if ev.Stage == observe.StageBookmark && ev.Op != observe.OpInitialEventsEnd {
+					p.bookmarks.Add(1)
+				}
 				if ev.Stage != observe.StageRelist {
 					return
 				}
@@ -693,6 +716,9 @@ func (b *bodyProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	fl := w.(http.Flusher)
+	// The headers go now, as kube-apiserver flushes a watch's headers
+	// before its first event: a watch that stalls at once is still open.
+	fl.Flush()
 	if rewrite == nil && r.URL.Query().Get("watch") == "" {
 		copyFlushing(w, fl, resp.Body)
 		return
