@@ -32,7 +32,10 @@ type SlowBody struct {
 	QueryContains string
 	After         int
 	Every         time.Duration
-	corrupt       bool // CorruptBodies
+	// Bytes go out each Every (0: one): a steady pace that a loaded
+	// machine keeps, where a byte a millisecond would lose its ticks.
+	Bytes   int
+	corrupt bool // CorruptBodies
 }
 
 // CorruptBody describes replies whose body the server corrupts (for
@@ -86,7 +89,7 @@ func (s *Server) slowBody(w http.ResponseWriter, r *http.Request, verb string) h
 	} else {
 		s.record(FaultSlowBody, "verb", verb, "path", r.URL.Path, "after", hit.After, "every", hit.Every)
 	}
-	return &slowWriter{ResponseWriter: w, r: r, left: hit.After, every: hit.Every, corrupt: hit.corrupt}
+	return &slowWriter{ResponseWriter: w, r: r, left: hit.After, every: hit.Every, step: max(hit.Bytes, 1), corrupt: hit.corrupt}
 }
 
 // slowWriter writes left bytes, then one byte per every (none when every
@@ -97,6 +100,7 @@ type slowWriter struct {
 	r       *http.Request
 	left    int
 	every   time.Duration
+	step    int // bytes a tick
 	corrupt bool
 }
 
@@ -142,13 +146,14 @@ func (w *slowWriter) write(dst io.Writer, flush func(), done <-chan struct{}, b 
 			return n, net.ErrClosed
 		case <-t.C:
 		}
-		m, err := dst.Write(b[:1])
+		k := min(len(b), w.step)
+		m, err := dst.Write(b[:k])
 		n += m
 		if err != nil {
 			return n, err
 		}
 		flush()
-		b = b[1:]
+		b = b[k:]
 	}
 	return n, nil
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -138,6 +139,7 @@ type parityFault struct {
 	protobufOnly bool                  // JSON has no equivalent (see unknown kind)
 	noFailure    bool                  // the fault must not be a failure at all
 	onOpenWatch  bool                  // armed on the verb's watch once it is open and has bookmarked
+	bound        time.Duration         // the reply's watchdog, when the fault needs its own
 }
 
 var allVerbs = []parityVerb{verbList, verbWatch, verbStream, verbResume}
@@ -217,6 +219,15 @@ var parityFaults = []parityFault{
 		server: func(p *parityCase) {
 			p.srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "list", After: 40, Every: time.Second})
 		}},
+	// A page whose objects keep coming, each within the bound, while the
+	// page takes longer than it: never cut, however long the page.
+	{name: "a page that keeps delivering", verbs: []parityVerb{verbList}, noFailure: true, bound: 500 * time.Millisecond,
+		server: func(p *parityCase) { p.trickle(0.4) }},
+	// The same, with an object the type refuses stepped over: what the
+	// server sent counts as progress, decoded or not.
+	{name: "a slow page with an object stepped over", verbs: []parityVerb{verbList}, undecodable: true, skip: true, noFailure: true,
+		bound:  500 * time.Millisecond,
+		server: func(p *parityCase) { p.trickle(0.4) }},
 	// The streaming list's bound of the same watchdog (InitialEventsTimeout):
 	// its events trickle a byte a second, none completes.
 	{name: "stalled streaming list", verbs: []parityVerb{verbStream}, reason: observe.FailureStalled,
@@ -450,7 +461,10 @@ func parityInformer[T any, P meta.PtrObject[T]](p *parityCase) cacheOf {
 	// trips it where no fault stalls; 1 s for the stall faults, which
 	// wait it out on both wires (and with every feature).
 	bound := 2 * time.Second
-	if p.f.reason == observe.FailureStalled {
+	switch {
+	case p.f.bound != 0:
+		bound = p.f.bound
+	case p.f.reason == observe.FailureStalled:
 		bound = time.Second
 	}
 	o := informer.Options[P]{
@@ -540,6 +554,37 @@ func (p *parityCase) arm(t *testing.T) {
 		rewrite = p.f.json
 	}
 	p.proxy.arm(p.verb, rewrite, p.f.cut)
+}
+
+// trickle slows the next LIST's body so that an object takes share of the
+// fault's bound on this wire, the list's envelope and its first object
+// well within it, the whole page (the list at "0" is one page of every
+// object) twice the bound: a few bytes every 20 ms, at the pace the
+// list's bytes an object on this wire give.
+func (p *parityCase) trickle(share float64) {
+	accept := "application/json"
+	if !p.json {
+		accept = kubeproto.ContentType
+	}
+	req, err := http.NewRequest("GET", p.srv.URL()+"/api/v1/namespaces/default/configmaps", nil)
+	if err != nil {
+		panic(err)
+	}
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		panic(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	items, _, err := p.srv.List(cmGVR, "default")
+	if err != nil || len(items) == 0 {
+		panic(fmt.Sprint("trickle: no objects to measure: ", err))
+	}
+	perObject := len(body) / len(items)
+	const every = 20 * time.Millisecond
+	perTick := max(1, int(math.Ceil(float64(perObject)*float64(every)/(share*float64(p.f.bound)))))
+	p.srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "list", Every: every, Bytes: perTick})
 }
 
 func (p *parityCase) put(t *testing.T, name, v string) {
