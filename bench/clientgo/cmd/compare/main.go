@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -163,7 +162,9 @@ func drive(ctx context.Context, c config) error {
 			return err
 		}
 		log.Printf("%s: %d pods loaded (%.1f KB each as listed) in %s", c.server, st.n, size/1000, time.Since(t).Round(time.Second))
-		vars := runnable(st.vars, c.server)
+		// Both servers serve every variant: the fake speaks protobuf
+		// (PartialObjectMetadata included) as kube-apiserver does.
+		vars := st.vars
 		for _, rate := range c.rates {
 			for rep := range c.reps {
 				for k := range vars {
@@ -202,15 +203,6 @@ func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File
 		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
 		1e6*res.WatchCPU/ev, res.WatchSeconds, float64(res.WatchFaults)/ev, float64(res.WatchSwitches)/ev, idle, res.P50, res.P99, res.Note)
 	return nil
-}
-
-// runnable drops the variants a server cannot serve: fakeapiserver speaks
-// JSON only.
-func runnable(vars []string, server string) []string {
-	if server == "kube" {
-		return vars
-	}
-	return slices.DeleteFunc(slices.Clone(vars), func(v string) bool { return strings.HasPrefix(v, "cg-proto") })
 }
 
 func profilePath(c config, v string, n, rep int, rate float64) string {
