@@ -69,7 +69,7 @@ if [ -z "$report_only" ]; then
 	# An appended run keeps the commands before it in the record.
 	prev=""
 	if [ -n "$append" ] && [ -f "$env" ]; then
-		prev=$(. "$env" && printf '%s (%s, load %s); ' "$command" "$duration" "$load")
+		prev=$(. "$env" && printf '%s (%s, %s, at %s, load %s); ' "$command" "$date" "$duration" "$commit" "$load")
 	fi
 	[ -n "$append" ] || : >"$out"
 	# The commit the binaries are built from, before anything can change.

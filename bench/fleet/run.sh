@@ -66,7 +66,7 @@ if [ -z "$report_only" ]; then
 	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent")
 	prev=""
 	if [ -n "$append" ] && [ -f "$env" ]; then
-		prev=$(. "$env" && printf '%s (%s, load %s); ' "$command" "$duration" "$load")
+		prev=$(. "$env" && printf '%s (%s, %s, at %s, load %s); ' "$command" "$date" "$duration" "$commit" "$load")
 	fi
 	[ -n "$append" ] || : >"$out"
 	commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/fleet/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
