@@ -73,7 +73,7 @@ if [ -z "$report_only" ]; then
 	fi
 	[ -n "$append" ] || : >"$out"
 	# The commit the binaries are built from, before anything can change.
-	commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.*' ':!bench/clientgo/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
+	commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!*.md' ':!*.jsonl' ':!*.env' 2>/dev/null || echo ' (uncommitted changes)')"
 	start=$(date +%s)
 	for s in $servers; do
 		"$bin/compare" -server "$s" -bin "$bin" -out "$out" "${args[@]}"

@@ -69,7 +69,7 @@ if [ -z "$report_only" ]; then
 		prev=$(. "$env" && printf '%s (%s, %s, at %s, load %s); ' "$command" "$date" "$duration" "$commit" "$load")
 	fi
 	[ -n "$append" ] || : >"$out"
-	commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/fleet/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
+	commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!*.md' ':!*.jsonl' ':!*.env' 2>/dev/null || echo ' (uncommitted changes)')"
 	start=$(date +%s)
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	nofp=""
