@@ -314,7 +314,9 @@ func TestTheReadmesCommandsReproduceTheirSources(t *testing.T) {
 // issue 32's targets and its footprint table are their sources' cells.
 func TestTheBenchReadmesCopiesHaveOneSource(t *testing.T) {
 	figs := comparisonFigures(t)
-	ratio := func(tb table, key ...string) string { return fmt.Sprintf("%.2f×", median(t, tb.cell(t, "ratio", key...))) }
+	ratio := func(tb table, key ...string) string {
+		return fmt.Sprintf("%.2f×", median(t, tb.cell(t, "ratio", key...)))
+	}
 	rng := func(tb table, key ...string) string {
 		lo, hi, ok := strings.Cut(tb.cell(t, "range", key...), "–")
 		require.True(t, ok, "%s: range of %q", tb.path, key)
