@@ -40,14 +40,18 @@ type table struct {
 }
 
 // tableAfter is the first Markdown table from the first line of path
-// that starts with marker (the table's own header, or a line above it).
-func tableAfter(t *testing.T, path, marker string) table {
+// that starts with the last marker (the table's own header, or a line
+// above it), each marker searched for after the one before it.
+func tableAfter(t *testing.T, path string, markers ...string) table {
 	t.Helper()
 	src := read(t, path)
-	i := strings.Index("\n"+src, "\n"+marker)
-	require.GreaterOrEqual(t, i, 0, "%s has no line starting %q", path, marker)
+	for _, m := range markers {
+		i := strings.Index("\n"+src, "\n"+m)
+		require.GreaterOrEqual(t, i, 0, "%s has no line starting %q after %q", path, m, markers)
+		src = src[i:]
+	}
 	tb := table{path: path}
-	for _, line := range strings.Split(src[i:], "\n") {
+	for _, line := range strings.Split(src, "\n") {
 		if !strings.HasPrefix(line, "|") {
 			if tb.header != nil {
 				break
@@ -66,7 +70,7 @@ func tableAfter(t *testing.T, path, marker string) table {
 			tb.rows = append(tb.rows, cells)
 		}
 	}
-	require.NotEmpty(t, tb.rows, "%s: no table after %q", path, marker)
+	require.NotEmpty(t, tb.rows, "%s: no table after %q", path, markers)
 	return tb
 }
 
@@ -349,4 +353,15 @@ func TestTheBenchReadmesCopiesHaveOneSource(t *testing.T) {
 			c("binary (MB)"), c("start → synced (ms)"), c("CPU to synced (ms)"), c("RSS synced (MiB)"),
 			c("RSS after idle (MiB)"), c("of which anonymous (MiB)")), fleetSource)
 	}
+}
+
+// TestTheFakesComparisonFiguresHaveOneSource: what bench/README.md says
+// of the comparison against the fake is the fake's "In short" table.
+func TestTheFakesComparisonFiguresHaveOneSource(t *testing.T) {
+	short := tableAfter(t, comparisonSource, "### Server: cmd/fakeapiserver", "In short (medians, µs of CPU per synced pod")
+	c := func(col, informer string) string { return short.cell(t, col, "pods", "10000", "informer", informer) }
+	mustContain(t, "bench/README.md", fmt.Sprintf("paged\nLIST, `SlimMeta` %s µs, client-go %s; streaming, %s and %s.",
+		c("client", "zk-slim:list"), c("client", "cg-proto:list"), c("client", "zk-slim:stream"), c("client", "cg-proto:stream")), comparisonSource)
+	mustContain(t, "bench/README.md", fmt.Sprintf("so a JSON LIST costs it %s µs\na pod, a protobuf one %s (transcoded for each request) and\nPartialObjectMetadata %s:",
+		c("apiserver", "cg-json:list"), c("apiserver", "cg-proto:list"), c("apiserver", "zk-meta:list")), comparisonSource)
 }
