@@ -365,3 +365,65 @@ func TestTheFakesComparisonFiguresHaveOneSource(t *testing.T) {
 	mustContain(t, "bench/README.md", fmt.Sprintf("so a JSON LIST costs it %s µs\na pod, a protobuf one %s (transcoded for each request) and\nPartialObjectMetadata %s:",
 		c("apiserver", "cg-json:list"), c("apiserver", "cg-proto:list"), c("apiserver", "zk-meta:list")), comparisonSource)
 }
+
+// nth is the index of the n-th column (from 1) named name: the fleet's
+// storm tables name the initial and the restart storm's columns alike.
+func (tb table) nth(t *testing.T, name string, n int) int {
+	t.Helper()
+	for i, h := range tb.header {
+		if h == name {
+			if n--; n == 0 {
+				return i
+			}
+		}
+	}
+	require.Failf(t, "no such column", "%s: a table has no column %q number %d (it has %q)", tb.path, name, n, tb.header)
+	return -1
+}
+
+// TestTheFakesFleetFiguresHaveOneSource: bench/README.md's table of the
+// fleet against the fake is the fleet source's, row by row.
+func TestTheFakesFleetFiguresHaveOneSource(t *testing.T) {
+	sections := map[string]string{
+		"100 per node":       "**fakeapiserver, one agent per node, its node's pods by field selector: 100 agents, 1000 pods**",
+		"1,000 per node":     "**fakeapiserver, one agent per node, its node's pods by field selector: 1000 agents, 10000 pods**",
+		"10 shards of 1,000": "**fakeapiserver, replicas sharding every pod (shardSelector): 10 agents, 1000 pods**",
+	}
+	copied := tableAfter(t, "bench/README.md", "### fakeapiserver", "| shape | mode |")
+	shape := ""
+	for _, r := range copied.rows {
+		if s := r[copied.col(t, "shape")]; s != "" {
+			shape = s
+		}
+		require.Contains(t, sections, shape, "bench/README.md's fleet table has a shape its source does not")
+		mode := r[copied.col(t, "mode")]
+		storm := tableAfter(t, fleetSource, sections[shape], "| mode | initial sync by")
+		steady := tableAfter(t, fleetSource, sections[shape], "| mode | quiet")
+		s := func(col string, n int) string {
+			for _, sr := range storm.rows {
+				if sr[0] == mode {
+					return sr[storm.nth(t, col, n)]
+				}
+			}
+			require.Failf(t, "no such row", "%s: no %s row %q", fleetSource, shape, mode)
+			return ""
+		}
+		ratio := "1"
+		if mode != "cg" {
+			mine, err := strconv.ParseFloat(s("apiserver CPU (s)", 2), 64)
+			require.NoError(t, err)
+			for _, sr := range storm.rows {
+				if sr[0] == "cg" {
+					cg, err := strconv.ParseFloat(sr[storm.nth(t, "apiserver CPU (s)", 2)], 64)
+					require.NoError(t, err)
+					ratio = fmt.Sprintf("%.2f×", mine/cg)
+				}
+			}
+		}
+		want := []string{s("initial sync by", 1), s("apiserver CPU (s)", 1), s("agents CPU (s)", 1),
+			s("restart by", 1), s("apiserver CPU (s)", 2), ratio, s("agents CPU (s)", 2),
+			steady.cell(t, "apiserver µs / event", "mode", mode), steady.cell(t, "agents µs / event", "mode", mode),
+			steady.cell(t, "agents RSS (MiB)", "mode", mode)}
+		require.Equal(t, want, r[2:], "bench/README.md's fleet row %s %s disagrees with %s", shape, mode, fleetSource)
+	}
+}
