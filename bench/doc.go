@@ -7,7 +7,8 @@
 // (an http.RoundTripper, to measure the client alone) or from fakeapiserver
 // over loopback HTTP, and read them through apiclient, watchstream, fifo,
 // cache and the informer up to the handlers. Component benchmarks live
-// beside their packages; run.sh runs them all and writes RESULTS.md.
+// beside their packages; run.sh runs them all and writes a RESULTS.md
+// (the committed one, which published figures come from, only with -write).
 //
 // Every speed figure is reported as a ratio to a floor measured in the same
 // benchmark run — the time jsontext needs just to validate the same bytes —

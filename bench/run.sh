@@ -1,24 +1,29 @@
 #!/usr/bin/env bash
 # run.sh runs zerokube's benchmarks (the end-to-end suite in bench/ and the
-# component benchmarks beside their packages) and writes bench/RESULTS.md:
-# the machine, the targets of issue #8 checked against the medians, a
-# table per package, and benchstat's summary (with confidence intervals)
-# when benchstat can be installed.
+# component benchmarks beside their packages) and writes a RESULTS.md: the
+# machine, the targets of issue #8 checked against the medians, a table per
+# package, and benchstat's summary (with confidence intervals) when
+# benchstat can be installed. The committed bench/RESULTS.md is rewritten
+# only with -write: by default the results go under
+# ${ZEROKUBE_RESULTS:-$TMPDIR/zerokube-bench}, laid out as bench/ is.
 #
-# usage: bench/run.sh [-count N] [-benchtime D] [-bench REGEXP] [-full] [-out FILE] [-profile DIR] [-from RAW] [packages...]
+# usage: bench/run.sh [-count N] [-benchtime D] [-bench REGEXP] [-full] [-write | -out FILE] [-profile DIR] [-from RAW] [-dry-run] [packages...]
 #   -count N      repetitions of each benchmark (default 5)
 #   -benchtime D  go test -benchtime (default 1s)
 #   -full         also the 50,000-pod variants (ZEROKUBE_BENCH_FULL=1); with
 #                 -count 3 ./bench/ about 11 minutes on 2 shared CPUs
-#   -out FILE     the markdown to write (default bench/RESULTS.md); the raw
-#                 go test output goes beside it as .txt, for benchstat A/B
+#   -write        write the committed bench/RESULTS.md (and RESULTS.txt)
+#   -out FILE     the markdown to write (default RESULTS.md in the results
+#                 directory); the raw go test output goes beside it as .txt
 #   -profile DIR  also write CPU and heap profiles of the bench package to DIR
 #   -from RAW     do not run anything: summarize an earlier raw output
+#   -dry-run      print the files it would write, and stop
 #   packages      default: every package of the module
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-count=5 benchtime=1s bench=. out=bench/RESULTS.md profile="" from=""
+results=${ZEROKUBE_RESULTS:-${TMPDIR:-/tmp}/zerokube-bench}
+count=5 benchtime=1s bench=. out="" profile="" from="" dry=""
 pkgs=()
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -26,18 +31,26 @@ while [ $# -gt 0 ]; do
 	-benchtime) benchtime=$2; shift 2 ;;
 	-bench) bench=$2; shift 2 ;;
 	-full) export ZEROKUBE_BENCH_FULL=1; shift ;;
+	-write) results=$PWD/bench; shift ;;
 	-out) out=$2; shift 2 ;;
 	-profile) profile=$2; shift 2 ;;
 	-from) from=$2; shift 2 ;;
-	-h | --help) sed -n '2,17p' "$0"; exit 0 ;;
+	-dry-run) dry=1; shift ;;
+	-h | --help) sed -n '2,21p' "$0"; exit 0 ;;
 	*) pkgs+=("$1"); shift ;;
 	esac
 done
 [ ${#pkgs[@]} -eq 0 ] && pkgs=(./...)
+[ -n "$out" ] || out=$results/RESULTS.md
+raw=${out%.md}.txt
+if [ -n "$dry" ]; then
+	printf 'would write: %s\n' "$out" "$raw"
+	exit 0
+fi
+mkdir -p "$(dirname "$out")"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-raw=${out%.md}.txt
 cmdline="go test -run '^\$' -bench '$bench' -benchtime $benchtime -count $count ${pkgs[*]}${ZEROKUBE_BENCH_FULL:+ (ZEROKUBE_BENCH_FULL=1)}"
 
 if [ -n "$from" ]; then
@@ -86,10 +99,13 @@ if [ -z "$benchstat" ]; then
 	fi
 fi
 
-# The client-go comparison's section (bench/clientgo/run.sh) is kept as it is.
+# The client-go comparison's section (bench/clientgo/run.sh) is kept as it
+# is: the one in $out, else the committed one.
 clientgo=$tmp/clientgo.md
 : >"$clientgo"
-[ -f "$out" ] && awk '/^<!-- clientgo:begin/ { on = 1 } on { print } /^<!-- clientgo:end/ { on = 0 }' "$out" >"$clientgo"
+keep=$out
+grep -qs '^<!-- clientgo:begin' "$keep" || keep=bench/RESULTS.md
+[ -f "$keep" ] && awk '/^<!-- clientgo:begin/ { on = 1 } on { print } /^<!-- clientgo:end/ { on = 0 }' "$keep" >"$clientgo"
 
 cpu=$(grep -m1 '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
 gocpu=$(grep -m1 '^cpu: ' "$raw" | cut -d' ' -f2- | sed 's/ *$//' || true)

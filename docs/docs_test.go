@@ -31,10 +31,11 @@ func TestReadmeStartsWithTheTwoCommands(t *testing.T) {
 
 // The README is user documentation a newcomer reads through: short, and
 // without lines that date it (a date goes stale the day after; the demo's
-// sample output shows its format, not a day).
+// sample output shows its format, not a day). 325 lines: 320 until the
+// comparison named the command and time that reproduce each figure.
 func TestReadmeIsShortAndUndated(t *testing.T) {
 	readme := read(t, "README.md")
-	require.LessOrEqual(t, strings.Count(readme, "\n"), 320, "README.md is longer than 320 lines")
+	require.LessOrEqual(t, strings.Count(readme, "\n"), 325, "README.md is longer than 325 lines")
 	for i, line := range strings.Split(readme, "\n") {
 		require.NotRegexp(t, `\b(19|20)\d\d-\d\d-\d\d\b`, line, "README.md:%d carries a date", i+1)
 	}

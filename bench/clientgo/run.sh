@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # run.sh runs the client-go comparison (cmd/compare) against fakeapiserver
 # and, when conformance/kube/build.sh has built them, a real kube-apiserver
-# with etcd; then it writes the tables into bench/RESULTS.md between the
+# with etcd; then it writes the tables into a RESULTS.md between the
 # "clientgo" markers (bench/run.sh keeps that section when it rewrites the
-# file). The raw results stay beside it in bench/clientgo/RESULTS.jsonl.
+# file), the raw results beside it in clientgo/RESULTS.jsonl and what ran
+# in clientgo/RESULTS.env. The committed bench/RESULTS.md and
+# bench/clientgo/RESULTS.* are rewritten only with -write: by default
+# everything goes under ${ZEROKUBE_RESULTS:-$TMPDIR/zerokube-bench}, laid
+# out as bench/ is (its RESULTS.md starts as a copy of the committed one).
 #
-# usage: bench/clientgo/run.sh [-quick] [-servers "kube fake"] [compare flags...]
+# usage: bench/clientgo/run.sh [-quick] [-servers "kube fake"] [-write] [-dry-run] [compare flags...]
 #   -quick          2,000 and 10,000 pods, one run each, no 100k (a smoke run)
 #   -servers LIST   which servers (default: kube when its binaries exist, and fake)
+#   -write          write the committed results in bench/ and bench/clientgo/
 #   -report-only    rewrite the section from RESULTS.jsonl without running
 #   -append         add to RESULTS.jsonl instead of starting it afresh (one server at a time)
+#   -dry-run        print the files it would write, and stop
 #   compare flags   passed on: -sizes, -big, -reps, -events, -rate (a list runs each),
 #                   -idle (a window without writes before the watch), -variants, -profile DIR
 set -euo pipefail
@@ -17,14 +23,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$here"
 
-servers="" quick="" report_only="" append="" args=()
+results=${ZEROKUBE_RESULTS:-${TMPDIR:-/tmp}/zerokube-bench}
+servers="" quick="" report_only="" append="" dry="" args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-quick) quick=1; shift ;;
 	-servers) servers=$2; shift 2 ;;
 	-report-only) report_only=1; shift ;;
 	-append) append=1; shift ;;
-	-h | --help) sed -n '2,15p' "$0"; exit 0 ;;
+	-write) results=$root/bench; shift ;;
+	-dry-run) dry=1; shift ;;
+	-h | --help) sed -n '2,20p' "$here/run.sh"; exit 0 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -35,15 +44,36 @@ if [ -z "$servers" ]; then
 fi
 [ -n "$quick" ] && args=(-sizes 2000,10000 -big "" -reps 1 "${args[@]}")
 
+out=$results/clientgo/RESULTS.jsonl env=$results/clientgo/RESULTS.env
+results_md=$results/RESULTS.md
+if [ -n "$dry" ]; then
+	if [ -n "$report_only" ]; then
+		printf 'would write: %s\n' "$results_md"
+	else
+		printf 'would write: %s\n' "$out" "$env" "$results_md"
+	fi
+	exit 0
+fi
+if [ -n "$report_only" ] && [ ! -f "$out" ]; then
+	echo "run.sh: no $out to report: run without -report-only first, or add -write to rewrite the committed section from the committed results" >&2
+	exit 1
+fi
+mkdir -p "$results/clientgo"
+[ -f "$results_md" ] || cp "$root/bench/RESULTS.md" "$results_md"
+
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-out=$here/RESULTS.jsonl
 if [ -z "$report_only" ]; then
 	go build -o "$bin/" ./cmd/compare ./cmd/zkchild ./cmd/cgchild
 	go build -o "$bin/fakeapiserver" github.com/zerokube/zerokube/cmd/fakeapiserver
+	# An appended run keeps the commands before it in the record.
+	prev=""
+	if [ -n "$append" ] && [ -f "$env" ]; then
+		prev=$(. "$env" && printf '%s (%s, %s, at %s, load %s); ' "$command" "$date" "$duration" "$commit" "$load")
+	fi
 	[ -n "$append" ] || : >"$out"
 	# The commit the binaries are built from, before anything can change.
-	commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!bench/RESULTS.*' ':!bench/clientgo/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
+	commit="$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- . ':!*.md' ':!*.jsonl' ':!*.env' 2>/dev/null || echo ' (uncommitted changes)')"
 	start=$(date +%s)
 	for s in $servers; do
 		"$bin/compare" -server "$s" -bin "$bin" -out "$out" "${args[@]}"
@@ -56,14 +86,14 @@ if [ -z "$report_only" ]; then
 		printf 'cpu=%q\n' "$(grep -m1 '^model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'), $(nproc) CPUs"
 		printf 'load=%q\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
 		printf 'duration=%q\n' "$((secs / 60)) min $((secs % 60)) s"
-		printf 'command=%q\n' "bench/clientgo/run.sh ${quick:+-quick }${args[*]}"
-		} >"$here/RESULTS.env"
+		printf 'command=%q\n' "${prev}bench/clientgo/run.sh -servers \"$servers\" ${append:+-append }${quick:+-quick }${args[*]}"
+		} >"$env"
 else
 	go build -o "$bin/" ./cmd/compare
 fi
 
 # shellcheck disable=SC1091
-. "$here/RESULTS.env"
+. "$env"
 section=$bin/section.md
 {
 	echo "<!-- clientgo:begin (written by bench/clientgo/run.sh) -->"
@@ -98,14 +128,13 @@ section=$bin/section.md
 	"$bin/compare" -report "$out" -report-out -
 	echo "<!-- clientgo:end -->"
 } >"$section"
-results=$root/bench/RESULTS.md
-if grep -q '^<!-- clientgo:begin' "$results"; then
+if grep -q '^<!-- clientgo:begin' "$results_md"; then
 	awk -v f="$section" '
 		/^<!-- clientgo:begin/ { while ((getline l < f) > 0) print l; skip = 1; next }
 		/^<!-- clientgo:end/ { skip = 0; next }
-		!skip' "$results" >"$bin/results.md"
-	cp "$bin/results.md" "$results"
+		!skip' "$results_md" >"$bin/results.md"
+	cp "$bin/results.md" "$results_md"
 else
-	{ echo; cat "$section"; } >>"$results"
+	{ echo; cat "$section"; } >>"$results_md"
 fi
-echo "run.sh: wrote the comparison into $results" >&2
+echo "run.sh: wrote the comparison into $results_md (raw: $out)" >&2

@@ -2,12 +2,17 @@
 # run.sh builds the fleet benchmark (cmd/fleet, client-go's child
 # bench/clientgo/cmd/cgfleet) and the two minimal agents (built with
 # -ldflags='-s -w'), runs it against each server, and writes the tables
-# into bench/fleet/RESULTS.md (raw lines: bench/fleet/RESULTS.jsonl).
+# into fleet/RESULTS.md (raw lines: fleet/RESULTS.jsonl, what ran:
+# fleet/RESULTS.env). The committed bench/fleet/RESULTS.* are rewritten
+# only with -write: by default they go under
+# ${ZEROKUBE_RESULTS:-$TMPDIR/zerokube-bench}/fleet.
 #
-# usage: bench/fleet/run.sh [-servers "fake kube"] [-append] [-report-only] [fleet flags...]
+# usage: bench/fleet/run.sh [-servers "fake kube"] [-write] [-append] [-report-only] [-dry-run] [fleet flags...]
 #   -servers LIST   default: kube when conformance/kube/build.sh's binaries exist, and fake
+#   -write          write the committed results in bench/fleet/
 #   -append         add to RESULTS.jsonl instead of starting it afresh
 #   -report-only    rewrite RESULTS.md from RESULTS.jsonl
+#   -dry-run        print the files it would write, and stop
 #   fleet flags     passed on: -agents, -pods-per-node, -replicas, -shapes, -modes,
 #                   -churn-events, -churn-rate, -quiet, -tail, -idle,
 #                   -footprint-idle, -footprint-reps, -footprint-only, -no-footprint
@@ -16,14 +21,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 cd "$root"
 
-servers="" append="" report_only="" footprint=1 args=()
+results=${ZEROKUBE_RESULTS:-${TMPDIR:-/tmp}/zerokube-bench}/fleet
+servers="" append="" report_only="" footprint=1 dry="" args=()
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-servers) servers=$2; shift 2 ;;
 	-append) append=1; shift ;;
 	-report-only) report_only=1; shift ;;
 	-no-footprint) footprint=""; shift ;;
-	-h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+	-write) results=$here; shift ;;
+	-dry-run) dry=1; shift ;;
+	-h | --help) sed -n '2,18p' "$here/run.sh"; exit 0 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
@@ -33,9 +41,23 @@ if [ -z "$servers" ]; then
 	[ -x "$kubebin/kube-apiserver" ] && [ -x "$kubebin/etcd" ] && servers="kube fake"
 fi
 
+out=$results/RESULTS.jsonl env=$results/RESULTS.env md=$results/RESULTS.md
+if [ -n "$dry" ]; then
+	if [ -n "$report_only" ]; then
+		printf 'would write: %s\n' "$md"
+	else
+		printf 'would write: %s\n' "$out" "$env" "$md"
+	fi
+	exit 0
+fi
+if [ -n "$report_only" ] && [ ! -f "$out" ]; then
+	echo "run.sh: no $out to report: run without -report-only first, or add -write to rewrite the committed RESULTS.md from the committed results" >&2
+	exit 1
+fi
+mkdir -p "$results"
+
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
-out=$here/RESULTS.jsonl
 go build -o "$bin/fleet" ./bench/fleet/cmd/fleet
 if [ -z "$report_only" ]; then
 	go build -ldflags='-s -w' -o "$bin/zerokube-agent" ./bench/agent/zerokube
@@ -43,11 +65,11 @@ if [ -z "$report_only" ]; then
 	fp=()
 	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent")
 	prev=""
-	if [ -n "$append" ] && [ -f "$here/RESULTS.env" ]; then
-		prev=$(. "$here/RESULTS.env" && printf '%s (%s, load %s); ' "$command" "$duration" "$load")
+	if [ -n "$append" ] && [ -f "$env" ]; then
+		prev=$(. "$env" && printf '%s (%s, %s, at %s, load %s); ' "$command" "$date" "$duration" "$commit" "$load")
 	fi
 	[ -n "$append" ] || : >"$out"
-	commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!bench/fleet/RESULTS.*' 2>/dev/null || echo ' (uncommitted changes)')"
+	commit="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!*.md' ':!*.jsonl' ':!*.env' 2>/dev/null || echo ' (uncommitted changes)')"
 	start=$(date +%s)
 	load0=$(cut -d' ' -f1-3 /proc/loadavg)
 	nofp=""
@@ -63,7 +85,7 @@ if [ -z "$report_only" ]; then
 			printf 'load=%q\n' "$2"
 			printf 'duration=%q\n' "$1"
 			printf 'command=%q\n' "${prev}bench/fleet/run.sh -servers \"$servers\" ${append:+-append }$nofp${args[*]}"
-		} >"$here/RESULTS.env"
+		} >"$env"
 	}
 	write_env "stopped before its end" "$load0 at the start"
 	for s in $servers; do
@@ -74,7 +96,7 @@ if [ -z "$report_only" ]; then
 fi
 
 # shellcheck disable=SC1091
-. "$here/RESULTS.env"
+. "$env"
 {
 	echo "# Fleet benchmark results (written by bench/fleet/run.sh)"
 	echo
@@ -89,5 +111,5 @@ fi
 	echo "| raw | [RESULTS.jsonl](RESULTS.jsonl) |"
 	echo
 	"$bin/fleet" -report "$out"
-} >"$here/RESULTS.md"
-echo "wrote $here/RESULTS.md"
+} >"$md"
+echo "wrote $md (raw: $out)"

@@ -62,7 +62,7 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 	// clients of built-in kinds ask for protobuf (gentype.PrefersProtobuf on
 	// the pod client, Request.UseProtobufAsDefault in client-go's rest), so
 	// the JSON rows were protobuf against kube-apiserver and JSON only
-	// against fakeapiserver, which speaks nothing else.
+	// against fakeapiserver, which then spoke nothing else.
 	json := func() {
 		cfg.ContentType = "application/json"
 		cfg.AcceptContentTypes = "application/json"

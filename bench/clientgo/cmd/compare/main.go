@@ -18,7 +18,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -53,7 +52,7 @@ func parseFlags() config {
 	flag.StringVar(&c.bin, "bin", "", "directory holding zkchild, cgchild and fakeapiserver")
 	flag.StringVar(&sizes, "sizes", "2000,10000,50000", "pod counts, ascending")
 	flag.StringVar(&big, "big", "100000", "larger pod counts run for -big-variants only")
-	flag.StringVar(&vars, "variants", "cg-json,cg-proto,cg-json-strip,zk-raw,zk-full,zk-slim", "variants (name or name:opts)")
+	flag.StringVar(&vars, "variants", "cg-json,cg-proto,cg-json-strip,zk-raw,zk-full,zk-slim", "variants (name or name:opts); \"readme\" stands for the README table's twelve")
 	flag.StringVar(&bigVars, "big-variants", "zk-slim", "variants run at the -big sizes")
 	flag.IntVar(&c.reps, "reps", 3, "runs of each variant at each size")
 	flag.IntVar(&c.events, "events", 1000, "updates written in each child's watch phase")
@@ -67,7 +66,7 @@ func parseFlags() config {
 	flag.StringVar(&c.reportOut, "report-out", "-", "where -report writes its Markdown")
 	flag.Parse()
 	c.sizes, c.bigSizes = ints(sizes), ints(big)
-	c.variants, c.bigVars = words(vars), words(bigVars)
+	c.variants, c.bigVars = variantWords(vars), variantWords(bigVars)
 	for _, w := range words(rates) {
 		r, err := strconv.ParseFloat(w, 64)
 		if err != nil || r <= 0 {
@@ -86,6 +85,26 @@ func ints(s string) []int {
 			log.Fatalf("compare: %q is not a number", w)
 		}
 		out = append(out, n)
+	}
+	return out
+}
+
+// readmeVariants are the rows of the README's comparison table, each mode
+// beside the same mode: one name reproduces the table.
+var readmeVariants = []string{
+	"cg-proto:list", "zk-slim:list", "zk-raw:list", "cg-json:list", "zk-meta:list", "cg-meta:list",
+	"cg-proto:stream", "zk-slim:stream", "zk-raw:stream", "cg-json:stream", "zk-meta:stream", "cg-meta:stream",
+}
+
+// variantWords is words with "readme" replaced by readmeVariants.
+func variantWords(s string) []string {
+	var out []string
+	for _, w := range words(s) {
+		if w == "readme" {
+			out = append(out, readmeVariants...)
+			continue
+		}
+		out = append(out, w)
 	}
 	return out
 }
@@ -163,7 +182,9 @@ func drive(ctx context.Context, c config) error {
 			return err
 		}
 		log.Printf("%s: %d pods loaded (%.1f KB each as listed) in %s", c.server, st.n, size/1000, time.Since(t).Round(time.Second))
-		vars := runnable(st.vars, c.server)
+		// Both servers serve every variant: the fake speaks protobuf
+		// (PartialObjectMetadata included) as kube-apiserver does.
+		vars := st.vars
 		for _, rate := range c.rates {
 			for rep := range c.reps {
 				for k := range vars {
@@ -202,15 +223,6 @@ func runOne(ctx context.Context, c config, srv *server, ld *loader, out *os.File
 		c.server, n, v, rate, res.SyncSeconds, res.SyncCPU, res.RetainedBytes, res.PeakRSSSync>>20,
 		1e6*res.WatchCPU/ev, res.WatchSeconds, float64(res.WatchFaults)/ev, float64(res.WatchSwitches)/ev, idle, res.P50, res.P99, res.Note)
 	return nil
-}
-
-// runnable drops the variants a server cannot serve: fakeapiserver speaks
-// JSON only.
-func runnable(vars []string, server string) []string {
-	if server == "kube" {
-		return vars
-	}
-	return slices.DeleteFunc(slices.Clone(vars), func(v string) bool { return strings.HasPrefix(v, "cg-proto") })
 }
 
 func profilePath(c config, v string, n, rep int, rate float64) string {

@@ -159,7 +159,7 @@ func writeReport(files []string, outPath string) error {
 
 var serverTitle = map[string]string{
 	"kube": "a real kube-apiserver v1.37.2 with etcd, over TLS on loopback",
-	"fake": "cmd/fakeapiserver in its own process, over TLS on loopback (JSON only: no protobuf row)",
+	"fake": "cmd/fakeapiserver in its own process, over TLS on loopback",
 }
 
 func writeServer(w io.Writer, server string, gs []*group) {
