@@ -164,6 +164,14 @@ func (c *Client) transport(cfg *Config, opts Options) (http.RoundTripper, error)
 	return t, nil
 }
 
+// CheckHost returns the error New gives for a Config.Host that is not an
+// http or https URL with a host (a bare host:port means https), or nil, for
+// a loader (package kubeconfig) to name the field the host came from.
+func CheckHost(host string) error {
+	_, err := parseHost(host)
+	return err
+}
+
 // parseHost turns Config.Host into a base URL; a bare host:port means https.
 func parseHost(host string) (*url.URL, error) {
 	if host == "" {

@@ -41,6 +41,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 	"github.com/zerokube/zerokube/bench/internal/poll"
 	"github.com/zerokube/zerokube/informer"
@@ -52,7 +53,7 @@ import (
 func main() { probe.Main(start) }
 
 func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
-	cfg, err := apiclient.LoadKubeconfig(f.Kubeconfig, "")
+	cfg, err := kubeconfig.LoadFile(f.Kubeconfig, "")
 	if err != nil {
 		return nil, err
 	}
