@@ -20,7 +20,7 @@ var floors = [][]string{
 	{"protodec", "internal/testutil"},
 	{"watchstream"},
 	{"apiclient", "fakeapiserver/internal/storage"},
-	{"apiclient/kubeconfig", "discovery", "leaderelection", "fakeapiserver", "conformance/kubetest"},
+	{"apiclient/kubeconfig", "apiclient/websocket", "discovery", "leaderelection", "fakeapiserver", "conformance/kubetest"},
 	{"informer", "fakeapiserver/fakeapiservertest"},
 	{"metrics"},
 	{"metrics/metricstest"},

@@ -175,7 +175,7 @@ func TestCancelAtEveryStage(t *testing.T) {
 				c, err := apiclient.NewWithOptions(cfg, co)
 				require.NoError(t, err)
 				t.Cleanup(c.CloseIdleConnections)
-				opts := informer.Options[*object]{Logger: quiet(), Trace: tr.trace, Transport: informer.Transport{Websocket: ws}}
+				opts := informer.Options[*object]{Logger: quiet(), Trace: tr.trace, Transport: informer.Transport{Websocket: wsDialer(ws)}}
 				if st.opts != nil {
 					st.opts(&opts)
 				}

@@ -219,7 +219,7 @@ func (sc *scenario) start(t *testing.T) {
 		DeltaFIFO: sc.shape.deltaFIFO, StreamingList: sc.shape.streaming, PageSize: sc.shape.pageSize,
 		InitialEventsTimeout: 2 * time.Second, MinWatchTimeout: time.Second, WatchIdleTimeout: 300 * time.Millisecond,
 		Backoff:   chaosBackoff,
-		Transport: informer.Transport{Websocket: sc.shape.websocket},
+		Transport: informer.Transport{Websocket: wsDialer(sc.shape.websocket)},
 		Trace: func(ev observe.Event) {
 			sc.observe(ev)
 			if os.Getenv("ZEROKUBE_CHAOS_TRACE") != "" && ev.Stage != observe.StageEvent && ev.Stage != observe.StageDeltaQueued &&

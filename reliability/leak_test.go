@@ -45,7 +45,7 @@ func cycle(t *testing.T, i, objects int) {
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	inf := informer.New[object](c, allCMs, informer.Options[*object]{Logger: quiet(),
-		StreamingList: i%2 == 1, Transport: informer.Transport{Websocket: i%3 == 0}})
+		StreamingList: i%2 == 1, Transport: informer.Transport{Websocket: wsDialer(i%3 == 0)}})
 	seen := make(chan struct{}, 1)
 	_, err = inf.AddHandler(informer.HandlerFuncs[*object]{UpdateFunc: func(_, o *object) {
 		select {

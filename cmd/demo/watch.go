@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
@@ -108,7 +109,6 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 		PageSize:            d.cfg.pageSize,
 		ConsistentFirstList: d.cfg.consistent,
 		LabelSelector:       d.cfg.selector,
-		Transport:           informer.Transport{Websocket: d.cfg.websocket},
 		FailFast:            true, // 401, 403, 404: say so at once instead of retrying forever
 		Logger:              slog.New(d.logHandler()),
 		DeltaFIFO:           d.cfg.deltaFIFO,
@@ -117,6 +117,9 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 				giveUp(err)
 			}
 		},
+	}
+	if d.cfg.websocket {
+		opts.Transport.Websocket = websocket.Dialer{}
 	}
 	if sel, _ := d.cfg.shardSelector(); !sel.IsEverything() {
 		opts.Shard, _ = informer.NewShard(sel) // checked with the flags

@@ -42,6 +42,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/apiclient/kubeconfig"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 	"github.com/zerokube/zerokube/bench/internal/poll"
 	"github.com/zerokube/zerokube/informer"
@@ -96,11 +97,13 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		StreamingList:     probe.Has(f.Opts, "stream"),
 		KeepManagedFields: probe.Has(f.Opts, "keepmf"),
 		Transport: informer.Transport{
-			Websocket:   probe.Has(f.Opts, "ws"),
 			JSON:        probe.Has(f.Opts, "json"),
 			FullObjects: probe.Has(f.Opts, "full"),
 		},
 		InlineProcessing: probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync"),
+	}
+	if probe.Has(f.Opts, "ws") {
+		opts.Transport.Websocket = websocket.Dialer{}
 	}
 	if probe.Has(f.Opts, "noshare") {
 		opts.Sharer = meta.NewSharer(0)
