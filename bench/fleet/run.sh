@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh builds the fleet benchmark (cmd/fleet, client-go's child
-# bench/clientgo/cmd/cgfleet) and the two minimal agents (built with
-# -ldflags='-s -w'), runs it against each server, and writes the tables
+# bench/clientgo/cmd/cgfleet), the two minimal agents and the floor agent
+# (bench/agent/floor), all with -ldflags='-s -w' (zerokube's with -tags
+# zerokube_stdgzip: see internal/gunzip), runs it against each server, and writes the tables
 # into bench/fleet/RESULTS.md (raw lines: bench/fleet/RESULTS.jsonl).
 #
 # usage: bench/fleet/run.sh [-servers "fake kube"] [-append] [-report-only] [fleet flags...]
@@ -38,10 +39,11 @@ trap 'rm -rf "$bin"' EXIT
 out=$here/RESULTS.jsonl
 go build -o "$bin/fleet" ./bench/fleet/cmd/fleet
 if [ -z "$report_only" ]; then
-	go build -ldflags='-s -w' -o "$bin/zerokube-agent" ./bench/agent/zerokube
+	go build -tags zerokube_stdgzip -ldflags='-s -w' -o "$bin/zerokube-agent" ./bench/agent/zerokube
+	go build -ldflags='-s -w' -o "$bin/floor-agent" ./bench/agent/floor
 	(cd bench/clientgo && go build -o "$bin/cgfleet" ./cmd/cgfleet && go build -ldflags='-s -w' -o "$bin/client-go-agent" ./cmd/cgagent)
 	fp=()
-	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent")
+	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent,floor=$bin/floor-agent")
 	prev=""
 	if [ -n "$append" ] && [ -f "$here/RESULTS.env" ]; then
 		prev=$(. "$here/RESULTS.env" && printf '%s (%s, load %s); ' "$command" "$duration" "$load")
