@@ -20,7 +20,8 @@ import (
 
 // Footprint is what one run of a minimal agent binary cost its own
 // process. The agent prints "synced in ..." once synced and then "N pods
-// on NODE" (bench/agent/zerokube, bench/clientgo/cmd/cgagent).
+// on NODE" (bench/agent/zerokube, bench/clientgo/cmd/cgagent, and the floor,
+// bench/agent/floor).
 type Footprint struct {
 	Binary     int64   `json:"binary_b"`
 	ToSynced   float64 `json:"to_synced_s"`  // from exec to the "synced" line
