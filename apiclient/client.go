@@ -164,6 +164,14 @@ func (c *Client) transport(cfg *Config, opts Options) (http.RoundTripper, error)
 	return t, nil
 }
 
+// CheckHost returns the error New gives for a Config.Host that is not an
+// http or https URL with a host (a bare host:port means https), or nil, for
+// a loader (package kubeconfig) to name the field the host came from.
+func CheckHost(host string) error {
+	_, err := parseHost(host)
+	return err
+}
+
 // parseHost turns Config.Host into a base URL; a bare host:port means https.
 func parseHost(host string) (*url.URL, error) {
 	if host == "" {
@@ -216,7 +224,7 @@ func newLimiter(qps float32, burst int) *rate.Limiter {
 func newTransport(tlsConfig *tls.Config, gate *connGate) *http.Transport {
 	return &http.Transport{
 		Proxy:       http.ProxyFromEnvironment,
-		DialContext: gate.dial((&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}).DialContext),
+		DialContext: gate.dial(tcpDialer().DialContext),
 		// One read per 64 KiB: with the 4 KiB default a watch of small
 		// events spends a tenth of its CPU in read syscalls.
 		ReadBufferSize:      64 << 10,
@@ -232,6 +240,12 @@ func newTransport(tlsConfig *tls.Config, gate *connGate) *http.Transport {
 			PingTimeout:     15 * time.Second,
 		},
 	}
+}
+
+// tcpDialer opens the connections of the transport and of websocket
+// watches.
+func tcpDialer() *net.Dialer {
+	return &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}
 }
 
 // url builds the request URL for path and query.

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	zkws "github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
@@ -131,7 +132,7 @@ func TestATokenRotatedUnseenIsReadAgainAfterA401AndTheRequestSentOnceMore(t *tes
 	// So is a websocket watch's upgrade.
 	rewrite(t, file, "token-dddd")
 	rs.rotate("token-dddd")
-	s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: true})
+	s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: zkws.Dialer{}})
 	require.NoError(t, err)
 	s.Stop()
 	require.Equal(t, []string{"token-cccc 401", "token-dddd 200"}, rs.requests())

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -191,6 +192,6 @@ func TestPlainHTTPToAnHTTPSServerSaysUseHTTPS(t *testing.T) {
 	_, err = apiclient.Get[meta.Raw](context.Background(), c, ref, "x")
 	require.ErrorIs(t, err, apiclient.ErrHTTPToHTTPS)
 	require.EqualValues(t, 400, meta.Code(err))
-	_, err = apiclient.Watch[meta.Raw](context.Background(), c, ref, apiclient.WatchOptions{Websocket: true})
+	_, err = apiclient.Watch[meta.Raw](context.Background(), c, ref, apiclient.WatchOptions{Websocket: websocket.Dialer{}})
 	require.ErrorIs(t, err, apiclient.ErrHTTPToHTTPS)
 }

@@ -37,10 +37,11 @@ type ExecEnvVar struct {
 	Value string `yaml:"value"`
 }
 
-// The ExecCredential API versions this client speaks.
+// The ExecCredential API versions this client speaks: ExecConfig.APIVersion
+// is one of them.
 const (
-	execV1      = "client.authentication.k8s.io/v1"
-	execV1beta1 = "client.authentication.k8s.io/v1beta1"
+	ExecV1      = "client.authentication.k8s.io/v1"
+	ExecV1beta1 = "client.authentication.k8s.io/v1beta1"
 )
 
 // execTimeout bounds one run of a plugin: it may call a cloud API, but a
@@ -84,9 +85,9 @@ func newExecPlugin(cfg ExecConfig, clk clock.Clock) (*execPlugin, error) {
 	if cfg.Command == "" {
 		return nil, errors.New("apiclient: exec credential plugin: no command")
 	}
-	if cfg.APIVersion != execV1 && cfg.APIVersion != execV1beta1 {
+	if cfg.APIVersion != ExecV1 && cfg.APIVersion != ExecV1beta1 {
 		return nil, fmt.Errorf("apiclient: exec credential plugin %q: apiVersion %q is not supported (want %s or %s)",
-			cfg.Command, cfg.APIVersion, execV1, execV1beta1)
+			cfg.Command, cfg.APIVersion, ExecV1, ExecV1beta1)
 	}
 	return &execPlugin{cfg: cfg, clock: clk}, nil
 }

@@ -43,19 +43,6 @@ func runs(t *testing.T, countFile string) int {
 	return strings.Count(string(b), "run")
 }
 
-func TestKubeconfigExecPluginRelativeCommand(t *testing.T) {
-	dir, _ := plugin(t, `{"token":"x"}`)
-	p := writeFile(t, dir, "config", `current-context: c
-contexts: [{name: c, context: {cluster: k, user: u}}]
-clusters: [{name: k, cluster: {server: https://x}}]
-users: [{name: u, user: {exec: {command: ./bin/plugin.sh, args: [a, b], env: [{name: K, value: V}], apiVersion: client.authentication.k8s.io/v1, installHint: "install it"}}}]
-`)
-	cfg, err := LoadKubeconfig(p, "")
-	require.NoError(t, err)
-	require.Equal(t, &ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), Args: []string{"a", "b"},
-		Env: []ExecEnvVar{{"K", "V"}}, APIVersion: execV1, InstallHint: "install it"}, cfg.Exec)
-}
-
 func TestExecPluginTokenIsCachedAndRenewedAfter401(t *testing.T) {
 	dir, count := plugin(t, `{"token":"tok-$N"}`)
 	var reject atomic.Bool
@@ -68,7 +55,7 @@ func TestExecPluginTokenIsCachedAndRenewedAfter401(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c, err := NewWithOptions(&Config{Host: srv.URL, QPS: -1, Exec: &ExecConfig{
-		Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1, Env: []ExecEnvVar{{"COUNT_FILE", count}},
+		Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: ExecV1, Env: []ExecEnvVar{{"COUNT_FILE", count}},
 	}}, Options{Retry: RetryOptions{MaxAttempts: 1}})
 	require.NoError(t, err)
 	t.Cleanup(c.CloseIdleConnections)
@@ -100,7 +87,7 @@ func TestExecPluginTokenIsCachedAndRenewedAfter401(t *testing.T) {
 func TestExecPluginRenewsBeforeExpiry(t *testing.T) {
 	clk := clocktest.New()
 	dir, count := plugin(t, `{"token":"tok-$N","expirationTimestamp":"2030-01-01T00:00:00Z"}`)
-	p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1,
+	p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: ExecV1,
 		Env: []ExecEnvVar{{"COUNT_FILE", count}}}, clk)
 	require.NoError(t, err)
 	expiry := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -129,7 +116,7 @@ func TestExecPluginErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, count := plugin(t, tc.status)
-			p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: execV1,
+			p, err := newExecPlugin(ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), APIVersion: ExecV1,
 				Env: []ExecEnvVar{{"COUNT_FILE", count}}}, clock.Real{})
 			require.NoError(t, err)
 			_, err = p.get(context.Background())
@@ -137,11 +124,11 @@ func TestExecPluginErrors(t *testing.T) {
 			require.ErrorContains(t, err, "plugin.sh")
 		})
 	}
-	p, err := newExecPlugin(ExecConfig{Command: "zerokube-no-such-plugin", APIVersion: execV1, InstallHint: "brew install it"}, clock.Real{})
+	p, err := newExecPlugin(ExecConfig{Command: "zerokube-no-such-plugin", APIVersion: ExecV1, InstallHint: "brew install it"}, clock.Real{})
 	require.NoError(t, err)
 	_, err = p.get(context.Background())
 	require.ErrorContains(t, err, "brew install it")
-	p, err = newExecPlugin(ExecConfig{Command: "/bin/sh", Args: []string{"-c", "echo broken >&2; exit 2"}, APIVersion: execV1}, clock.Real{})
+	p, err = newExecPlugin(ExecConfig{Command: "/bin/sh", Args: []string{"-c", "echo broken >&2; exit 2"}, APIVersion: ExecV1}, clock.Real{})
 	require.NoError(t, err)
 	_, err = p.get(context.Background())
 	require.ErrorContains(t, err, `exit status 2 (stderr: "broken")`)

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/zerokube/zerokube/internal/gunzip"
 )
 
 // The client asks for gzip itself (the transport's own transparent gzip is
@@ -18,7 +18,9 @@ import (
 //     LIST spends more CPU inflating than decoding: klauspost/compress's
 //     inflater does it in about half the CPU of compress/gzip, with 5
 //     allocations per reply instead of thousands
-//     (bench/clientgo/inflate: BenchmarkInflate).
+//     (bench/clientgo/inflate: BenchmarkInflate). A program built with the
+//     tag zerokube_stdgzip inflates with compress/gzip instead, and links
+//     one inflater less (package internal/gunzip).
 //  2. Over HTTP/2 every read of at least 4 KiB from a body sends a
 //     WINDOW_UPDATE frame (one write, encrypted under TLS), and an inflater
 //     reads its input 4 KiB at a time. It reads here through a 64 KiB
@@ -34,12 +36,12 @@ const readBufferSize = 64 << 10
 type gunzipped struct {
 	body io.ReadCloser
 	br   *bufio.Reader
-	zr   *gzip.Reader
+	zr   *gunzip.Reader
 	err  error // of the header, reported by the first Read
 }
 
 var (
-	gzipReaders = sync.Pool{New: func() any { return new(gzip.Reader) }}
+	gzipReaders = sync.Pool{New: func() any { return new(gunzip.Reader) }}
 	bufReaders  = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readBufferSize) }}
 )
 
@@ -50,7 +52,7 @@ func inflate(resp *http.Response) {
 	if resp.Header.Get("Content-Encoding") != "gzip" {
 		return
 	}
-	g := &gunzipped{body: resp.Body, br: bufReaders.Get().(*bufio.Reader), zr: gzipReaders.Get().(*gzip.Reader)}
+	g := &gunzipped{body: resp.Body, br: bufReaders.Get().(*bufio.Reader), zr: gzipReaders.Get().(*gunzip.Reader)}
 	g.br.Reset(resp.Body)
 	if err := g.zr.Reset(g.br); err != nil {
 		g.err = fmt.Errorf("apiclient: gzip reply: %w", err)

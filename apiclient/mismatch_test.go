@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/meta"
 )
 
@@ -50,7 +51,7 @@ func TestASchemeOrTLSMismatchSaysSo(t *testing.T) {
 			require.Zero(t, meta.Code(err), "no Status: the request never got through")
 			// A websocket watch dials on its own (gorilla's dialer): the
 			// same mismatch must say the same.
-			_, err = apiclient.Watch[meta.Raw](context.Background(), c, ref, apiclient.WatchOptions{Websocket: true})
+			_, err = apiclient.Watch[meta.Raw](context.Background(), c, ref, apiclient.WatchOptions{Websocket: websocket.Dialer{}})
 			require.ErrorIs(t, err, tc.want, "websocket")
 			require.NotErrorIs(t, err, tc.not, "websocket")
 		})

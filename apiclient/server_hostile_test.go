@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -222,7 +223,7 @@ func callVerb(ctx context.Context, c *apiclient.Client, verb string) error {
 		_, err := apiclient.Get[pod](ctx, c, podsRef, "x")
 		return err
 	}
-	s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: verb == "websocket watch"})
+	s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: wsDialer(verb == "websocket watch")})
 	if err != nil {
 		return err
 	}
@@ -239,7 +240,7 @@ func TestCancellingAWebsocketWatchAbortsAHandshakeTheServerNeverAnswers(t *testi
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: true})
+		_, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: websocket.Dialer{}})
 		done <- err
 	}()
 	select { // the dial has sent its upgrade request and waits for the reply
@@ -372,7 +373,7 @@ func TestAWatchTheServerNeverAnswersTimesOutAtOpen(t *testing.T) {
 		t.Cleanup(c.CloseIdleConnections)
 		start := time.Now()
 		_, err = apiclient.Watch[pod](context.Background(), c, podsRef,
-			apiclient.WatchOptions{Websocket: true, OpenTimeout: 100 * time.Millisecond})
+			apiclient.WatchOptions{Websocket: websocket.Dialer{}, OpenTimeout: 100 * time.Millisecond})
 		require.ErrorIs(t, err, apiclient.ErrWatchOpenTimeout)
 		require.ErrorIs(t, err, context.DeadlineExceeded)
 		require.Less(t, time.Since(start), 5*time.Second)
@@ -485,4 +486,12 @@ func TestASlowButSteadyListIsNotCutByTheHeaderTimeout(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, 10, n)
 	require.Equal(t, clocktest.Start.Add(10*(idle-time.Millisecond)), clk.Now())
+}
+
+// wsDialer is websocket.Dialer{} when ws, else nil: chunked HTTP.
+func wsDialer(ws bool) apiclient.WebsocketDialer {
+	if ws {
+		return websocket.Dialer{}
+	}
+	return nil
 }

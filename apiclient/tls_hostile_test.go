@@ -23,6 +23,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 )
 
 // testCA is a certificate authority made for one test.
@@ -142,7 +143,7 @@ func TestTLSVerificationFailuresAreClearAndNotRetried(t *testing.T) {
 			require.True(t, tc.isError(err), "%T: %v", errors.Unwrap(err), err)
 			require.Empty(t, s.Delays(), "a certificate that does not verify will not verify on a retry")
 			require.Equal(t, int32(1), handshakes.Load())
-			_, err = apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: true})
+			_, err = apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: websocket.Dialer{}})
 			require.True(t, tc.isError(err), "websocket watches verify the same way: %v", err)
 		})
 	}

@@ -2,17 +2,14 @@ package apiclient
 
 import (
 	"context"
-	"errors"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
-	"sync"
 	"time"
-
-	"github.com/gorilla/websocket"
 
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
@@ -51,8 +48,9 @@ type WatchOptions struct {
 	// LIST. A server without the feature ignores it and sends every event;
 	// a watch reply has no shardInfo to say so.
 	ShardSelector string
-	// Websocket opens the watch over a websocket instead of chunked HTTP.
-	Websocket bool
+	// Websocket, when set, opens the watch over a websocket instead of
+	// chunked HTTP: websocket.Dialer{} of package apiclient/websocket.
+	Websocket WebsocketDialer
 	// OpenTimeout bounds the wait for the server to answer the request (the
 	// reply's headers, or the websocket upgrade); the events then take as
 	// long as they take. Without it a server that accepts the connection
@@ -119,7 +117,7 @@ func (o WatchOptions) query() url.Values {
 // Content-Encoding is passed to the stream, which decodes gzip member by
 // member as it arrives.
 func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, opts WatchOptions) (*watchstream.Stream[T, P], error) {
-	if opts.Websocket {
+	if opts.Websocket != nil {
 		conn, err := c.dialWatch(ctx, ref, opts)
 		if err != nil {
 			return nil, err
@@ -175,10 +173,37 @@ func (b cancelOnClose) Close() error {
 	return err
 }
 
+// WebsocketDialer opens a watch over a websocket. Package
+// apiclient/websocket provides one (with gorilla/websocket), so that a
+// program watching over chunked HTTP does not link a websocket library.
+// The Client prepares the upgrade request (its URL, the credentials, the
+// Origin header kube-apiserver requires, Accept) and reads a refusal's
+// Status; the dialer speaks the websocket protocol only.
+type WebsocketDialer interface {
+	// DialWebsocket sends the upgrade request and returns the watch's
+	// messages. Cancelling ctx aborts the handshake. When the server
+	// answered without upgrading, it returns that reply with a non-nil
+	// error (the Client reads and closes its body); a net.Error whose
+	// Timeout() is true says the handshake timed out.
+	DialWebsocket(ctx context.Context, req WebsocketRequest) (watchstream.MessageConn, *http.Response, error)
+}
+
+// WebsocketRequest is the upgrade request of a websocket watch.
+type WebsocketRequest struct {
+	URL    *url.URL // ws or wss, with the watch's query
+	Header http.Header
+	TLS    *tls.Config // the client's; nil for plain ws
+	// Timeout bounds the handshake (WatchOptions.OpenTimeout).
+	Timeout time.Duration
+	// Dial opens the TCP connection as the client's HTTP transport does
+	// (timeouts, keep-alive, socket buffers).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
 // dialWatch opens a websocket watch. kube-apiserver refuses an upgrade
 // without an Origin header; the bearer token goes in the Authorization
 // header (the subprotocol form exists for browsers, which cannot set it).
-func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*websocket.Conn, error) {
+func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (watchstream.MessageConn, error) {
 	var sent string
 	conn, err := c.dialWatchOnce(ctx, ref, opts, &sent)
 	if err != nil && meta.IsUnauthorized(err) && c.renew(ctx, sent) {
@@ -190,7 +215,7 @@ func (c *Client) dialWatch(ctx context.Context, ref Ref, opts WatchOptions) (*we
 
 // dialWatchOnce makes one try of dialWatch; *sent is the bearer token it
 // sent.
-func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, sent *string) (*websocket.Conn, error) {
+func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, sent *string) (watchstream.MessageConn, error) {
 	path := ref.Path()
 	fail := func(err error) error { return fmt.Errorf("apiclient: websocket watch %s: %w", path, err) }
 	if err := c.waitLimiter(ctx); err != nil {
@@ -210,19 +235,12 @@ func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, 
 	*sent = tok
 	h.Set("Origin", origin.String())
 	h.Set("Accept", acceptFor(opts.Decode.Protobuf != nil, as(opts.Metadata, asMetadata)))
-	d := websocket.Dialer{
-		Proxy:            http.ProxyFromEnvironment,
-		TLSClientConfig:  c.tlsConfig,
-		HandshakeTimeout: opts.openTimeout(),
-	}
-	guard := &handshakeGuard{ctx: ctx}
-	d.NetDialContext = guard.dial
-	conn, resp, err := d.DialContext(ctx, u.String(), h)
-	guard.done()
+	conn, resp, err := opts.Websocket.DialWebsocket(ctx, WebsocketRequest{URL: u, Header: h, TLS: c.tlsConfig,
+		Timeout: opts.openTimeout(), Dial: tcpDialer().DialContext})
 	if err == nil {
 		return conn, nil
 	}
-	if resp != nil && errors.Is(err, websocket.ErrBadHandshake) {
+	if resp != nil {
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusSwitchingProtocols {
 			return nil, fail(err)
@@ -243,42 +261,6 @@ func (c *Client) dialWatchOnce(ctx context.Context, ref Ref, opts WatchOptions, 
 		return nil, fail(fmt.Errorf("%w: %w", context.DeadlineExceeded, err))
 	}
 	return nil, fail(transportError(err))
-}
-
-// handshakeGuard makes cancelling ctx abort a websocket handshake in
-// progress. gorilla/websocket turns only ctx's deadline into the
-// connection's, so without it a cancelled dial to a server that accepted
-// the connection but never answers the upgrade would wait out the whole
-// HandshakeTimeout.
-type handshakeGuard struct {
-	// ctx is the caller's: the context the dialer passes to dial is one it
-	// derives and cancels when DialContext returns, even on success.
-	ctx   context.Context
-	mu    sync.Mutex    // guards stops
-	stops []func() bool // unregister the hooks of the connections dialed
-}
-
-func (g *handshakeGuard) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}).DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	stop := context.AfterFunc(g.ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) }) // in the past: reads fail now
-	g.mu.Lock()
-	g.stops = append(g.stops, stop)
-	g.mu.Unlock()
-	return conn, nil
-}
-
-// done unregisters the hooks once the handshake is over: the stream owns
-// the connection from then on, and a long-lived ctx must not keep them.
-func (g *handshakeGuard) done() {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, stop := range g.stops {
-		stop()
-	}
-	g.stops = nil
 }
 
 func deadlineSet(ctx context.Context) bool {

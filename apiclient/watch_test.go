@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	zkws "github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
@@ -111,7 +112,7 @@ func TestWatchRefusedGivesStatusError(t *testing.T) {
 		c, _ := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 			writeStatus(w, 403, "Forbidden", `pods is forbidden: User \"x\" cannot watch resource \"pods\"`, "")
 		})
-		_, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: ws})
+		_, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: wsDialer(ws)})
 		require.True(t, meta.IsForbidden(err), "websocket=%t: %v", ws, err)
 		require.Contains(t, err.Error(), "cannot watch")
 	}
@@ -133,7 +134,7 @@ func TestWatchWebsocket(t *testing.T) {
 		}
 		defer conn.Close()
 		for _, name := range []string{"a", "b"} {
-			if !assert.NoError(t, watchstream.WriteWebsocketFrame(conn, watchstream.AppendFrame(nil, meta.Added,
+			if !assert.NoError(t, conn.WriteMessage(websocket.TextMessage, watchstream.AppendFrame(nil, meta.Added,
 				[]byte(`{"metadata":{"name":"`+name+`","resourceVersion":"8"}}`)))) {
 				return
 			}
@@ -142,7 +143,7 @@ func TestWatchWebsocket(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	c, _ := newClient(t, &apiclient.Config{Host: srv.URL, BearerToken: secretToken})
-	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: true, ResourceVersion: "7"})
+	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: zkws.Dialer{}, ResourceVersion: "7"})
 	require.NoError(t, err)
 	defer s.Stop()
 	var names []string
@@ -166,7 +167,7 @@ func TestWatchWebsocketOverTLS(t *testing.T) {
 			return
 		}
 		defer conn.Close()
-		if !assert.NoError(t, watchstream.WriteWebsocketFrame(conn, watchstream.AppendFrame(nil, meta.Added, []byte(`{"metadata":{"name":"a"}}`)))) {
+		if !assert.NoError(t, conn.WriteMessage(websocket.TextMessage, watchstream.AppendFrame(nil, meta.Added, []byte(`{"metadata":{"name":"a"}}`)))) {
 			return
 		}
 		_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
@@ -180,7 +181,7 @@ func TestWatchWebsocketOverTLS(t *testing.T) {
 	// websocket's TLS config.
 	_, err := apiclient.Get[pod](context.Background(), c, podsRef, "x")
 	require.True(t, meta.IsNotFound(err), "%v", err)
-	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: true})
+	s, err := apiclient.Watch[pod](context.Background(), c, podsRef, apiclient.WatchOptions{Websocket: zkws.Dialer{}})
 	require.NoError(t, err)
 	defer s.Stop()
 	ev, err := s.Next()

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	zkws "github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
@@ -75,7 +76,7 @@ func TestWebsocketWatchAgainstAHostileServer(t *testing.T) {
 			runtime.ReadMemStats(&before)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: true,
+			s, err := apiclient.Watch[pod](ctx, c, podsRef, apiclient.WatchOptions{Websocket: zkws.Dialer{},
 				Decode: watchstream.Options{MaxEventSize: limit}})
 			require.NoError(t, err)
 			defer s.Stop()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 	"github.com/zerokube/zerokube/bench"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
@@ -33,7 +34,7 @@ func tlsServer(tb testing.TB) (*fakeapiserver.Server, *apiclient.Client) {
 	if err := srv.WriteKubeconfig(kc); err != nil {
 		tb.Fatal(err)
 	}
-	cfg, err := apiclient.LoadKubeconfig(kc, "")
+	cfg, err := kubeconfig.LoadFile(kc, "")
 	if err != nil {
 		tb.Fatal(err)
 	}

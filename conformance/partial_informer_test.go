@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -40,7 +41,7 @@ func TestAMetadataOnlyInformerSyncsAndFollows(t *testing.T) {
 				c, err := apiclient.New(tg.cfg)
 				require.NoError(t, err)
 				opts := informer.Options[*cmMetadata]{Sync: informer.SyncOptions{StreamingList: tc.streaming, PageSize: 5}, Observe: informer.ObserveOptions{Logger: quiet()}}
-				opts.Transport.JSON, opts.Transport.Websocket = tc.json, tc.websocket
+				opts.Transport.JSON, opts.Transport.Websocket = tc.json, wsDialer(tc.websocket)
 				inf := informer.New[cmMetadata](c, apiclient.Ref{GVR: cmGVR, Namespace: ns}, opts)
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan error, 1)
@@ -70,4 +71,12 @@ func TestAMetadataOnlyInformerSyncsAndFollows(t *testing.T) {
 			})
 		}
 	})
+}
+
+// wsDialer is websocket.Dialer{} when ws, else nil: chunked HTTP.
+func wsDialer(ws bool) apiclient.WebsocketDialer {
+	if ws {
+		return websocket.Dialer{}
+	}
+	return nil
 }

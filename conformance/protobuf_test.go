@@ -156,7 +156,7 @@ func TestInformerSyncsAndWatchesPodsOverProtobuf(t *testing.T) {
 				ref := apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: ns}
 				c, log := recordingClient(t, tg)
 				pb := informer.New[slimPod](c, ref, informer.Options[*slimPod]{
-					Transport: informer.Transport{Websocket: mode.websocket},
+					Transport: informer.Transport{Websocket: wsDialer(mode.websocket)},
 					Sync:      informer.SyncOptions{StreamingList: streaming},
 					Observe:   informer.ObserveOptions{Logger: quiet()},
 				})

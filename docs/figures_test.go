@@ -25,6 +25,9 @@ const (
 	// fleetSource: the fleet and the minimal agent's footprint, written
 	// by bench/fleet/run.sh.
 	fleetSource = "bench/fleet/RESULTS.md"
+	// footprintSource: the minimal agent's footprint against the floor
+	// agent, as go build makes it and static (issue 40, item 4).
+	footprintSource = "bench/fleet/RESULTS-footprint.md"
 	// scaleSource: the 10,000 / 50,000 / 100,000-pod run (JSON), kept in
 	// the record of earlier runs.
 	scaleSource = "bench/HISTORY.md"
@@ -199,11 +202,11 @@ func TestTheReadmesHeadlineFiguresHaveOneSource(t *testing.T) {
 		"target", "restart storm, apiserver CPU", "zerokube / client-go", "zk-snap / cg")
 	mustContain(t, "README.md", "1,000 per-node agents restarting at once: kube-apiserver "+storm+" of client-go's (snapshots)", fleetSource)
 
-	fp := tableAfter(t, fleetSource, "Minimal per-node agent")
+	fp := tableAfter(t, footprintSource, "## As `go build` makes them", "Minimal per-node agent")
 	agent := func(col, who string) string { return fp.cell(t, col, "server", "fakeapiserver", "agent", who) }
 	mustContain(t, "README.md", fmt.Sprintf("minimal agent %s MB, %s MiB idle (client-go's %s MB, %s MiB)",
 		agent("binary (MB)", "zerokube"), agent("RSS after idle (MiB)", "zerokube"),
-		agent("binary (MB)", "client-go"), agent("RSS after idle (MiB)", "client-go")), fleetSource)
+		agent("binary (MB)", "client-go"), agent("RSS after idle (MiB)", "client-go")), footprintSource)
 }
 
 // TestTheSizingGuidesFiguresHaveOneSource: docs/agents.md's memory columns
@@ -346,12 +349,13 @@ func TestTheBenchReadmesCopiesHaveOneSource(t *testing.T) {
 		mustContain(t, "bench/README.md", want, comparisonSource)
 	}
 
-	fp := tableAfter(t, fleetSource, "Minimal per-node agent")
-	for _, agent := range []string{"zerokube", "client-go"} {
-		c := func(col string) string { return fp.cell(t, col, "server", "fakeapiserver", "agent", agent) }
-		mustContain(t, "bench/README.md", fmt.Sprintf("| %s | %s MB | %s ms | %s ms | %s MiB | %s MiB | %s MiB |", agent,
-			c("binary (MB)"), c("start → synced (ms)"), c("CPU to synced (ms)"), c("RSS synced (MiB)"),
-			c("RSS after idle (MiB)"), c("of which anonymous (MiB)")), fleetSource)
+	built := tableAfter(t, footprintSource, "## As `go build` makes them", "Minimal per-node agent")
+	static := tableAfter(t, footprintSource, "## Static", "Minimal per-node agent")
+	for _, agent := range []string{"zerokube", "client-go", "floor"} {
+		c := func(tb table, col string) string { return tb.cell(t, col, "server", "fakeapiserver", "agent", agent) }
+		mustContain(t, "bench/README.md", fmt.Sprintf("| %s | %s MB | %s MiB | %s MiB | %s MiB |", agent,
+			c(built, "binary (MB)"), c(built, "RSS after idle (MiB)"), c(built, "of which anonymous (MiB)"),
+			c(static, "RSS after idle (MiB)")), footprintSource)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/meta"
@@ -35,7 +36,7 @@ func TestClientConfigWorksWithApiclient(t *testing.T) {
 
 	for _, ws := range []bool{false, true} {
 		s, err := apiclient.Watch[meta.Raw](ctx, c, ref, apiclient.WatchOptions{SendInitialEvents: true,
-			AllowWatchBookmarks: true, Websocket: ws, ResourceVersion: lm.ResourceVersion})
+			AllowWatchBookmarks: true, Websocket: wsDialer(ws), ResourceVersion: lm.ResourceVersion})
 		require.NoError(t, err, "websocket=%v", ws)
 		for range 3 {
 			e, err := s.Next()
@@ -48,4 +49,12 @@ func TestClientConfigWorksWithApiclient(t *testing.T) {
 		require.True(t, e.InitialEventsEnd, "websocket=%v", ws)
 		s.Stop()
 	}
+}
+
+// wsDialer is websocket.Dialer{} when ws, else nil: chunked HTTP.
+func wsDialer(ws bool) apiclient.WebsocketDialer {
+	if ws {
+		return websocket.Dialer{}
+	}
+	return nil
 }

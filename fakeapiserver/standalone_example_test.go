@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/meta"
 )
@@ -43,7 +44,7 @@ func ExampleServer_WriteKubeconfig() {
 	}
 
 	// What the program under test does with the path.
-	cfg, err := apiclient.Load(path, "")
+	cfg, err := kubeconfig.Load(path, "")
 	if err != nil {
 		panic(err)
 	}

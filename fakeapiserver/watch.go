@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
@@ -80,7 +81,12 @@ func (c websocketSink) write(frame []byte) error {
 		frame = partialFrames(frame)
 	}
 	if c.proto == nil {
-		return watchstream.WriteWebsocketFrame(c.conn, frame)
+		// One event per text message, its trailing newline kept, as
+		// kube-apiserver's messages are.
+		if err := c.conn.WriteMessage(websocket.TextMessage, frame); err != nil {
+			return fmt.Errorf("fakeapiserver: write websocket frame: %w", err)
+		}
+		return nil
 	}
 	return c.proto.each(frame, func(ev []byte) error {
 		return c.conn.WriteMessage(websocket.BinaryMessage, ev)

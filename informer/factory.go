@@ -158,7 +158,7 @@ func optionsSummary[T any, P meta.Object](o Options[P]) string {
 	}
 	indexers := slices.Sorted(maps.Keys(o.Indexers))
 	return fmt.Sprintf("request=%s transform=%s keepManagedFields=%t skipUndecodable=%t kind=%q apiVersion=%q "+
-		"wrapListerWatcher=%s json=%t websocket=%t maxObjectSize=%d sharer=%t snapshot=%t "+
+		"wrapListerWatcher=%s json=%t websocket=%T maxObjectSize=%d sharer=%t snapshot=%t "+
 		"deltaFIFO=%t inline=%t pageSize=%d consistentFirstList=%t streaming=%t resync=%v failFast=%t indexers=%v trace=%t",
 		request, funcName(o.Decode.Transform), o.Decode.KeepManagedFields, o.Decode.SkipUndecodable, o.Decode.ExpectedKind, o.Decode.ExpectedAPIVersion,
 		funcName(o.WrapListerWatcher), o.Transport.JSON, o.Transport.Websocket, o.Transport.MaxObjectSize,

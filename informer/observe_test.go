@@ -11,6 +11,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
@@ -174,7 +175,7 @@ func TestWebsocketWatch(t *testing.T) {
 	e := newEnv(t)
 	e.put(t, "a", "0", nil)
 	opts := fastOpts()
-	opts.Transport.Websocket = true
+	opts.Transport.Websocket = websocket.Dialer{}
 	inf := informer.New[configMap](e.client, cmRef, opts)
 	run(t, inf)
 	synced(t, inf)

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/clock"
 	"github.com/zerokube/zerokube/informer/observe"
@@ -15,8 +16,9 @@ import (
 // Transport says how the informer lists and watches: the wire, not what
 // is selected. It changes no object the informer sees.
 type Transport struct {
-	// Websocket watches over a websocket instead of chunked HTTP.
-	Websocket bool
+	// Websocket, when set, watches over a websocket instead of chunked
+	// HTTP: websocket.Dialer{} of package apiclient/websocket.
+	Websocket apiclient.WebsocketDialer
 	// MaxObjectSize caps the bytes of one object read from the server: a
 	// LIST item or a watch event (watchstream.Options.MaxEventSize). A
 	// larger one fails the page or ends the watch (Problem TooLarge). 0:

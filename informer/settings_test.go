@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/fifo"
@@ -133,7 +134,7 @@ var settings = map[string]setting{
 		o.Shard, _ = NewShard(sel)
 	}, func(b built) any { return b.inf.p.shard != nil }},
 	"Transport":               {func(o *Options[*pod]) { o.Transport.JSON = true }, func(b built) any { return b.lw.proto.decoder() == nil }},
-	"Transport.Websocket":     {func(o *Options[*pod]) { o.Transport.Websocket = true }, func(b built) any { return b.lw.tr.Websocket }},
+	"Transport.Websocket":     {func(o *Options[*pod]) { o.Transport.Websocket = websocket.Dialer{} }, func(b built) any { return b.lw.tr.Websocket }},
 	"Transport.MaxObjectSize": {func(o *Options[*pod]) { o.Transport.MaxObjectSize = 7 }, func(b built) any { return b.lw.decode.MaxEventSize }},
 	"Transport.JSON":          {func(o *Options[*pod]) { o.Transport.JSON = true }, func(b built) any { return b.lw.proto.decoder() == nil }},
 	"Transport.FullObjects":   {func(o *Options[*pod]) { o.Transport.FullObjects = true }, func(b built) any { return asksMetadata[metadataOnlyPod](b.inf.opts) }},

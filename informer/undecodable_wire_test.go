@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/testutil"
@@ -68,7 +69,7 @@ var undecodableCases = []undecodableCase{
 var wires = []struct {
 	name string
 	tr   informer.Transport
-}{{"protobuf", informer.Transport{}}, {"protobuf-websocket", informer.Transport{Websocket: true}}, {"json", informer.Transport{JSON: true}}}
+}{{"protobuf", informer.Transport{}}, {"protobuf-websocket", informer.Transport{Websocket: websocket.Dialer{}}}, {"json", informer.Transport{JSON: true}}}
 
 // watchErrors collects what the informer reports to WatchErrorHandler.
 type watchErrors struct {

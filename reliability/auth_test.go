@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
@@ -69,7 +70,7 @@ func TestAuthFailuresAreTyped(t *testing.T) {
 						}
 					}()
 					opts := informer.Options[*object]{
-						Transport: informer.Transport{Websocket: mode == "websocket"},
+						Transport: informer.Transport{Websocket: wsDialer(mode == "websocket")},
 						Backoff:   informer.BackoffOptions{Initial: time.Millisecond, Max: 5 * time.Millisecond},
 						Sync: informer.SyncOptions{
 							FailFast:      failFast,
@@ -187,4 +188,12 @@ func TestTokenFileRotationUnderARunningInformer(t *testing.T) {
 			10*time.Second, time.Millisecond, "the informer resumed with %s", tok)
 	}
 	t.Logf("%d requests refused during the rotations", refused.Load())
+}
+
+// wsDialer is websocket.Dialer{} when ws, else nil: chunked HTTP.
+func wsDialer(ws bool) apiclient.WebsocketDialer {
+	if ws {
+		return websocket.Dialer{}
+	}
+	return nil
 }

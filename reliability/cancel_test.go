@@ -175,7 +175,7 @@ func TestCancelAtEveryStage(t *testing.T) {
 				c, err := apiclient.NewWithOptions(cfg, co)
 				require.NoError(t, err)
 				t.Cleanup(c.CloseIdleConnections)
-				opts := informer.Options[*object]{Transport: informer.Transport{Websocket: ws}, Observe: informer.ObserveOptions{Logger: quiet(), Trace: tr.trace}}
+				opts := informer.Options[*object]{Transport: informer.Transport{Websocket: wsDialer(ws)}, Observe: informer.ObserveOptions{Logger: quiet(), Trace: tr.trace}}
 				if st.opts != nil {
 					st.opts(&opts)
 				}

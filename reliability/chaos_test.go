@@ -217,7 +217,7 @@ func (sc *scenario) start(t *testing.T) {
 	opts := informer.Options[*object]{
 		Name:      fmt.Sprintf("chaos-%d", sc.seed),
 		Backoff:   chaosBackoff,
-		Transport: informer.Transport{Websocket: sc.shape.websocket},
+		Transport: informer.Transport{Websocket: wsDialer(sc.shape.websocket)},
 		Sync: informer.SyncOptions{
 			StreamingList:        sc.shape.streaming,
 			PageSize:             sc.shape.pageSize,

@@ -45,7 +45,7 @@ func cycle(t *testing.T, i, objects int) {
 	require.NoError(t, err)
 	defer c.CloseIdleConnections()
 	inf := informer.New[object](c, allCMs, informer.Options[*object]{
-		Transport: informer.Transport{Websocket: i%3 == 0},
+		Transport: informer.Transport{Websocket: wsDialer(i%3 == 0)},
 		Sync:      informer.SyncOptions{StreamingList: i%2 == 1},
 		Observe:   informer.ObserveOptions{Logger: quiet()},
 	})

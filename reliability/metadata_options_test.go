@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
@@ -51,7 +52,7 @@ func TestTheMetadataRequestMeetsEveryOption(t *testing.T) {
 		{name: "json", tweak: func(o *informer.Options[*cmMeta]) { o.Transport.JSON = true }},
 		{name: "streaming", tweak: streaming},
 		{name: "streaming/json", tweak: func(o *informer.Options[*cmMeta]) { o.Sync.StreamingList, o.Transport.JSON = true, true }},
-		{name: "websocket", tweak: func(o *informer.Options[*cmMeta]) { o.Transport.Websocket = true }},
+		{name: "websocket", tweak: func(o *informer.Options[*cmMeta]) { o.Transport.Websocket = websocket.Dialer{} }},
 		{name: "deltafifo", tweak: func(o *informer.Options[*cmMeta]) { o.Process.DeltaFIFO = true }},
 		{name: "inline", tweak: func(o *informer.Options[*cmMeta]) { o.Process.InlineProcessing = true }},
 		{name: "consistent-paged", tweak: func(o *informer.Options[*cmMeta]) { o.Sync.ConsistentFirstList, o.Sync.PageSize = true, 3 }},

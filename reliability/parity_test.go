@@ -109,7 +109,7 @@ func (f parityFeature) apply(tr *informer.Transport, pr *informer.ProcessOptions
 		}
 		*sh = s
 	case featureWebsocket:
-		tr.Websocket = true
+		tr.Websocket = wsDialer(true)
 	case featureInline:
 		pr.InlineProcessing = true
 	}

@@ -22,7 +22,8 @@
 // Two framings are read. [New] reads the chunked HTTP body: a sequence of
 // `{"type":…,"object":…}` values separated by newlines, with no relation
 // between HTTP chunks and events, optionally gzipped one member per flush.
-// [NewWebsocket] reads one event per websocket message. Both give a
+// [NewWebsocket] reads one event per message of a [MessageConn] (a
+// websocket, which package apiclient/websocket dials). Both give a
 // [Stream], whose [Stream.Next] (or [Stream.All]) yields an [Event] per frame
 // with the object decoded straight into the caller's type: a slim struct of
 // the fields it needs, or [meta.Raw] for everything.
@@ -35,8 +36,8 @@
 // their numbering are the same in both encodings.
 //
 // Server side, [Encoder] and [AppendFrame] write the chunked framing,
-// flushing per event and optionally gzipping one member per event;
-// [WriteWebsocketFrame] sends a frame as one websocket text message.
+// flushing per event and optionally gzipping one member per event; over a
+// websocket a frame is one text message.
 //
 // Invariants:
 //  1. Each object is decoded once, from the stream's buffer into a fresh P:

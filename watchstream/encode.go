@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gorilla/websocket"
 
 	"github.com/zerokube/zerokube/meta"
 )
@@ -129,16 +128,5 @@ func (e *Encoder) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.closed = true
-	return nil
-}
-
-// WriteWebsocketFrame sends one frame as one websocket text message, the
-// websocket framing of a watch (the frame keeps its trailing newline, as
-// kube-apiserver's messages do). Like every gorilla write, it must not run
-// concurrently with another write on conn.
-func WriteWebsocketFrame(conn *websocket.Conn, frame []byte) error {
-	if err := conn.WriteMessage(websocket.TextMessage, frame); err != nil {
-		return fmt.Errorf("watchstream: write websocket frame: %w", err)
-	}
 	return nil
 }

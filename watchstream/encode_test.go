@@ -5,12 +5,8 @@ import (
 	"bytes"
 	"compress/gzip"
 	"io"
-	"net/http"
-	"net/http/httptest"
-	"strings"
 	"testing"
 
-	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/meta"
@@ -92,29 +88,4 @@ func TestEncoderGzipWritesOneMemberPerEvent(t *testing.T) {
 		require.Equal(t, f, string(got), "member %d", i)
 	}
 	require.ErrorIs(t, zr.Reset(br), io.EOF, "no trailing member")
-}
-
-func TestWriteWebsocketFrameSendsOneTextMessage(t *testing.T) {
-	frame := watchstream.AppendFrame(nil, meta.Added, []byte(`{"metadata":{"name":"a"}}`))
-	up := websocket.Upgrader{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, err := up.Upgrade(w, r, nil)
-		if err != nil {
-			return
-		}
-		defer conn.Close()
-		_ = watchstream.WriteWebsocketFrame(conn, frame)
-		_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
-		_, _, _ = conn.ReadMessage() // wait for the client's close reply
-	}))
-	defer srv.Close()
-	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
-	require.NoError(t, err)
-	defer conn.Close()
-	typ, msg, err := conn.ReadMessage()
-	require.NoError(t, err)
-	require.Equal(t, websocket.TextMessage, typ)
-	require.Equal(t, string(frame), string(msg))
-	_, _, err = conn.ReadMessage()
-	require.True(t, websocket.IsCloseError(err, websocket.CloseNormalClosure), "%v", err)
 }

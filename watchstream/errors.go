@@ -165,7 +165,7 @@ func problemOf(err error) Problem {
 		return Stalled
 	case errors.Is(err, ErrTooLarge), errors.Is(err, kubeproto.ErrTooLarge):
 		return TooLarge
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, errCut):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, ErrCut):
 		return Truncated
 	case errors.Is(err, kubeproto.ErrUnknownKind):
 		return UnknownKind
@@ -177,9 +177,10 @@ func problemOf(err error) Problem {
 	return Malformed
 }
 
-// errCut is wrapped when a websocket closed abnormally mid-watch: the
-// transport ending the body, like a chunked body cut short.
-var errCut = errors.New("the stream was cut")
+// ErrCut is wrapped by MessageConn.NextMessage's error when the peer
+// closed a websocket abnormally mid-watch: the transport ending the body,
+// like a chunked body cut short (Problem Truncated).
+var ErrCut = errors.New("the stream was cut")
 
 // objectError carries the name of an object that did not decode, and for
 // protobuf the path of its value, to the DecodeError built around it.

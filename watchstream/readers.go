@@ -9,7 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
+	"github.com/zerokube/zerokube/internal/gunzip"
 
 	"github.com/zerokube/zerokube/clock"
 )
@@ -27,7 +27,7 @@ type wireReader struct {
 	// cancelled request), so that it is reported as what it is and not
 	// as bad input: the decoder above sees only that its input stopped.
 	// The body ending early (io.ErrUnexpectedEOF, or a websocket closed
-	// inside a message: errCut) is not one: that is a truncated body, a
+	// inside a message: ErrCut) is not one: that is a truncated body, a
 	// Problem of its own.
 	err error
 }
@@ -38,7 +38,7 @@ func (w *wireReader) Read(p []byte) (int, error) {
 	if n > 0 && w.metrics != nil {
 		w.metrics.BytesRead(n)
 	}
-	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errCut) && w.err == nil {
+	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrCut) && w.err == nil {
 		w.err = err
 	}
 	return n, err
@@ -86,7 +86,9 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // returns the previous member's tail, so with one member per event the end
 // of each event would wait for the next one.
 //
-// The inflater is klauspost/compress's, as apiclient's for LIST replies:
+// The inflater is klauspost/compress's (package internal/gunzip; the
+// standard one under the build tag zerokube_stdgzip), as apiclient's for
+// LIST replies:
 // compress/flate allocates its Huffman tables again for every block, five
 // allocations per one-member event, and inflates at about two thirds of
 // the speed (watchstream's BenchmarkDecodeGzip: 17.3 allocations per 5 KB
@@ -94,7 +96,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 // inflater leaves; 34 against 24 µs of CPU per event).
 type gzipMembers struct {
 	br     *bufio.Reader // a ByteReader, so gzip reads no further than a member
-	zr     gzip.Reader
+	zr     gunzip.Reader
 	inside bool // a member's header was read and its end not reached
 }
 

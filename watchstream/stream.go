@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gorilla/websocket"
 
 	"github.com/zerokube/zerokube/kubeproto"
 	"github.com/zerokube/zerokube/meta"
@@ -58,7 +57,7 @@ type Stream[T any, P meta.PtrObject[T]] struct {
 
 	// Exactly one of body and conn is set.
 	body io.ReadCloser
-	conn *websocket.Conn
+	conn MessageConn
 
 	wire *wireReader       // counts bytes
 	lim  *limitReader      // caps the bytes of one event
@@ -93,9 +92,9 @@ func New[T any, P meta.PtrObject[T]](ctx context.Context, body io.ReadCloser, op
 }
 
 // NewWebsocket returns a Stream that decodes one event per message from
-// conn, a websocket watch. The Stream owns conn as New owns a body. Options'
-// ContentEncoding is ignored.
-func NewWebsocket[T any, P meta.PtrObject[T]](ctx context.Context, conn *websocket.Conn, opts Options) *Stream[T, P] {
+// conn, a websocket watch (package apiclient/websocket dials one). The
+// Stream owns conn as New owns a body. Options' ContentEncoding is ignored.
+func NewWebsocket[T any, P meta.PtrObject[T]](ctx context.Context, conn MessageConn, opts Options) *Stream[T, P] {
 	s := &Stream[T, P]{ctx: ctx, opts: opts, max: opts.maxEventSize(), conn: conn}
 	s.start(nil)
 	return s
@@ -206,7 +205,7 @@ func (s *Stream[T, P]) shut(reason int32) {
 			s.stopCtx()
 		}
 		if s.conn != nil {
-			s.closeWebsocket()
+			_ = s.conn.Close()
 		} else {
 			_ = s.body.Close()
 		}

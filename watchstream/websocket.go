@@ -4,25 +4,37 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/gorilla/websocket"
 )
 
-// closeGrace bounds how long Stop waits to send a websocket close frame to
-// a peer that does not read.
-const closeGrace = time.Second
+// MessageConn is a watch whose events come one per message: a websocket.
+// This package reads the messages and knows nothing of the websocket
+// protocol, which package apiclient/websocket speaks (with
+// gorilla/websocket), so that a program watching over chunked HTTP does
+// not link it.
+type MessageConn interface {
+	// NextMessage returns a reader of the next message, and whether the
+	// message is binary (a protobuf WatchEvent) rather than text (a JSON
+	// event). It returns io.EOF when the peer closed the connection
+	// normally (the server's end of a watch), and an error wrapping
+	// ErrCut when the peer closed it otherwise. The reader is valid until
+	// the next call; the connection ending inside its message is an error
+	// wrapping ErrCut from its Read (the event cut short: Truncated).
+	NextMessage() (r io.Reader, binary bool, err error)
+	// Close says goodbye to the peer, bounded in time, and closes the
+	// connection, which unblocks a NextMessage in progress.
+	Close() error
+}
 
 // nextMessage decodes the next websocket message, which must hold exactly
 // one event (and optional whitespace).
 func (s *Stream[T, P]) nextMessage() (Event[P], error) {
-	mt, r, err := s.conn.NextReader()
+	r, binary, err := s.conn.NextMessage()
 	if err != nil {
 		return Event[P]{}, s.websocketError(err)
 	}
-	r = midMessage{r}
-	if mt == websocket.BinaryMessage && s.opts.Protobuf != nil {
+	if binary && s.opts.Protobuf != nil {
 		s.wire.r = r
 		return s.decodeBinaryMessage(s.wire)
 	}
@@ -64,43 +76,17 @@ func (s *Stream[T, P]) endOfMessage() error {
 	return s.decodeError(s.dec.InputOffset(), errors.New("websocket message holds more than one event"))
 }
 
-// midMessage reads one message. The connection ending inside it is the
-// message cut short, as a chunked body cut inside an event is: gorilla
-// reports it as a *websocket.CloseError (1006, "unexpected EOF"), which
-// would otherwise read as a transport failure on one wire and a malformed
-// event on the other.
-type midMessage struct{ r io.Reader }
-
-func (m midMessage) Read(p []byte) (int, error) {
-	n, err := m.r.Read(p)
-	var ce *websocket.CloseError
-	if errors.As(err, &ce) {
-		err = fmt.Errorf("websocket closed inside a message: %w: %w", ce, errCut)
-	}
-	return n, err
-}
-
-// websocketError explains why NextReader failed. A normal closure is the
-// clean end of a watch (the server's timeout); any other close code ends it
-// with an error that carries the code and reason.
+// websocketError explains why NextMessage failed: io.EOF is the clean end
+// of a watch (the server's timeout); a close other than normal ends it with
+// an error of the event it cut, which carries the close code and reason.
 func (s *Stream[T, P]) websocketError(err error) error {
-	var ce *websocket.CloseError
-	if !errors.As(err, &ce) {
-		return fmt.Errorf("watchstream: websocket read: %w", err)
-	}
-	if ce.Code == websocket.CloseNormalClosure {
+	if err == io.EOF {
 		return io.EOF
 	}
-	de := s.decodeError(0, fmt.Errorf("websocket closed by peer: %w: %w", ce, errCut))
+	if !errors.Is(err, ErrCut) {
+		return fmt.Errorf("watchstream: websocket read: %w", err)
+	}
+	de := s.decodeError(0, err)
 	de.Event++
 	return de
-}
-
-// closeWebsocket says goodbye (best effort, bounded) and closes the
-// connection, which unblocks a pending read.
-func (s *Stream[T, P]) closeWebsocket() {
-	msg := websocket.FormatCloseMessage(websocket.CloseNormalClosure, "")
-	// A connection's deadline is on the real clock, not Options.Clock.
-	_ = s.conn.WriteControl(websocket.CloseMessage, msg, time.Now().Add(closeGrace))
-	_ = s.conn.Close()
 }

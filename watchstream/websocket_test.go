@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -12,14 +13,17 @@ import (
 	"github.com/gorilla/websocket"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zerokube/zerokube/apiclient"
+	zkws "github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/clock/clocktest"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/watchstream"
 )
 
 // wsServer serves one websocket per connection, running script on it, and
-// returns a connected client.
-func wsServer(t *testing.T, script func(conn *websocket.Conn)) *websocket.Conn {
+// returns a client connected by apiclient/websocket's Dialer, which reads
+// the messages for NewWebsocket.
+func wsServer(t *testing.T, script func(conn *websocket.Conn)) watchstream.MessageConn {
 	t.Helper()
 	up := websocket.Upgrader{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -31,7 +35,9 @@ func wsServer(t *testing.T, script func(conn *websocket.Conn)) *websocket.Conn {
 		script(conn)
 	}))
 	t.Cleanup(srv.Close)
-	conn, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	u, err := url.Parse("ws" + strings.TrimPrefix(srv.URL, "http"))
+	require.NoError(t, err)
+	conn, _, err := zkws.Dialer{}.DialWebsocket(context.Background(), apiclient.WebsocketRequest{URL: u, Timeout: time.Minute})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = conn.Close() })
 	return conn
@@ -50,7 +56,7 @@ func closeWith(conn *websocket.Conn, code int, reason string) {
 
 func sendAll(conn *websocket.Conn, msgs ...string) {
 	for _, m := range msgs {
-		_ = watchstream.WriteWebsocketFrame(conn, []byte(m))
+		_ = conn.WriteMessage(websocket.TextMessage, []byte(m))
 	}
 }
 

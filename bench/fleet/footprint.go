@@ -8,16 +8,20 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 )
 
 // Footprint is what one run of a minimal agent binary cost its own
 // process. The agent prints "synced in ..." once synced and then "N pods
-// on NODE" (bench/agent/zerokube, bench/clientgo/cmd/cgagent).
+// on NODE" (bench/agent/zerokube, bench/clientgo/cmd/cgagent, and the floor,
+// bench/agent/floor).
 type Footprint struct {
 	Binary     int64   `json:"binary_b"`
 	ToSynced   float64 `json:"to_synced_s"`  // from exec to the "synced" line
@@ -29,6 +33,39 @@ type Footprint struct {
 	IdleCPU    float64 `json:"idle_cpu_s"`  // CPU over the idle window
 	Idle       float64 `json:"idle_s"`      // the idle window
 	Pods       int     `json:"pods"`        // the count the agent printed
+}
+
+// AgentFlags are the minimal agents' flags for the server of the
+// kubeconfig at path: -server, and -token-file and -ca-file written into dir
+// from the kubeconfig's token and CA. They are what a pod's service account
+// gives an agent in a cluster; the agents read no kubeconfig, so that
+// neither links a kubeconfig parser it would not use there.
+func AgentFlags(path, dir string) ([]string, error) {
+	cfg, err := kubeconfig.LoadFile(path, "")
+	if err != nil {
+		return nil, fmt.Errorf("fleet: agent flags: %w", err)
+	}
+	flags := []string{"-server", cfg.Host}
+	token, ca := cfg.BearerTokenFile, cfg.TLS.CAFile
+	if cfg.BearerToken != "" {
+		token = filepath.Join(dir, "token")
+		if err := os.WriteFile(token, []byte(cfg.BearerToken), 0o600); err != nil {
+			return nil, fmt.Errorf("fleet: agent flags: %w", err)
+		}
+	}
+	if len(cfg.TLS.CAData) > 0 {
+		ca = filepath.Join(dir, "ca.crt")
+		if err := os.WriteFile(ca, cfg.TLS.CAData, 0o600); err != nil {
+			return nil, fmt.Errorf("fleet: agent flags: %w", err)
+		}
+	}
+	if token != "" {
+		flags = append(flags, "-token-file", token)
+	}
+	if ca != "" {
+		flags = append(flags, "-ca-file", ca)
+	}
+	return flags, nil
 }
 
 // MeasureFootprint runs the agent bin with args, waits for it to sync and

@@ -36,3 +36,24 @@ func TestMeasureFootprint(t *testing.T) {
 	_, err = fleet.MeasureFootprint(context.Background(), agentScript(t, `hello\n`), nil, time.Millisecond)
 	require.ErrorContains(t, err, `printed "hello" before its synced line`)
 }
+
+// TestAgentFlags: the agents get the kubeconfig's server, token and CA as
+// an in-cluster agent gets them, as files.
+func TestAgentFlags(t *testing.T) {
+	dir := t.TempDir()
+	kc := filepath.Join(dir, "kubeconfig")
+	require.NoError(t, os.WriteFile(kc, []byte(`current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: "https://127.0.0.1:6443", certificate-authority-data: Q0EtUEVN}}]
+users: [{name: u, user: {token: tok}}]
+`), 0o600))
+	flags, err := fleet.AgentFlags(kc, dir)
+	require.NoError(t, err)
+	token, ca := filepath.Join(dir, "token"), filepath.Join(dir, "ca.crt")
+	require.Equal(t, []string{"-server", "https://127.0.0.1:6443", "-token-file", token, "-ca-file", ca}, flags)
+	for file, want := range map[string]string{token: "tok", ca: "CA-PEM"} {
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		require.Equal(t, want, string(b))
+	}
+}

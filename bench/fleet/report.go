@@ -202,12 +202,12 @@ func writeFootprint(w io.Writer, fs []FootprintResult) {
 		fmt.Fprintf(w, "| %s | %s | %d | %d | %.1f | %.0f | %.0f | %.1f | %.1f | %.1f | %.0f |\n", k.server, k.agent, len(g), g[0].Pods, v[0], v[1], v[2], v[3], v[4], v[5], v[6])
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "zerokube over client-go:")
+	fmt.Fprintln(w, "Each agent over client-go's, on the same server (floor: bench/agent/floor, a single LIST with net/http, slog and the JSON decoder):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| server | binary | start → synced | CPU to synced | RSS synced | RSS after idle | anonymous | idle CPU |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| server | agent | binary | start → synced | CPU to synced | RSS synced | RSS after idle | anonymous | idle CPU |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|")
 	for _, k := range keys {
-		if k.agent != "zerokube" {
+		if k.agent == "client-go" {
 			continue
 		}
 		c, ok := cols[key{k.server, "client-go"}]
@@ -215,7 +215,7 @@ func writeFootprint(w io.Writer, fs []FootprintResult) {
 			continue
 		}
 		z := cols[k]
-		fmt.Fprintf(w, "| %s |", k.server)
+		fmt.Fprintf(w, "| %s | %s |", k.server, k.agent)
 		for i := range z {
 			if c[i] == 0 {
 				fmt.Fprintf(w, " %.0f against 0 |", z[i])

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # run.sh builds the fleet benchmark (cmd/fleet, client-go's child
-# bench/clientgo/cmd/cgfleet) and the two minimal agents (built with
-# -ldflags='-s -w'), runs it against each server, and writes the tables
-# into fleet/RESULTS.md (raw lines: fleet/RESULTS.jsonl, what ran:
-# fleet/RESULTS.env). The committed bench/fleet/RESULTS.* are rewritten
-# only with -write: by default they go under
+# bench/clientgo/cmd/cgfleet), the two minimal agents and the floor agent
+# (bench/agent/floor), all with -ldflags='-s -w' (zerokube's with -tags
+# zerokube_stdgzip: see internal/gunzip), runs it against each server, and
+# writes the tables into fleet/RESULTS.md (raw lines: fleet/RESULTS.jsonl,
+# what ran: fleet/RESULTS.env). The committed bench/fleet/RESULTS.* are
+# rewritten only with -write: by default they go under
 # ${ZEROKUBE_RESULTS:-$TMPDIR/zerokube-bench}/fleet.
 #
 # usage: bench/fleet/run.sh [-servers "fake kube"] [-write] [-append] [-report-only] [-dry-run] [fleet flags...]
@@ -60,10 +61,11 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 go build -o "$bin/fleet" ./bench/fleet/cmd/fleet
 if [ -z "$report_only" ]; then
-	go build -ldflags='-s -w' -o "$bin/zerokube-agent" ./bench/agent/zerokube
+	go build -tags zerokube_stdgzip -ldflags='-s -w' -o "$bin/zerokube-agent" ./bench/agent/zerokube
+	go build -ldflags='-s -w' -o "$bin/floor-agent" ./bench/agent/floor
 	(cd bench/clientgo && go build -o "$bin/cgfleet" ./cmd/cgfleet && go build -ldflags='-s -w' -o "$bin/client-go-agent" ./cmd/cgagent)
 	fp=()
-	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent")
+	[ -n "$footprint" ] && fp=(-footprint "zerokube=$bin/zerokube-agent,client-go=$bin/client-go-agent,floor=$bin/floor-agent")
 	prev=""
 	if [ -n "$append" ] && [ -f "$env" ]; then
 		prev=$(. "$env" && printf '%s (%s, %s, at %s, load %s); ' "$command" "$date" "$duration" "$commit" "$load")

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 	"github.com/zerokube/zerokube/conformance/kubetest"
 	"github.com/zerokube/zerokube/fakeapiserver"
 )
@@ -118,11 +119,11 @@ func StartKube(ctx context.Context) (*Server, error) {
 }
 
 // NewServer is the Server of a running API server whose kubeconfig is at
-// kubeconfig; stop stops it (and is called here when the client cannot be
+// path; stop stops it (and is called here when the client cannot be
 // made). The client-go comparison (bench/clientgo) starts its servers its
 // own way and describes them with it too.
-func NewServer(name, kubeconfig string, real bool, stop func(), apiPID, etcdPID int) (*Server, error) {
-	cfg, err := apiclient.LoadKubeconfig(kubeconfig, "")
+func NewServer(name, path string, real bool, stop func(), apiPID, etcdPID int) (*Server, error) {
+	cfg, err := kubeconfig.LoadFile(path, "")
 	if err != nil {
 		stop()
 		return nil, err
@@ -133,7 +134,7 @@ func NewServer(name, kubeconfig string, real bool, stop func(), apiPID, etcdPID 
 		stop()
 		return nil, err
 	}
-	return &Server{Name: name, Kubeconfig: kubeconfig, Client: cl, Real: real, close: stop, APIPID: apiPID, EtcdPID: etcdPID}, nil
+	return &Server{Name: name, Kubeconfig: path, Client: cl, Real: real, close: stop, APIPID: apiPID, EtcdPID: etcdPID}, nil
 }
 
 // WriteKubeconfig writes a kubeconfig for url with a CA and a bearer

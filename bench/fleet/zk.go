@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/internal/workload"
@@ -38,7 +39,7 @@ type ZK struct {
 
 // NewZK returns the fleet c describes; nothing starts before Start.
 func NewZK(c ChildConfig) (*ZK, error) {
-	cfg, err := apiclient.LoadKubeconfig(c.Kubeconfig, "")
+	cfg, err := kubeconfig.LoadFile(c.Kubeconfig, "")
 	if err != nil {
 		return nil, err
 	}

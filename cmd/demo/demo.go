@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
 	"github.com/zerokube/zerokube/discovery"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/informer"
@@ -145,7 +146,7 @@ func (d *demo) run(ctx context.Context) (err error) {
 
 // loadReal reads the kubeconfig (or --master) the way kubectl does.
 func (d *demo) loadReal() (*apiclient.Config, error) {
-	cfg, err := apiclient.Load(d.cfg.kubeconfig, d.cfg.master)
+	cfg, err := kubeconfig.Load(d.cfg.kubeconfig, d.cfg.master)
 	if err != nil {
 		return nil, fmt.Errorf("load kubeconfig: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/cache"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
@@ -104,7 +105,6 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	opts := informer.Options[P]{
 		Name:          ref.String(),
 		LabelSelector: d.cfg.selector,
-		Transport:     informer.Transport{Websocket: d.cfg.websocket},
 		Sync: informer.SyncOptions{
 			StreamingList:       d.cfg.streamingList,
 			PageSize:            d.cfg.pageSize,
@@ -123,6 +123,9 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 				}
 			},
 		},
+	}
+	if d.cfg.websocket {
+		opts.Transport.Websocket = websocket.Dialer{}
 	}
 	if sel, _ := d.cfg.shardSelector(); !sel.IsEverything() {
 		opts.Shard, _ = informer.NewShard(sel) // checked with the flags

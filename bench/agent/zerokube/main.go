@@ -5,11 +5,16 @@
 // changes. bench/clientgo/cmd/cgagent is the same agent written with
 // client-go.
 //
-//	zerokube -node node-0001 [-kubeconfig FILE]
+//	zerokube -node node-0001 [-server URL -token-file FILE -ca-file FILE]
 //
-// Without -kubeconfig it finds a config as kubectl does (KUBECONFIG,
-// ~/.kube/config, in-cluster); -node defaults to $NODE_NAME, which a
-// DaemonSet sets from spec.nodeName with the downward API.
+// It is an agent of a DaemonSet: without -server it takes the pod's
+// in-cluster config (apiclient.InCluster), and the flags give the same
+// three things (the server, a token file, a CA file) to an agent run
+// outside a cluster, as the footprint benchmark runs it. It reads no
+// kubeconfig, so it does not link package kubeconfig and its YAML parser
+// (bench/README.md, "The agent's footprint"). -node defaults to
+// $NODE_NAME, which a DaemonSet sets from spec.nodeName with the downward
+// API.
 package main
 
 import (
@@ -42,23 +47,35 @@ type pod struct {
 }
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file (default: as kubectl finds one)")
+	server := flag.String("server", "", "the API server's URL (default: in-cluster)")
+	tokenFile := flag.String("token-file", "", "with -server: a file holding the bearer token")
+	caFile := flag.String("ca-file", "", "with -server: the server's CA certificates (PEM)")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node whose pods to watch")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *kubeconfig, *node); err != nil {
+	if err := run(ctx, config(*server, *tokenFile, *caFile), *node); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, kubeconfig, node string) error {
+// config is the flags' config, or the in-cluster one without -server.
+func config(server, tokenFile, caFile string) func() (*apiclient.Config, error) {
+	if server == "" {
+		return apiclient.InCluster
+	}
+	return func() (*apiclient.Config, error) {
+		return &apiclient.Config{Host: server, BearerTokenFile: tokenFile, TLS: apiclient.TLSConfig{CAFile: caFile}}, nil
+	}
+}
+
+func run(ctx context.Context, config func() (*apiclient.Config, error), node string) error {
 	if node == "" {
 		return errors.New("no node: set -node or NODE_NAME")
 	}
 	start := time.Now()
-	cfg, err := apiclient.Load(kubeconfig, "")
+	cfg, err := config()
 	if err != nil {
 		return err
 	}

@@ -5,10 +5,11 @@
 // there are once synced and whenever the count changes.
 // bench/agent/zerokube is the same agent written with zerokube.
 //
-//	cgagent -node node-0001 [-kubeconfig FILE]
+//	cgagent -node node-0001 [-server URL -token-file FILE -ca-file FILE]
 //
-// Without -kubeconfig it uses the in-cluster config (client-go's
-// clientcmd.BuildConfigFromFlags); -node defaults to $NODE_NAME.
+// Without -server it uses the in-cluster config (rest.InClusterConfig); the
+// flags give the same three things to an agent run outside a cluster, as
+// bench/agent/zerokube takes them. -node defaults to $NODE_NAME.
 package main
 
 import (
@@ -25,28 +26,40 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
-	"k8s.io/client-go/tools/clientcmd"
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", "", "kubeconfig file (default: in-cluster)")
+	server := flag.String("server", "", "the API server's URL (default: in-cluster)")
+	tokenFile := flag.String("token-file", "", "with -server: a file holding the bearer token")
+	caFile := flag.String("ca-file", "", "with -server: the server's CA certificates (PEM)")
 	node := flag.String("node", os.Getenv("NODE_NAME"), "the node whose pods to watch")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *kubeconfig, *node); err != nil {
+	if err := run(ctx, config(*server, *tokenFile, *caFile), *node); err != nil {
 		fmt.Fprintln(os.Stderr, "agent:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, kubeconfig, node string) error {
+// config is the flags' config, or the in-cluster one without -server.
+func config(server, tokenFile, caFile string) func() (*rest.Config, error) {
+	if server == "" {
+		return rest.InClusterConfig
+	}
+	return func() (*rest.Config, error) {
+		return &rest.Config{Host: server, BearerTokenFile: tokenFile, TLSClientConfig: rest.TLSClientConfig{CAFile: caFile}}, nil
+	}
+}
+
+func run(ctx context.Context, config func() (*rest.Config, error), node string) error {
 	if node == "" {
 		return errors.New("no node: set -node or NODE_NAME")
 	}
 	start := time.Now()
-	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	cfg, err := config()
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,8 @@ import (
 	"sync/atomic"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/kubeconfig"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/bench/clientgo/internal/probe"
 	"github.com/zerokube/zerokube/bench/internal/poll"
 	"github.com/zerokube/zerokube/informer"
@@ -52,7 +54,7 @@ import (
 func main() { probe.Main(start) }
 
 func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.Recorder) (any, error) {
-	cfg, err := apiclient.LoadKubeconfig(f.Kubeconfig, "")
+	cfg, err := kubeconfig.LoadFile(f.Kubeconfig, "")
 	if err != nil {
 		return nil, err
 	}
@@ -95,11 +97,13 @@ func run[T any, P meta.PtrObject[T]](ctx context.Context, c *apiclient.Client, f
 		Sync:    informer.SyncOptions{StreamingList: probe.Has(f.Opts, "stream")},
 		Decode:  informer.DecodeOptions[P]{KeepManagedFields: probe.Has(f.Opts, "keepmf")},
 		Transport: informer.Transport{
-			Websocket:   probe.Has(f.Opts, "ws"),
 			JSON:        probe.Has(f.Opts, "json"),
 			FullObjects: probe.Has(f.Opts, "full"),
 		},
 		Process: informer.ProcessOptions{InlineProcessing: probe.Has(f.Opts, "inline") || probe.Has(f.Opts, "sync")},
+	}
+	if probe.Has(f.Opts, "ws") {
+		opts.Transport.Websocket = websocket.Dialer{}
 	}
 	if probe.Has(f.Opts, "noshare") {
 		opts.Decode.Sharer = meta.NewSharer(0)

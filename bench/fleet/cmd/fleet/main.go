@@ -211,13 +211,23 @@ func drive(ctx context.Context, c config) error {
 
 // footprint measures each agent c.fpReps times, alternating, on node 0.
 func footprint(ctx context.Context, c config, srv *fleet.Server, write func(any) error) error {
+	dir, err := os.MkdirTemp("", "zerokube-footprint-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	flags, err := fleet.AgentFlags(srv.Kubeconfig, dir)
+	if err != nil {
+		return err
+	}
+	flags = append(flags, "-node", fleet.NodeName(0))
 	for rep := range c.fpReps {
 		for _, a := range c.fpAgents {
 			name, bin, ok := strings.Cut(a, "=")
 			if !ok {
 				return fmt.Errorf("fleet: -footprint %q is not name=binary", a)
 			}
-			f, err := fleet.MeasureFootprint(ctx, bin, []string{"-kubeconfig", srv.Kubeconfig, "-node", fleet.NodeName(0)}, c.fpIdle)
+			f, err := fleet.MeasureFootprint(ctx, bin, flags, c.fpIdle)
 			if err != nil {
 				return fmt.Errorf("fleet: footprint of %s: %w", name, err)
 			}

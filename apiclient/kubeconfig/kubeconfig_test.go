@@ -1,4 +1,4 @@
-package apiclient
+package kubeconfig
 
 import (
 	"encoding/base64"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/zerokube/zerokube/apiclient"
 )
 
 // writeFile writes content under dir and returns its path.
@@ -64,7 +65,7 @@ func TestLoadKubeconfigContexts(t *testing.T) {
 	keyPath := writeFile(t, dir, "abs.key", "x")
 	p := writeFile(t, dir, "config", strings.Replace(fullKubeconfig, "/abs/ignored-in-test.key", keyPath, 1))
 
-	cfg, err := LoadKubeconfig(p, "")
+	cfg, err := LoadFile(p, "")
 	require.NoError(t, err)
 	require.Equal(t, "https://10.0.0.1:6443", cfg.Host)
 	require.Equal(t, filepath.Join(dir, "certs/ca.crt"), cfg.TLS.CAFile, "relative to the kubeconfig's folder")
@@ -73,7 +74,7 @@ func TestLoadKubeconfigContexts(t *testing.T) {
 	require.Equal(t, "kubernetes", cfg.TLS.ServerName)
 	require.Equal(t, "team-a", cfg.Namespace)
 
-	cfg, err = LoadKubeconfig(p, "prod")
+	cfg, err = LoadFile(p, "prod")
 	require.NoError(t, err)
 	require.Equal(t, "https://prod:6443", cfg.Host)
 	require.Equal(t, "prod-token", cfg.BearerToken)
@@ -83,12 +84,12 @@ func TestLoadKubeconfigContexts(t *testing.T) {
 	require.True(t, cfg.TLS.Insecure)
 	require.NotContains(t, cfg.String(), "prod-token")
 
-	cfg, err = LoadKubeconfig(p, "tokenfile")
+	cfg, err = LoadFile(p, "tokenfile")
 	require.NoError(t, err)
 	require.Equal(t, filepath.Join(dir, "token"), cfg.BearerTokenFile)
 }
 
-func TestKubeconfigErrorsNameFileAndField(t *testing.T) {
+func TestErrorsNameFileAndField(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
 		name, content, context, field, msg string
@@ -120,8 +121,8 @@ func TestKubeconfigErrorsNameFileAndField(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := writeFile(t, dir, strings.ReplaceAll(tc.name, " ", "-"), tc.content)
-			_, err := LoadKubeconfig(p, tc.context)
-			var ke *KubeconfigError
+			_, err := LoadFile(p, tc.context)
+			var ke *Error
 			require.True(t, errors.As(err, &ke), "%v", err)
 			require.Equal(t, p, ke.File)
 			require.Equal(t, tc.field, ke.Field)
@@ -130,7 +131,7 @@ func TestKubeconfigErrorsNameFileAndField(t *testing.T) {
 			require.NotContains(t, err.Error(), "SECRET")
 		})
 	}
-	_, err := LoadKubeconfig(filepath.Join(dir, "absent"), "")
+	_, err := LoadFile(filepath.Join(dir, "absent"), "")
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.ErrorContains(t, err, "absent")
 }
@@ -151,14 +152,14 @@ users: [{name: u, user: {token: from-b}}]
 `)
 	missing := filepath.Join(dir, "missing")
 	env := loadEnv{getenv: mapEnv(map[string]string{"KUBECONFIG": strings.Join([]string{missing, a, b}, string(os.PathListSeparator))}),
-		home: func() (string, error) { return "", errors.New("no home") }}
+		home: func() (string, error) { return "", errors.New("no home") }, inCluster: apiclient.InCluster}
 	cfg, err := load("", "", env)
 	require.NoError(t, err)
 	require.Equal(t, "https://only-b", cfg.Host, "current-context from the first file that sets it")
 	require.Equal(t, "nb", cfg.Namespace)
 	require.Equal(t, filepath.Join(dir, "a/tok"), cfg.BearerTokenFile, "user u from a, its path relative to a's folder")
 
-	cfg, err = loadKubeconfigFiles([]string{a, b}, "ctx-a", true)
+	cfg, err = loadFiles([]string{a, b}, "ctx-a", true)
 	require.NoError(t, err)
 	require.Equal(t, "https://from-a", cfg.Host, "context ctx-a and cluster shared from a")
 }
@@ -173,11 +174,17 @@ func TestLoadOrder(t *testing.T) {
 	homeCfg := writeFile(t, home, ".kube/config", "current-context: c\ncontexts: [{name: c, context: {cluster: k}}]\nclusters: [{name: k, cluster: {server: https://home}}]")
 	explicit := writeFile(t, dir, "explicit", strings.ReplaceAll(readFile(t, homeCfg), "home", "explicit"))
 	envCfg := writeFile(t, dir, "env", strings.ReplaceAll(readFile(t, homeCfg), "home", "env"))
-	sa := filepath.Join(dir, "sa")
-	writeFile(t, sa, "token", "tok")
-	writeFile(t, sa, "ca.crt", "ca")
-	writeFile(t, sa, "namespace", "kube-system\n")
 	inClusterEnv := map[string]string{"KUBERNETES_SERVICE_HOST": "fd00::1", "KUBERNETES_SERVICE_PORT": "443"}
+	// inCluster stands for apiclient.InCluster (tested in apiclient): in
+	// a pod when the environment says so.
+	inCluster := func(env map[string]string) func() (*apiclient.Config, error) {
+		return func() (*apiclient.Config, error) {
+			if env["KUBERNETES_SERVICE_HOST"] == "" {
+				return nil, apiclient.ErrNotInCluster
+			}
+			return &apiclient.Config{Host: "https://in-cluster", Source: "in-cluster"}, nil
+		}
+	}
 	noHome := func() (string, error) { return "", errors.New("no home") }
 	for _, tc := range []struct {
 		name, explicit, master string
@@ -188,38 +195,18 @@ func TestLoadOrder(t *testing.T) {
 		{"explicit first", explicit, "", map[string]string{"KUBECONFIG": envCfg}, func() (string, error) { return home, nil }, "https://explicit"},
 		{"then KUBECONFIG", "", "", map[string]string{"KUBECONFIG": envCfg}, func() (string, error) { return home, nil }, "https://env"},
 		{"then ~/.kube/config", "", "", inClusterEnv, func() (string, error) { return home, nil }, "https://home"},
-		{"then in-cluster", "", "", inClusterEnv, noHome, "https://[fd00::1]:443"},
+		{"then in-cluster", "", "", inClusterEnv, noHome, "https://in-cluster"},
 		{"master overrides", "", "https://master", inClusterEnv, noHome, "https://master"},
 		{"master alone", "", "https://master", nil, noHome, "https://master"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := load(tc.explicit, tc.master, loadEnv{getenv: mapEnv(tc.env), home: tc.home, saDir: sa})
+			cfg, err := load(tc.explicit, tc.master, loadEnv{getenv: mapEnv(tc.env), home: tc.home, inCluster: inCluster(tc.env)})
 			require.NoError(t, err)
 			require.Equal(t, tc.host, cfg.Host)
 		})
 	}
-	_, err := load("", "", loadEnv{getenv: mapEnv(nil), home: noHome, saDir: sa})
-	require.ErrorIs(t, err, ErrNotInCluster)
-}
-
-func TestInCluster(t *testing.T) {
-	sa := t.TempDir()
-	env := mapEnv(map[string]string{"KUBERNETES_SERVICE_HOST": "10.96.0.1", "KUBERNETES_SERVICE_PORT": "443"})
-	_, err := inCluster(sa, env)
-	require.ErrorContains(t, err, "token")
-	writeFile(t, sa, "token", "tok")
-	_, err = inCluster(sa, env)
-	require.ErrorContains(t, err, "CA")
-	writeFile(t, sa, "ca.crt", "ca")
-	writeFile(t, sa, "namespace", "apps\n")
-	cfg, err := inCluster(sa, env)
-	require.NoError(t, err)
-	require.Equal(t, "https://10.96.0.1:443", cfg.Host)
-	require.Equal(t, filepath.Join(sa, "token"), cfg.BearerTokenFile)
-	require.Equal(t, filepath.Join(sa, "ca.crt"), cfg.TLS.CAFile)
-	require.Equal(t, "apps", cfg.Namespace)
-	_, err = inCluster(sa, mapEnv(nil))
-	require.ErrorIs(t, err, ErrNotInCluster)
+	_, err := load("", "", loadEnv{getenv: mapEnv(nil), home: noHome, inCluster: inCluster(nil)})
+	require.ErrorIs(t, err, apiclient.ErrNotInCluster)
 }
 
 func readFile(t *testing.T, p string) string {
@@ -236,12 +223,12 @@ func FuzzKubeconfig(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, context string) {
 		kc, err := parseKubeconfig(data, "/fuzz/config")
 		if err != nil {
-			requireKubeconfigError(t, err)
+			requireError(t, err)
 			return
 		}
 		cfg, err := resolve([]*kubeconfig{kc}, context)
 		if err != nil {
-			requireKubeconfigError(t, err)
+			requireError(t, err)
 			return
 		}
 		if cfg.Host == "" {
@@ -250,10 +237,24 @@ func FuzzKubeconfig(f *testing.F) {
 	})
 }
 
-func requireKubeconfigError(t *testing.T, err error) {
+func requireError(t *testing.T, err error) {
 	t.Helper()
-	var ke *KubeconfigError
+	var ke *Error
 	if !errors.As(err, &ke) || ke.File != "/fuzz/config" {
 		t.Fatalf("error does not name the file: %v", err)
 	}
+}
+
+func TestExecPluginRelativeCommand(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "bin/plugin.sh", "#!/bin/sh\n")
+	p := writeFile(t, dir, "config", `current-context: c
+contexts: [{name: c, context: {cluster: k, user: u}}]
+clusters: [{name: k, cluster: {server: https://x}}]
+users: [{name: u, user: {exec: {command: ./bin/plugin.sh, args: [a, b], env: [{name: K, value: V}], apiVersion: client.authentication.k8s.io/v1, installHint: "install it"}}}]
+`)
+	cfg, err := LoadFile(p, "")
+	require.NoError(t, err)
+	require.Equal(t, &apiclient.ExecConfig{Command: filepath.Join(dir, "bin/plugin.sh"), Args: []string{"a", "b"},
+		Env: []apiclient.ExecEnvVar{{Name: "K", Value: "V"}}, APIVersion: apiclient.ExecV1, InstallHint: "install it"}, cfg.Exec)
 }

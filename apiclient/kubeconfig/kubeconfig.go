@@ -1,4 +1,4 @@
-package apiclient
+package kubeconfig
 
 import (
 	"encoding/base64"
@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/zerokube/zerokube/apiclient"
 )
 
 // The kubeconfig file format, as far as this client uses it. Unknown fields
@@ -52,11 +54,11 @@ type userInfo struct {
 }
 
 type execConfig struct {
-	Command     string       `yaml:"command"`
-	Args        []string     `yaml:"args"`
-	Env         []ExecEnvVar `yaml:"env"`
-	APIVersion  string       `yaml:"apiVersion"`
-	InstallHint string       `yaml:"installHint"`
+	Command     string                 `yaml:"command"`
+	Args        []string               `yaml:"args"`
+	Env         []apiclient.ExecEnvVar `yaml:"env"`
+	APIVersion  string                 `yaml:"apiVersion"`
+	InstallHint string                 `yaml:"installHint"`
 }
 
 type authProvider struct {
@@ -74,34 +76,34 @@ type contextInfo struct {
 	Namespace string `yaml:"namespace"`
 }
 
-// KubeconfigError is a problem in a kubeconfig file, naming the file and the
+// Error is a problem in a kubeconfig file, naming the file and the
 // field.
-type KubeconfigError struct {
+type Error struct {
 	File  string // the file, or the KUBECONFIG list
 	Field string // e.g. `users["alice"].user.client-key`; "" for the whole file
 	Err   error
 }
 
-func (e *KubeconfigError) Error() string {
+func (e *Error) Error() string {
 	if e.Field == "" {
-		return fmt.Sprintf("apiclient: kubeconfig %s: %v", e.File, e.Err)
+		return fmt.Sprintf("kubeconfig: %s: %v", e.File, e.Err)
 	}
-	return fmt.Sprintf("apiclient: kubeconfig %s: %s: %v", e.File, e.Field, e.Err)
+	return fmt.Sprintf("kubeconfig: %s: %s: %v", e.File, e.Field, e.Err)
 }
 
-func (e *KubeconfigError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
-// LoadKubeconfig reads the kubeconfig file at path and returns the Config of
+// LoadFile reads the kubeconfig file at path and returns the Config of
 // context, or of the file's current-context when context is "".
-func LoadKubeconfig(path, context string) (*Config, error) {
-	return loadKubeconfigFiles([]string{path}, context, true)
+func LoadFile(path, context string) (*apiclient.Config, error) {
+	return loadFiles([]string{path}, context, true)
 }
 
-// loadKubeconfigFiles merges the files the way kubectl merges KUBECONFIG:
+// loadFiles merges the files the way kubectl merges KUBECONFIG:
 // the first file that defines a cluster, user or context name wins, and the
 // first non-empty current-context wins. Missing files are skipped unless
 // mustExist; at least one file must exist.
-func loadKubeconfigFiles(paths []string, context string, mustExist bool) (*Config, error) {
+func loadFiles(paths []string, context string, mustExist bool) (*apiclient.Config, error) {
 	var files []*kubeconfig
 	for _, p := range paths {
 		if p == "" {
@@ -112,7 +114,7 @@ func loadKubeconfigFiles(paths []string, context string, mustExist bool) (*Confi
 			continue
 		}
 		if err != nil {
-			return nil, &KubeconfigError{File: p, Err: err}
+			return nil, &Error{File: p, Err: err}
 		}
 		kc, err := parseKubeconfig(data, p)
 		if err != nil {
@@ -121,7 +123,7 @@ func loadKubeconfigFiles(paths []string, context string, mustExist bool) (*Confi
 		files = append(files, kc)
 	}
 	if len(files) == 0 {
-		return nil, &KubeconfigError{File: filepath.Join(paths...), Err: errors.New("no kubeconfig file exists")}
+		return nil, &Error{File: filepath.Join(paths...), Err: errors.New("no kubeconfig file exists")}
 	}
 	return resolve(files, context)
 }
@@ -131,7 +133,7 @@ func loadKubeconfigFiles(paths []string, context string, mustExist bool) (*Confi
 func parseKubeconfig(data []byte, file string) (*kubeconfig, error) {
 	kc := &kubeconfig{file: file}
 	if err := yaml.Unmarshal(data, kc); err != nil {
-		return nil, &KubeconfigError{File: file, Err: err}
+		return nil, &Error{File: file, Err: err}
 	}
 	return kc, nil
 }
@@ -143,7 +145,7 @@ type source[T any] struct {
 }
 
 // resolve picks the context and builds the Config from the merged files.
-func resolve(files []*kubeconfig, context string) (*Config, error) {
+func resolve(files []*kubeconfig, context string) (*apiclient.Config, error) {
 	clusters := map[string]source[clusterInfo]{}
 	users := map[string]source[userInfo]{}
 	contexts := map[string]source[contextInfo]{}
@@ -172,26 +174,26 @@ func resolve(files []*kubeconfig, context string) (*Config, error) {
 		context = current
 	}
 	if context == "" {
-		return nil, &KubeconfigError{File: currentFile, Field: "current-context",
+		return nil, &Error{File: currentFile, Field: "current-context",
 			Err: errors.New("not set, and no context was asked for")}
 	}
 	ctx, ok := contexts[context]
 	if !ok {
-		return nil, &KubeconfigError{File: currentFile, Field: fmt.Sprintf("contexts[%q]", context),
+		return nil, &Error{File: currentFile, Field: fmt.Sprintf("contexts[%q]", context),
 			Err: errors.New("no such context")}
 	}
 	return buildConfig(context, ctx, clusters, users)
 }
 
 func buildConfig(name string, ctx source[contextInfo], clusters map[string]source[clusterInfo],
-	users map[string]source[userInfo]) (*Config, error) {
+	users map[string]source[userInfo]) (*apiclient.Config, error) {
 	field := fmt.Sprintf("contexts[%q].context", name)
 	cl, ok := clusters[ctx.v.Cluster]
 	if !ok {
-		return nil, &KubeconfigError{File: ctx.file, Field: field + ".cluster",
+		return nil, &Error{File: ctx.file, Field: field + ".cluster",
 			Err: fmt.Errorf("no cluster named %q", ctx.v.Cluster)}
 	}
-	cfg := &Config{Namespace: ctx.v.Namespace, Source: fmt.Sprintf("kubeconfig %s, context %q", ctx.file, name)}
+	cfg := &apiclient.Config{Namespace: ctx.v.Namespace, Source: fmt.Sprintf("kubeconfig %s, context %q", ctx.file, name)}
 	if err := applyCluster(cfg, ctx.v.Cluster, cl); err != nil {
 		return nil, err
 	}
@@ -200,7 +202,7 @@ func buildConfig(name string, ctx source[contextInfo], clusters map[string]sourc
 	}
 	u, ok := users[ctx.v.User]
 	if !ok {
-		return nil, &KubeconfigError{File: ctx.file, Field: field + ".user",
+		return nil, &Error{File: ctx.file, Field: field + ".user",
 			Err: fmt.Errorf("no user named %q", ctx.v.User)}
 	}
 	if err := applyUser(cfg, ctx.v.User, u); err != nil {
@@ -209,13 +211,13 @@ func buildConfig(name string, ctx source[contextInfo], clusters map[string]sourc
 	return cfg, nil
 }
 
-func applyCluster(cfg *Config, name string, cl source[clusterInfo]) error {
+func applyCluster(cfg *apiclient.Config, name string, cl source[clusterInfo]) error {
 	field := fmt.Sprintf("clusters[%q].cluster", name)
 	if cl.v.Server == "" {
-		return &KubeconfigError{File: cl.file, Field: field + ".server", Err: errors.New("missing")}
+		return &Error{File: cl.file, Field: field + ".server", Err: errors.New("missing")}
 	}
-	if _, err := parseHost(cl.v.Server); err != nil {
-		return &KubeconfigError{File: cl.file, Field: field + ".server", Err: err}
+	if err := apiclient.CheckHost(cl.v.Server); err != nil {
+		return &Error{File: cl.file, Field: field + ".server", Err: err}
 	}
 	cfg.Host = cl.v.Server
 	cfg.TLS.Insecure = cl.v.InsecureSkipTLSVerify
@@ -228,7 +230,7 @@ func applyCluster(cfg *Config, name string, cl source[clusterInfo]) error {
 	return checkFile(cl.file, field+".certificate-authority", cfg.TLS.CAFile)
 }
 
-func applyUser(cfg *Config, name string, u source[userInfo]) error {
+func applyUser(cfg *apiclient.Config, name string, u source[userInfo]) error {
 	field := fmt.Sprintf("users[%q].user", name)
 	switch {
 	case u.v.Exec != nil:
@@ -236,10 +238,10 @@ func applyUser(cfg *Config, name string, u source[userInfo]) error {
 			return err
 		}
 	case u.v.AuthProvider != nil:
-		return &KubeconfigError{File: u.file, Field: field + ".auth-provider",
+		return &Error{File: u.file, Field: field + ".auth-provider",
 			Err: fmt.Errorf("auth provider %q is not supported by zerokube", u.v.AuthProvider.Name)}
 	case u.v.Username != "":
-		return &KubeconfigError{File: u.file, Field: field + ".username",
+		return &Error{File: u.file, Field: field + ".username",
 			Err: errors.New("basic authentication is not supported by zerokube")}
 	}
 	cfg.BearerToken = u.v.Token
@@ -265,19 +267,19 @@ func applyUser(cfg *Config, name string, u source[userInfo]) error {
 // applyExec sets up a credential plugin. A command given as a relative path
 // with a separator ("./bin/login") is resolved against the kubeconfig's
 // folder, as kubectl does; a bare name is looked up in PATH when it runs.
-func applyExec(cfg *Config, file, field string, e *execConfig) error {
+func applyExec(cfg *apiclient.Config, file, field string, e *execConfig) error {
 	if e.Command == "" {
-		return &KubeconfigError{File: file, Field: field + ".command", Err: errors.New("missing")}
+		return &Error{File: file, Field: field + ".command", Err: errors.New("missing")}
 	}
-	if e.APIVersion != execV1 && e.APIVersion != execV1beta1 {
-		return &KubeconfigError{File: file, Field: field + ".apiVersion", Err: fmt.Errorf(
-			"credential plugin %q: apiVersion %q is not supported (want %s or %s)", e.Command, e.APIVersion, execV1, execV1beta1)}
+	if e.APIVersion != apiclient.ExecV1 && e.APIVersion != apiclient.ExecV1beta1 {
+		return &Error{File: file, Field: field + ".apiVersion", Err: fmt.Errorf(
+			"credential plugin %q: apiVersion %q is not supported (want %s or %s)", e.Command, e.APIVersion, apiclient.ExecV1, apiclient.ExecV1beta1)}
 	}
 	cmd := e.Command
 	if strings.ContainsRune(cmd, filepath.Separator) {
 		cmd = resolvePath(file, cmd)
 	}
-	cfg.Exec = &ExecConfig{Command: cmd, Args: e.Args, Env: e.Env, APIVersion: e.APIVersion, InstallHint: e.InstallHint}
+	cfg.Exec = &apiclient.ExecConfig{Command: cmd, Args: e.Args, Env: e.Env, APIVersion: e.APIVersion, InstallHint: e.InstallHint}
 	return nil
 }
 
@@ -296,7 +298,7 @@ func checkFile(file, field, p string) error {
 		return nil
 	}
 	if _, err := os.Stat(p); err != nil {
-		return &KubeconfigError{File: file, Field: field, Err: err}
+		return &Error{File: file, Field: field, Err: err}
 	}
 	return nil
 }
@@ -313,7 +315,7 @@ func decodeData(file, field, s string) ([]byte, error) {
 		if errors.As(err, &ce) {
 			err = fmt.Errorf("not valid base64 (at byte %d)", int64(ce))
 		}
-		return nil, &KubeconfigError{File: file, Field: field, Err: err}
+		return nil, &Error{File: file, Field: field, Err: err}
 	}
 	return b, nil
 }
