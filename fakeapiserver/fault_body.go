@@ -102,6 +102,9 @@ type slowWriter struct {
 	every   time.Duration
 	step    int // bytes a tick
 	corrupt bool
+	// paceStart is when the trickle began, paced what it has sent since.
+	paceStart time.Time
+	paced     int
 }
 
 func (w *slowWriter) Write(b []byte) (int, error) {
@@ -146,9 +149,18 @@ func (w *slowWriter) write(dst io.Writer, flush func(), done <-chan struct{}, b 
 			return n, net.ErrClosed
 		case <-t.C:
 		}
-		k := min(len(b), w.step)
+		// The pace is kept over the whole body: a tick a loaded machine
+		// delivered late (or dropped) sends what was due meanwhile.
+		if w.paceStart.IsZero() {
+			w.paceStart = time.Now().Add(-w.every)
+		}
+		due := int(time.Since(w.paceStart)/w.every)*w.step - w.paced
+		k := min(len(b), due)
+		if k <= 0 {
+			continue
+		}
 		m, err := dst.Write(b[:k])
-		n += m
+		n, w.paced = n+m, w.paced+m
 		if err != nil {
 			return n, err
 		}
