@@ -16,10 +16,12 @@
 // etcd's) used over the shape's requests from /proc/PID/task/*/schedstat
 // (nanoseconds, where /proc/PID/stat counts 10 ms ticks), less its idle
 // rate, and this process's own CPU (getrusage) for the client's share.
-// Rounds run every shape once, in an order rotated each round, so a
-// change in the machine's load spreads over every shape alike; each round
-// takes the machine-wide measure lock (Lock) and releases it after, so
-// other measurements can run between rounds.
+// Rounds run every shape once, in an order shuffled each round, so a
+// change in the machine's load (and the server's garbage collection,
+// which one shape's garbage can start in the next one's window) spreads
+// over every shape alike; the command holds the machine-wide measure lock
+// (Lock) for a few rounds at a time, so other measurements can run in
+// between.
 //
 // It sits beside the data path, as bench/fleet does: it reuses that
 // package's server (kube-apiserver v1.37.2 and etcd from

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/zerokube/zerokube/bench/fleet"
 )
 
 // Sample is one shape's requests in one round: what they cost.
@@ -28,6 +30,10 @@ type Sample struct {
 	Etcd      float64 `json:"etcd_s"`
 	Client    float64 `json:"client_s"`
 	Wall      float64 `json:"wall_s"`
+	// PeakRSS is how far the API server's resident memory rose above
+	// where it was when the shape began (VmHWM after ResetPeak), in MiB: 0
+	// when not read.
+	PeakRSS float64 `json:"apiserver_peak_rss_mib"`
 	// Load is the machine's 1-minute load average when the round began.
 	Load float64 `json:"load"`
 }
@@ -40,10 +46,6 @@ type Runner struct {
 	Target Target
 	Procs  Procs
 	Shapes []Shape
-	// Lock, when set, is the file every round holds an exclusive flock
-	// on, as `flock FILE command` takes it: the machine-wide lock under
-	// which measurements run one at a time.
-	Lock string
 	// Idle is how long a round watches the idle servers for their rate
 	// before its shapes; default 2 s.
 	Idle time.Duration
@@ -53,13 +55,8 @@ type Runner struct {
 }
 
 // Round runs every shape once, in an order of its own, and hands each
-// sample to out.
+// sample to out. The caller holds the measure lock (Lock).
 func (r Runner) Round(ctx context.Context, round int, out func(Sample) error) error {
-	unlock, err := Lock(r.Lock)
-	if err != nil {
-		return err
-	}
-	defer unlock()
 	idle := r.Idle
 	if idle <= 0 {
 		idle = 2 * time.Second
@@ -85,6 +82,10 @@ func (r Runner) Round(ctx context.Context, round int, out func(Sample) error) er
 	rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 	for _, s := range order {
 		runtime.GC() // the last shape's garbage is not this one's
+		base, err := r.resetPeak()
+		if err != nil {
+			return err
+		}
 		before, err := r.read()
 		if err != nil {
 			return err
@@ -99,7 +100,11 @@ func (r Runner) Round(ctx context.Context, round int, out func(Sample) error) er
 		if err != nil {
 			return err
 		}
-		smp := Sample{Shape: s.String(), Round: round, Objects: objects, Requests: requests,
+		peak, err := r.peak(base)
+		if err != nil {
+			return err
+		}
+		smp := Sample{PeakRSS: peak, Shape: s.String(), Round: round, Objects: objects, Requests: requests,
 			APIServer: (after[0] - before[0] - time.Duration(rates[0]*float64(wall))).Seconds(),
 			Etcd:      (after[1] - before[1] - time.Duration(rates[1]*float64(wall))).Seconds(),
 			Client:    (after[2] - before[2]).Seconds(), Wall: wall.Seconds(), Load: load}
@@ -142,6 +147,28 @@ func (r Runner) idleRates(ctx context.Context, d time.Duration) ([2]float64, err
 	}
 	wall := float64(time.Since(start))
 	return [2]float64{float64(after[0]-before[0]) / wall, float64(after[1]-before[1]) / wall}, nil
+}
+
+// resetPeak restarts the API server's peak RSS and returns its RSS now.
+func (r Runner) resetPeak() (int64, error) {
+	if r.Procs.APIServer == 0 {
+		return 0, nil
+	}
+	if err := fleet.ResetPeak(r.Procs.APIServer); err != nil {
+		return 0, err
+	}
+	m, err := fleet.ProcMem(r.Procs.APIServer)
+	return m.RSS, err
+}
+
+// peak is how far the API server's peak RSS since resetPeak rose above
+// base, in MiB.
+func (r Runner) peak(base int64) (float64, error) {
+	if r.Procs.APIServer == 0 {
+		return 0, nil
+	}
+	m, err := fleet.ProcMem(r.Procs.APIServer)
+	return float64(m.Peak-base) / (1 << 20), err
 }
 
 // read is the API server's, etcd's and this process's CPU so far.
@@ -198,8 +225,9 @@ func CPU(pid int) (time.Duration, error) {
 	return sum, nil
 }
 
-// Lock takes an exclusive flock on path ("" takes none) and returns what
-// releases it.
+// Lock takes an exclusive flock on path ("" takes none), as `flock FILE
+// command` takes it: the machine-wide lock under which measurements run
+// one at a time. It returns what releases it.
 func Lock(path string) (func(), error) {
 	if path == "" {
 		return func() {}, nil

@@ -54,14 +54,16 @@ func spreadOf(v []float64) Spread {
 type Cost struct {
 	Samples                 int
 	APIServer, Etcd, Client Spread
-	RequestsPerSample       int
+	// PeakRSS: MiB the API server's RSS rose over the sample (not per object).
+	PeakRSS           Spread
+	RequestsPerSample int
 }
 
 // Costs summarizes samples by shape.
 func Costs(samples []Sample) map[string]Cost {
 	type acc struct {
-		api, etcd, client []float64
-		reqs, n           int
+		api, etcd, client, rss []float64
+		reqs, n                int
 	}
 	by := map[string]*acc{}
 	for _, s := range samples {
@@ -75,11 +77,12 @@ func Costs(samples []Sample) map[string]Cost {
 		}
 		per := func(v float64) float64 { return v * 1e6 / float64(s.Objects) }
 		a.api, a.etcd, a.client = append(a.api, per(s.APIServer)), append(a.etcd, per(s.Etcd)), append(a.client, per(s.Client))
+		a.rss = append(a.rss, s.PeakRSS)
 		a.reqs, a.n = s.Requests, a.n+1
 	}
 	out := map[string]Cost{}
 	for k, a := range by {
-		out[k] = Cost{Samples: a.n, APIServer: spreadOf(a.api), Etcd: spreadOf(a.etcd), Client: spreadOf(a.client), RequestsPerSample: a.reqs}
+		out[k] = Cost{Samples: a.n, APIServer: spreadOf(a.api), Etcd: spreadOf(a.etcd), Client: spreadOf(a.client), PeakRSS: spreadOf(a.rss), RequestsPerSample: a.reqs}
 	}
 	return out
 }
@@ -107,6 +110,7 @@ func Report(samples []Sample) string {
 		{"API server (kube-apiserver) CPU, µs per object", func(c Cost) Spread { return c.APIServer }},
 		{"etcd CPU, µs per object", func(c Cost) Spread { return c.Etcd }},
 		{"client CPU (decoding as the informer does), µs per object", func(c Cost) Spread { return c.Client }},
+		{"API server peak RSS, MiB above its RSS before the shape's requests (not per object)", func(c Cost) Spread { return c.PeakRSS }},
 	} {
 		fmt.Fprintf(&b, "\n%s:\n\n", part.title)
 		b.WriteString("| objects | request | scope | protobuf | protobuf + gzip | JSON | JSON + gzip |\n|---|---|---|---|---|---|---|\n")

@@ -63,7 +63,7 @@ func TestEveryShapeReadsEveryPodOnce(t *testing.T) {
 func TestRoundSamplesEveryShape(t *testing.T) {
 	cl := fleet.Cluster{Nodes: 2, PodsPerNode: 3}
 	r := Runner{Target: fakeTarget(t, cl), Procs: Procs{APIServer: os.Getpid()}, Shapes: All()[:8],
-		Lock: filepath.Join(t.TempDir(), "lock"), Idle: time.Millisecond, Seed: 1}
+		Idle: time.Millisecond, Seed: 1}
 	var got []Sample
 	for round := 1; round <= 2; round++ {
 		require.NoError(t, r.Round(t.Context(), round, func(s Sample) error { got = append(got, s); return nil }))
