@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -87,6 +89,16 @@ func Costs(samples []Sample) map[string]Cost {
 	return out
 }
 
+// whole is v rounded to an integer, without the sign of a negative zero
+// (an idle rate discounted from an idle server leaves -0.3).
+func whole(v float64) string {
+	r := math.Round(v)
+	if r == 0 {
+		r = 0 // -0 too
+	}
+	return strconv.FormatFloat(r, 'f', 0, 64)
+}
+
 // Report is the Markdown of samples: for each of the API server, etcd
 // and the client, a table of µs of CPU per object, one row per object,
 // verb and scope, one column per wire and encoding; each cell the median
@@ -135,7 +147,7 @@ func Report(samples []Sample) string {
 								continue
 							}
 							sp := part.get(c)
-							fmt.Fprintf(&b, " %.0f (%.0f–%.0f) |", sp.Median, sp.Min, sp.Max)
+							fmt.Fprintf(&b, " %s (%s–%s) |", whole(sp.Median), whole(sp.Min), whole(sp.Max))
 						}
 					}
 					b.WriteString("\n")

@@ -28,6 +28,16 @@ import (
 )
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// -server fake re-runs this binary as the fake's process (bench/fleet).
+	if ran, err := fleet.RunRole(ctx, os.Args[1:]); ran {
+		if err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
+	server := flag.String("server", "kube", "kube (kube-apiserver v1.37.2 + etcd from conformance/kube/build.sh) or fake (fakeapiserver in a process of its own, to try the harness)")
 	nodes := flag.Int("nodes", 100, "nodes in the cluster")
 	perNode := flag.Int("pods-per-node", 100, "pods on each node")
 	podSize := flag.Int("pod-size", 9<<10, "workload pod size in bytes (the client-go comparison's 9 KB pod)")
@@ -45,14 +55,12 @@ func main() {
 		}
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, fleet.Cluster{Nodes: *nodes, PodsPerNode: *perNode, PodSize: *podSize}, *rounds, max(*perLock, 1), *lock, *out, *match, *seed); err != nil {
+	if err := run(ctx, *server, fleet.Cluster{Nodes: *nodes, PodsPerNode: *perNode, PodSize: *podSize}, *rounds, max(*perLock, 1), *lock, *out, *match, *seed); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, cl fleet.Cluster, rounds, perLock int, lock, out, match string, seed uint64) error {
+func run(ctx context.Context, server string, cl fleet.Cluster, rounds, perLock int, lock, out, match string, seed uint64) error {
 	re, err := regexp.Compile(match)
 	if err != nil {
 		return err
@@ -64,7 +72,15 @@ func run(ctx context.Context, cl fleet.Cluster, rounds, perLock int, lock, out, 
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	srv, err := fleet.StartKube(ctx)
+	var srv *fleet.Server
+	switch server {
+	case "kube":
+		srv, err = fleet.StartKube(ctx)
+	case "fake":
+		srv, err = fleet.StartFake(ctx, fleet.FakeCommand)
+	default:
+		err = fmt.Errorf("shapes: -server %q: kube or fake", server)
+	}
 	if err != nil {
 		return err
 	}
