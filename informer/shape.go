@@ -106,7 +106,7 @@ func (lw resourceLW[T, P]) describe(req *observe.Request) {
 	}
 	switch {
 	case req.Protobuf:
-		req.Why = append(req.Why, "protobuf: a built-in kind, which kube-apiserver encodes in protobuf for a fraction of JSON's CPU")
+		req.Why = append(req.Why, "protobuf: a built-in kind, which kube-apiserver serves in protobuf for about half of JSON's CPU")
 	case lw.tr.JSON:
 		req.Why = append(req.Why, "JSON: Transport.JSON")
 	case lw.proto.dec != nil:
