@@ -24,8 +24,12 @@ import (
 // own test checks that it is the report of those samples.
 const shapesSource = "bench/shapes/RESULTS.md"
 
-// shapesTableMarker starts the API server's table in the source.
-const shapesTableMarker = "API server (kube-apiserver) CPU, µs per object:"
+// shapesTableMarker starts the API server's table in the source,
+// shapesRSSMarker its peak-RSS table.
+const (
+	shapesTableMarker = "API server (kube-apiserver) CPU, µs per object:"
+	shapesRSSMarker   = "API server peak RSS"
+)
 
 // markdownRows are the data rows (header and rule skipped) of the first
 // Markdown table after the line that starts with marker in text, each
@@ -122,7 +126,7 @@ func TestTheGuidesTraceLineIsTheInformers(t *testing.T) {
 	}
 }
 
-// shapeMedian is the median in the source's API-server table of the row
+// shapeMedian is the median in a table of the source (src's rows) of the row
 // named obj, verb, scope and the column col (3: protobuf … 6: JSON + gzip).
 func shapeMedian(t *testing.T, src [][]string, obj, verb, scope string, col int) float64 {
 	t.Helper()
@@ -151,6 +155,11 @@ func TestTheRequestShapeProseFollowsTheTable(t *testing.T) {
 	lwcJSON := shapeMedian(t, src, "whole", "list-rv0", "cluster-wide", json)
 	lwc := shapeMedian(t, src, "whole", "list-rv0", "cluster-wide", proto)
 	lmc := shapeMedian(t, src, "metadata", "list-rv0", "cluster-wide", proto)
+	pmc := shapeMedian(t, src, "metadata", "list-paged", "cluster-wide", proto)
+	smc := shapeMedian(t, src, "metadata", "stream", "cluster-wide", proto)
+	rss := markdownRows(t, read(t, shapesSource), shapesRSSMarker, shapesSource)
+	rssMeta := shapeMedian(t, rss, "metadata", "list-rv0", "cluster-wide", proto)
+	rssWhole := shapeMedian(t, rss, "whole", "list-rv0", "cluster-wide", proto)
 	lo, hi := min(swn/lwn, smn/lmn), max(swn/lwn, smn/lmn)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 	i := func(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
@@ -161,6 +170,8 @@ func TestTheRequestShapeProseFollowsTheTable(t *testing.T) {
 			"list costs " + f(swcJSON/lwcJSON) + " times the LIST",
 			f(lwc/lmc) + " times less of the server's CPU than whole pods cluster-wide, " + f(lwn/lmn) + " times less per node",
 			"JSON costs the server about " + f(lwcJSON/lwc) + " times as much",
+			"its RSS rose " + i(rssMeta) + " MiB over it at 10,000 pods (median; whole objects: " + i(rssWhole) + ")",
+			"bounds it for " + f(pmc/lmc) + " times the CPU, a streaming list for " + f(smc/lmc) + " times",
 		},
 		"docs/agents.zh-CN.md": {
 			"LIST 的 " + i(lo) + " 到 " + i(hi) + " 倍",
@@ -168,6 +179,8 @@ func TestTheRequestShapeProseFollowsTheTable(t *testing.T) {
 			"流式 list 是 LIST 的 " + f(swcJSON/lwcJSON) + " 倍",
 			"完整 Pod 的 1/" + f(lwc/lmc) + "，按节点时只有 1/" + f(lwn/lmn),
 			"约是 protobuf 的 " + f(lwcJSON/lwc) + " 倍",
+			"RSS 因此涨了 " + i(rssMeta) + " MiB（中位数；完整对象：" + i(rssWhole) + "）",
+			"以 " + f(pmc/lmc) + " 倍的 CPU 把它限制住，流式 list 则要 " + f(smc/lmc) + " 倍",
 		},
 	} {
 		text := strings.Join(strings.Fields(read(t, doc)), " ") // lines wrap anywhere
