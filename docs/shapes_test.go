@@ -171,7 +171,7 @@ func TestTheRequestShapeProseFollowsTheTable(t *testing.T) {
 			f(lwc/lmc) + " times less of the server's CPU than whole pods cluster-wide, " + f(lwn/lmn) + " times less per node",
 			"JSON costs the server about " + f(lwcJSON/lwc) + " times as much",
 			"its RSS rose " + i(rssMeta) + " MiB over it at 10,000 pods (median; whole objects: " + i(rssWhole) + ")",
-			"bounds it for " + f(pmc/lmc) + " times the CPU, a streaming list for " + f(smc/lmc) + " times",
+			"bounds it at every start for " + f(pmc/lmc) + " times the CPU, a streaming list for " + f(smc/lmc) + " times",
 		},
 		"docs/agents.zh-CN.md": {
 			"LIST 的 " + i(lo) + " 到 " + i(hi) + " 倍",
@@ -180,7 +180,7 @@ func TestTheRequestShapeProseFollowsTheTable(t *testing.T) {
 			"完整 Pod 的 1/" + f(lwc/lmc) + "，按节点时只有 1/" + f(lwn/lmn),
 			"约是 protobuf 的 " + f(lwcJSON/lwc) + " 倍",
 			"RSS 因此涨了 " + i(rssMeta) + " MiB（中位数；完整对象：" + i(rssWhole) + "）",
-			"以 " + f(pmc/lmc) + " 倍的 CPU 把它限制住，流式 list 则要 " + f(smc/lmc) + " 倍",
+			"以 " + f(pmc/lmc) + " 倍的 CPU 在每次启动时把它限制住，流式 list 则要 " + f(smc/lmc) + " 倍",
 		},
 	} {
 		text := strings.Join(strings.Fields(read(t, doc)), " ") // lines wrap anywhere
