@@ -244,12 +244,6 @@ func (e Event) String() string {
 	if e.Cause != 0 {
 		add("cause", e.Cause.String())
 	}
-	if e.Request != nil {
-		add("request", strconv.Quote(e.Request.String()))
-		if len(e.Request.Why) > 0 {
-			add("why", strconv.Quote(strings.Join(e.Request.Why, "; ")))
-		}
-	}
 	if e.Duration > 0 {
 		add("took", e.Duration.String())
 	}
@@ -261,6 +255,14 @@ func (e Event) String() string {
 	}
 	if e.Err != nil {
 		add("err", e.Err.Error())
+	}
+	// Last: the longest, and quoted, so the fields before keep their
+	// places for scripts that read them.
+	if e.Request != nil {
+		add("request", strconv.Quote(e.Request.String()))
+		if len(e.Request.Why) > 0 {
+			add("why", strconv.Quote(strings.Join(e.Request.Why, "; ")))
+		}
 	}
 	return b.String()
 }
