@@ -60,4 +60,7 @@ func TestEventStringWithARequest(t *testing.T) {
 	consistent := Request{Verb: VerbStreamingList, ResourceVersionMatch: "NotOlderThan", Gzip: true}
 	require.Equal(t, `streaming-list rv="" match=NotOlderThan json gzip whole`, consistent.String())
 	require.Equal(t, "verb(?)", Verb(0).String())
+	b, err := VerbStreamingList.MarshalText()
+	require.NoError(t, err)
+	require.Equal(t, "streaming-list", string(b))
 }

@@ -25,6 +25,10 @@ func (v Verb) String() string {
 	return "verb(?)"
 }
 
+// MarshalText writes the short name, so that a Request in JSON reads as
+// the trace prints it.
+func (v Verb) MarshalText() ([]byte, error) { return []byte(v.String()), nil }
+
 // Request is the shape of a request the informer sent to read its
 // resource, and why each part of it was chosen: a relist event carries
 // the LIST's or streaming list's, a watch-opened event the WATCH's. What
