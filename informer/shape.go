@@ -2,6 +2,7 @@ package informer
 
 import (
 	"github.com/zerokube/zerokube/informer/observe"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // The trace's account of each request (observe.Request, on the relist and
@@ -53,7 +54,7 @@ func (r *reflector[P]) streamShape(rv string, cause observe.RelistCause) *observ
 	if !r.cfg.obs.tracing() {
 		return nil
 	}
-	req := &observe.Request{Verb: observe.VerbStreamingList, ResourceVersion: rv, ResourceVersionMatch: "NotOlderThan",
+	req := &observe.Request{Verb: observe.VerbStreamingList, ResourceVersion: rv, ResourceVersionMatch: meta.MatchNotOlderThan,
 		Why: []string{"streaming list: Options.StreamingList (the objects come one by one, no page is held: for an agent whose memory, not the server's CPU, is the constraint)"}}
 	if rv == "" {
 		req.Why = append(req.Why, "consistent (rv \"\"): "+consistentWhy(cause))
@@ -73,7 +74,7 @@ func (r *reflector[P]) watchShape(req WatchRequest, resumed bool) *observe.Reque
 	}
 	shape := &observe.Request{Verb: observe.VerbWatch, ResourceVersion: req.ResourceVersion, Why: []string{why}}
 	if req.Mode == ResumeFrom {
-		shape.ResourceVersionMatch = "NotOlderThan"
+		shape.ResourceVersionMatch = meta.MatchNotOlderThan
 		shape.Why = append(shape.Why, "sendInitialEvents=false: a streaming-list informer says it wants no initial state")
 	}
 	return r.describe(shape)
