@@ -264,6 +264,10 @@ func (c *Client) url(path string, query url.Values) *url.URL {
 // Open watches are not affected.
 func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
 
+// AsksGzip reports whether the client asks for gzip replies
+// (Config.DisableCompression unset): the informer's trace says so.
+func (c *Client) AsksGzip() bool { return c.compress }
+
 // Host returns the base URL of the API server the client talks to, e.g.
 // "https://10.0.0.1:6443": what identifies the server in an informer's
 // snapshot.

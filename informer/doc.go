@@ -182,7 +182,12 @@
 // replaced by a relist, store updated, resync, handler called, relist with
 // its cause) and what goes wrong beside it (list or watch failed, backoff,
 // skipped, transform failed, queue coalesced, the snapshot's fate), which
-// the demo prints in its --trace mode. Options.Observe.Metrics ([observe.Metrics])
+// the demo prints in its --trace mode. Each relist and watch-opened says
+// the shape of its request and why each part was chosen
+// ([observe.Request]: LIST at rv 0 or consistent, paged or streaming,
+// protobuf or JSON, gzip, metadata-only, selectors), which is what sets
+// its cost to the API server (docs/agents.md, "The cheapest request";
+// TestTheTraceSaysEachRequestsShapeAndWhy). Options.Observe.Metrics ([observe.Metrics])
 // gets the counter each one moves (list/watch calls, relists by cause,
 // events by type, handler lag and duration, skips, snapshots), and
 // Options.Observe.Logger (log/slog) the line an operator should read, at its

@@ -39,7 +39,10 @@ type reflectorConfig[P meta.Object] struct {
 	expectedAPIVersion string
 	// metadata: the objects come as meta.k8s.io/v1 PartialObjectMetadata
 	// (asksMetadata), which the kind check accepts for any kind.
-	metadata          bool
+	metadata bool
+	// describe adds the resource's part of a request's shape for the
+	// trace (resourceLW.describe, set by New); nil: none.
+	describe          func(*observe.Request)
 	transform         func(P) (P, error)
 	keepManagedFields bool
 	watchErrorHandler func(ctx context.Context, err error)

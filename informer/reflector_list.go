@@ -46,7 +46,8 @@ func (r *reflector[P]) relistRV() string {
 func (r *reflector[P]) stepListing(ctx context.Context, s listing[P]) state {
 	req := s.req
 	if s.page == 0 && s.cont == "" {
-		r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.req.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata})
+		r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.req.ResourceVersion, Err: s.why, Metadata: r.cfg.metadata,
+			Request: r.listShape(s)})
 	}
 	if s.cont != "" {
 		req = ListRequest{Limit: s.req.Limit, Continue: s.cont}
@@ -177,7 +178,9 @@ func (r *reflector[P]) accept(obj P) (P, bool) {
 // streamListing at "" (the server's history went back: retrying the same
 // rv would fail forever); other errors → backingOff, again.
 func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) state {
-	r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
+	shape := r.streamShape(s.rv, s.cause)
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageRelist, Cause: s.cause, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata,
+		Request: shape})
 	w, err := r.lw.Watch(ctx, WatchRequest{Mode: StreamingList, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(),
 		OpenTimeout: r.cfg.idleTimeout})
 	if err != nil {
@@ -199,7 +202,8 @@ func (r *reflector[P]) stepStreamListing(ctx context.Context, s streamListing) s
 		}
 		return r.fail(ctx, err, streamListing{rv: s.rv, cause: observe.CauseListError}, false)
 	}
-	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Streaming: true, Metadata: r.cfg.metadata,
+		Request: shape})
 	return streamInitial[P]{w: w, opened: r.cfg.clock.Now(), cause: s.cause}
 }
 

@@ -50,7 +50,8 @@ func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
 	}
 	now := r.cfg.clock.Now()
 	r.rec.resumed(now)
-	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata,
+		Request: r.watchShape(req, true)})
 	return watching[P]{w: w, rv: s.rv, opened: now, resumed: true}
 }
 

@@ -30,8 +30,8 @@ func (r *reflector[P]) watchTimeout() int64 {
 // freshly restarted apiserver behind a load balancer, gets a backoff
 // between every two relists, not a LIST per round trip).
 func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) state {
-	w, err := r.lw.Watch(ctx, WatchRequest{Mode: WatchFrom, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(),
-		OpenTimeout: r.cfg.idleTimeout})
+	req := WatchRequest{Mode: WatchFrom, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(), OpenTimeout: r.cfg.idleTimeout}
+	w, err := r.lw.Watch(ctx, req)
 	if err != nil {
 		err = fmt.Errorf("informer: watch from rv %q: %w", s.rv, err)
 		r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchFailed, ResourceVersion: s.rv, Err: err})
@@ -39,7 +39,8 @@ func (r *reflector[P]) stepWatchOpening(ctx context.Context, s watchOpening) sta
 	}
 	now := r.cfg.clock.Now()
 	r.rec.opened(now)
-	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata})
+	r.cfg.obs.emit(observe.Event{Stage: observe.StageWatchOpened, ResourceVersion: s.rv, Metadata: r.cfg.metadata,
+		Request: r.watchShape(req, false)})
 	return watching[P]{w: w, rv: s.rv, opened: now, holdRV: s.rv == "" || s.rv == "0"}
 }
 

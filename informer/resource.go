@@ -40,13 +40,15 @@ func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opt
 		opts.Snapshot.Identity = snapshotIdentity(c, ref, opts)
 	}
 	opts.Snapshot = opts.Snapshot.over(c, ref)
-	var lw ListerWatcher[P] = newResourceLW[T](c, ref, opts)
+	rlw := newResourceLW[T](c, ref, opts)
+	var lw ListerWatcher[P] = rlw
 	if opts.WrapListerWatcher != nil {
 		lw = opts.WrapListerWatcher(lw)
 	}
 	i := newInformer[T](lw, opts)
 	i.ref = ref
 	i.p.refl.cfg.probe = c.Probe // a backoff after the server was out of reach ends when it answers
+	i.p.refl.cfg.describe = rlw.describe
 	i.auditVia(c)
 	return i
 }

@@ -18,14 +18,14 @@ type Stage uint8
 const (
 	StageListPage      Stage = iota + 1 // a LIST page arrived: Page, Items, ResourceVersion, More
 	StageReplace                        // a full list goes into the queue: Items, ResourceVersion
-	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list)
+	StageWatchOpened                    // a WATCH was opened from ResourceVersion (Streaming for a streaming list); Request, its shape, while tracing
 	StageEvent                          // a watch event arrived: EventType, Key, ResourceVersion
 	StageBookmark                       // a BOOKMARK moved the resourceVersion: ResourceVersion; Op OpInitialEventsEnd when it ends a streaming list
 	StageWatchEnded                     // a WATCH ended: Items events, Stopping (Run is stopping: nobody closed it but us), Err (nil = clean close by the server; the context's cause when Stopping)
 	StageDeltaQueued                    // the reflector queues a delta: Op, Key
 	StageStoreUpdated                   // the dispatcher applied a delta to the cache: Op, Key, ResourceVersion
 	StageHandlerCalled                  // a handler returned: Handler, Op, Key, Duration, Lag (queued to called); Err when it panicked
-	StageRelist                         // a relist starts: Cause; Err, for a streaming-fallback, the streaming list's failure
+	StageRelist                         // a relist starts: Cause; Err, for a streaming-fallback, the streaming list's failure; Request, the LIST's (or streaming list's) shape, while tracing
 	StageBackoff                        // the reflector waits Duration after Err
 	StageSynced                         // the initial list is in the cache: Items at ResourceVersion; Op OpSnapshot when a snapshot, not a list, filled it
 	StageSkipped                        // an object was dropped: Key, Err (wrong kind)
@@ -108,7 +108,10 @@ type Event struct {
 	// Metadata: relist and watch-opened ask for the objects' metadata only
 	// (PartialObjectMetadata, Transport.FullObjects).
 	Metadata bool
-	More     bool // list-page: the page carried a continue token, more pages follow
+	// Request: relist and watch-opened, the shape of the request and why
+	// it was chosen; set only while a trace (Options.Observe.Trace) listens.
+	Request *Request
+	More    bool // list-page: the page carried a continue token, more pages follow
 	// Stopping: watch-ended because Run's context ended (shutdown), not
 	// because the server or the connection ended the watch; no re-watch
 	// follows. Err is then the context's cause, whatever the stream said.
@@ -252,6 +255,14 @@ func (e Event) String() string {
 	}
 	if e.Err != nil {
 		add("err", e.Err.Error())
+	}
+	// Last: the longest, and quoted, so the fields before keep their
+	// places for scripts that read them.
+	if e.Request != nil {
+		add("request", strconv.Quote(e.Request.String()))
+		if len(e.Request.Why) > 0 {
+			add("why", strconv.Quote(strings.Join(e.Request.Why, "; ")))
+		}
 	}
 	return b.String()
 }

@@ -46,3 +46,21 @@ func TestTraceOpNamesAreStableAndRoundTrip(t *testing.T) {
 	var bad Op
 	require.ErrorContains(t, bad.UnmarshalText([]byte("adde")), `unknown trace op "adde"`)
 }
+
+// A request's shape prints as one quoted value, its reasons as another,
+// so a script reading the trace can split the line on spaces outside
+// quotes; a consistent read shows rv="".
+func TestEventStringWithARequest(t *testing.T) {
+	req := &Request{Verb: VerbList, ResourceVersion: "0", Limit: 500, Protobuf: true, Metadata: true,
+		FieldSelector: "spec.nodeName=n1", Why: []string{"rv=0: the watch cache", "metadata-only: the type reads only metadata"}}
+	require.Equal(t, "list rv=0 limit=500 protobuf metadata fieldSelector=spec.nodeName=n1", req.String())
+	require.Equal(t, `relist rv=0 metadata=true cause=initial request="list rv=0 limit=500 protobuf metadata fieldSelector=spec.nodeName=n1" `+
+		`why="rv=0: the watch cache; metadata-only: the type reads only metadata"`,
+		Event{Stage: StageRelist, ResourceVersion: "0", Metadata: true, Cause: CauseInitial, Request: req}.String())
+	consistent := Request{Verb: VerbStreamingList, ResourceVersionMatch: "NotOlderThan", Gzip: true}
+	require.Equal(t, `streaming-list rv="" match=NotOlderThan json gzip whole`, consistent.String())
+	require.Equal(t, "verb(?)", Verb(0).String())
+	b, err := VerbStreamingList.MarshalText()
+	require.NoError(t, err)
+	require.Equal(t, "streaming-list", string(b))
+}
