@@ -41,6 +41,8 @@ var lessonEffects = []lessonEffect{
 	{"fail-lists-429", `after("list-failed").filter((r) => r.textContent.includes("429")).length >= 2`},
 	{"stall", `after("watch-ended").some((r) => r.textContent.includes("“Stall the watch”"))`},
 	{"restart", `after("watch-ended").length > 0`},
+	{"drop-event", `after("audit-difference").some((r) => r.textContent.includes("unseen-change")) &&
+		after("relist").some((r) => r.textContent.includes("audit"))`},
 }
 
 // lessonGroups share the lessons between two demos pressed side by side
@@ -49,7 +51,7 @@ var lessonEffects = []lessonEffect{
 // stall's idle bound, the 429's Retry-After, the 503's backoffs) are
 // waited out at the same time: about 100 s instead of 200.
 var lessonGroups = [][]string{
-	{"stall", "fail-lists-429", "compact", "restart"},
+	{"stall", "fail-lists-429", "compact", "restart", "drop-event"},
 	{"fail-lists-503", "missed-delete", "compact-cut", "cut-watch", "drop-watches"},
 }
 
