@@ -18,6 +18,7 @@ import (
 // lesson's object, so nothing but the audit repairs it. No WARN reaches
 // stderr and no line calls the repair a 410: it is the lesson's.
 func TestADroppedEventIsFoundAndRepairedByTheAudit(t *testing.T) {
+	t.Parallel() // waits on timers, not a CPU: beside the lesson presses
 	for _, tc := range []struct{ lang, bounds, reply, diff, ended, relist, handler, inStep, page string }{
 		{"en", `lessons\s+.*audits its cache against the server every 3s`,
 			"relabelled unseen-change and the server dropped that MODIFIED event on 1 watch(es)",
@@ -37,6 +38,7 @@ func TestADroppedEventIsFoundAndRepairedByTheAudit(t *testing.T) {
 			"最近一次：一致"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
+			t.Parallel() // each waits out audit periods: on timers, not a CPU
 			d, base := startClass(t, tc.lang, tc.bounds)
 			reply := actLang(t, base, "drop-event", tc.lang)
 			require.Contains(t, reply.Result, tc.reply)
