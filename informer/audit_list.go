@@ -78,6 +78,13 @@ func (i *Informer[T, P]) auditVia(c *apiclient.Client) {
 // Status, so that the reflector relists at once, as for a moved shard.
 var errAuditRepair = errors.New("informer: the cache audit found a difference")
 
+// IsAuditRepair reports whether err is the one that ended a watch because
+// the cache audit asked for a relist (AuditOptions.Repair): a planned
+// relist, not a failure, though it reads as a 410. The watch-ended trace
+// event carries it; a program that tells its reader why a watch ended
+// (the demo) asks here.
+func IsAuditRepair(err error) bool { return errors.Is(err, errAuditRepair) }
+
 func errRepair() error {
 	return fmt.Errorf("%w: %w", errAuditRepair, meta.NewStatusError(410, meta.ReasonExpired, "the cache differs from the server; relisting"))
 }

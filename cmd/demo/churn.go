@@ -186,7 +186,17 @@ func (c *churner) names() ([]string, error) {
 
 // create makes one object and returns its name. c.mu must be held.
 func (c *churner) create() (string, error) {
-	md := map[string]any{"generateName": churnPrefix, "labels": map[string]string{"app": "example"}}
+	created, err := c.srv.Create(c.res.gvr, c.object(map[string]any{"generateName": churnPrefix, "labels": map[string]string{"app": "example"}}))
+	if err != nil {
+		return "", fmt.Errorf("churn: create in %s: %w", apiclient.Ref{GVR: c.res.gvr, Namespace: c.ns}, err)
+	}
+	c.writes++
+	return created.Name, nil
+}
+
+// object is a new object of the churn's resource with metadata md, in the
+// churn's namespace; a pod gets the one container it needs.
+func (c *churner) object(md map[string]any) map[string]any {
 	if c.ns != "" {
 		md["namespace"] = c.ns
 	}
@@ -194,12 +204,7 @@ func (c *churner) create() (string, error) {
 	if c.res.isPods() {
 		obj["spec"] = map[string]any{"containers": []any{map[string]any{"name": "app", "image": "nginx"}}}
 	}
-	created, err := c.srv.Create(c.res.gvr, obj)
-	if err != nil {
-		return "", fmt.Errorf("churn: create in %s: %w", apiclient.Ref{GVR: c.res.gvr, Namespace: c.ns}, err)
-	}
-	c.writes++
-	return created.Name, nil
+	return obj
 }
 
 // relabel sets a new "tick" label on the named object. c.mu must be held.
@@ -220,6 +225,28 @@ func (c *churner) delete(name string) error {
 	}
 	c.writes++
 	return nil
+}
+
+// unseenName is the object of the "Drop one event" lesson: not the
+// churn's (churnPrefix), so no later write of the churn touches it and
+// heals the cache before the audit finds the event the watch lost.
+const unseenName = "unseen-change"
+
+// relabelUnseen relabels the lesson's own object, after creating it if it
+// is missing, and calls lose between the two: the create's event is
+// offered to the watches while it commits, so lose (arming a drop) affects
+// the relabel only. It returns the object's name. Under c.mu: no write of
+// the churn's comes between lose and the relabel.
+func (c *churner) relabelUnseen(lose func()) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := c.srv.Create(c.res.gvr, c.object(map[string]any{"name": unseenName, "labels": map[string]string{"app": "lesson"}})); err == nil {
+		c.writes++
+	} else if !meta.IsAlreadyExists(err) {
+		return "", fmt.Errorf("churn: create %s: %w", unseenName, err)
+	}
+	lose()
+	return unseenName, c.relabel(unseenName)
 }
 
 // writeCount returns how many writes the churn made.

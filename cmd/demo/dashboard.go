@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 )
 
@@ -41,6 +42,7 @@ type dashboard struct {
 	// lastErr is the reflector's last failure in words of both languages:
 	// a lesson's told as part of it (tracer.failureSaid).
 	lastErr *text
+	audit   auditView     // the cache audit, under the lessons (audit.go)
 	changed chan struct{} // closed and replaced on every change
 	actions []action      // the page's buttons; nil without an embedded server
 }
@@ -116,6 +118,9 @@ type cacheView struct {
 	Objects    int      `json:"objects"`
 	Indexes    []string `json:"indexes"`
 	Namespaces []string `json:"namespaces"`
+	// Audit: how many cache audits ran and what the last found, in the
+	// page's language; "–" before the first, or without the audit.
+	Audit string `json:"audit"`
 }
 
 type serverView struct {
@@ -291,7 +296,7 @@ func (d *dashboard) apply(ev observe.Event, now time.Time) {
 			d.setStateLocked("watching", now) // the bookmark that ends a streaming list
 		}
 	case observe.StageWatchEnded:
-		if ev.Err != nil && !ev.Stopping && !errors.Is(ev.Err, io.EOF) {
+		if ev.Err != nil && !ev.Stopping && !errors.Is(ev.Err, io.EOF) && !informer.IsAuditRepair(ev.Err) {
 			d.failedLocked(ev.Err)
 		}
 		d.setStateLocked("watch-ended", now)
@@ -337,6 +342,8 @@ func (d *dashboard) applyQueueAndLoop(ev observe.Event, now time.Time) {
 		d.loop.CacheSwaps++
 	case observe.StageSkipped:
 		d.loop.Skipped++
+	case observe.StageAudited, observe.StageAuditFailed:
+		d.applyAuditLocked(ev)
 	}
 }
 
@@ -377,6 +384,7 @@ func (d *dashboard) snapshot(l lang) state {
 	if d.lastErr != nil {
 		st.Reflector.LastError = d.lastErr.in(l)
 	}
+	st.Cache.Audit = d.audit.said(l)
 	st.Reflector.Events = copyMap(d.refl.Events)
 	st.Reflector.Relists = copyMap(d.refl.Relists)
 	st.Loop.ByOp = copyMap(d.loop.ByOp)
@@ -522,6 +530,13 @@ func stageTerms(s observe.Stage, deltaFIFO bool) (part string, clientGo text) {
 			zh: "client-go 没有对应：它的 processorListener 缓冲区会无限增长"})
 	case observe.StageTransformFailed:
 		return "reflector", say(msg{en: "TransformFunc returns an error", zh: "TransformFunc 返回错误"})
+	case observe.StageAudited:
+		return "cache", say(msg{en: "consistencydetector.CheckDataConsistency: only with KUBE_WATCHLIST_INCONSISTENCY_DETECTOR, meant for CI",
+			zh: "consistencydetector.CheckDataConsistency：只在设置 KUBE_WATCHLIST_INCONSISTENCY_DETECTOR 时运行，只打算用于 CI"})
+	case observe.StageAuditDifference:
+		return "cache", say(msg{en: "CheckDataConsistency logs a diff, then panics", zh: "CheckDataConsistency 记录差异，然后 panic"})
+	case observe.StageAuditFailed:
+		return "cache", say(msg{en: "CheckDataConsistency retries its LIST every second", zh: "CheckDataConsistency 每秒重试一次 LIST"})
 	}
 	return "informer", text{}
 }

@@ -228,6 +228,7 @@ func TestConsistentFirstListShowsPages(t *testing.T) {
 }
 
 func TestTraceShowsPagesOfAConsistentRelist(t *testing.T) {
+	t.Parallel() // waits on timers, not a CPU: beside the lesson presses
 	d := startDemo(t, "--trace", "--churn=false", "--page-size=2")
 	url := d.serverURL(t)
 	waitFor(t, d.stdout, regexp.MustCompile(`WATCH opened from resourceVersion \d+`))
@@ -336,6 +337,7 @@ func TestTraceIsTrueAtAStopAndAfterASnapshotResume(t *testing.T) {
 // A slow first sync is said while it runs, so a reader never waits
 // without a word; then the synced line comes as ever.
 func TestASlowSyncIsSaidWhileItRuns(t *testing.T) {
+	t.Parallel() // waits on timers, not a CPU: beside the lesson presses
 	server := startDemo(t, "--serve", "--churn=false")
 	url := server.serverURL(t)
 	post(t, url+"/fake/latency?d=1500ms")

@@ -71,3 +71,17 @@ func (m multiMetrics) SnapshotLoaded(r string) {
 func (m multiMetrics) SnapshotSaved(err error, n int64, took time.Duration) {
 	m.each(func(x observe.Metrics) { x.SnapshotSaved(err, n, took) })
 }
+
+// Audit hands the cache audit's counts to each Metrics that counts them
+// (observe.AuditMetrics is optional): with --ui and --serve-health both
+// on, /metrics would otherwise never count an audit.
+func (m multiMetrics) Audit(result string, missing, extra, stale int) {
+	m.each(func(x observe.Metrics) {
+		if a, ok := x.(observe.AuditMetrics); ok {
+			a.Audit(result, missing, extra, stale)
+		}
+	})
+}
+
+// compile-time check: the informer finds the audit's counts on a fan-out.
+var _ observe.AuditMetrics = multiMetrics{}

@@ -62,6 +62,7 @@ func TestServeHealthServesMetricsThatPromtoolAccepts(t *testing.T) {
 // the demo's /metrics and answers a query with the handler calls the
 // churn caused.
 func TestAPrometheusServerScrapesTheDemo(t *testing.T) {
+	t.Parallel() // waits on timers, not a CPU: beside the lesson presses
 	d, url := serveHealthDemo(t, "metrics")
 	p := metricstest.Start(t, strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/metrics"))
 	got := p.Query(t, `zerokube_handler_duration_seconds_count{informer="pods",handler="print"}`,

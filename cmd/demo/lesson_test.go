@@ -57,6 +57,7 @@ func TestTheDefaultDemoShowsATombstone(t *testing.T) {
 // line carries Chinese words; an English one none; neither a format
 // error.
 func TestEveryTraceLineOfALessonIsInTheReadersLanguage(t *testing.T) {
+	t.Parallel() // waits on timers, not a CPU: beside the lesson presses
 	cjk := regexp.MustCompile(`\p{Han}`)
 	line := regexp.MustCompile(`^trace \S+ (\S+)\s+(.*)$`)
 	for _, l := range []string{"en", "zh"} {

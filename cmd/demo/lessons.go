@@ -25,6 +25,11 @@ type lessonBounds struct {
 	backoff  informer.BackoffOptions
 	idle     time.Duration // informer.Options.Watch.IdleTimeout
 	bookmark time.Duration // the embedded server's bookmark interval
+	// audit is the cache audit's period (informer.AuditOptions, with
+	// Repair): the "Drop one event" lesson shows a lost event found and
+	// repaired within it. Off by default; a production agent audits every
+	// few minutes, a class cannot wait that long.
+	audit time.Duration
 }
 
 // classBookmarks is the embedded server's bookmark interval under the
@@ -34,26 +39,34 @@ type lessonBounds struct {
 const (
 	classBookmarks   = 2 * time.Second
 	lessonIdleFactor = 5 / 2.0
+	// classAudits is the audit period under the lessons: a dropped event
+	// is found at most this long after the press. The audit of a demo's
+	// few objects is one small LIST.
+	classAudits = 3 * time.Second
 )
 
 // classBounds are the lessons' bounds for a server that bookmarks every
 // bookmark: the backoff doubles from 250 ms to 1 s (at most 1.2 s with
 // its 20 % jitter), still visibly doubling, and forgets the failures
-// after 5 quiet seconds; a watch silent for 2.5 bookmarks has stalled.
+// after 5 quiet seconds; a watch silent for 2.5 bookmarks has stalled;
+// the cache is audited every classAudits and repaired when it differs.
 func classBounds(bookmark time.Duration) lessonBounds {
 	return lessonBounds{
 		backoff: informer.BackoffOptions{Initial: 250 * time.Millisecond, Max: time.Second, Jitter: 0.2,
 			ResetAfter: 5 * time.Second},
 		idle:     time.Duration(float64(bookmark) * lessonIdleFactor),
 		bookmark: bookmark,
+		audit:    classAudits,
 	}
 }
 
 // said tells the reader what the bounds are, against client-go's.
 func (b lessonBounds) said() text {
-	return say(msg{en: "for the lessons the informer backs off %v doubling to %v (client-go: 800ms doubling to 30s) and ends a watch silent for %v (zerokube's default: 3m0s); the server bookmarks every %v",
-		zh: "为了课堂演示，informer 的退避从 %v 起倍增到 %v（client-go 是从 800ms 倍增到 30s），watch 静默 %v 即结束（zerokube 默认 3m0s）；API Server 每 %v 发一次 BOOKMARK"},
-		b.backoff.Initial, b.backoff.Max, b.idle, b.bookmark)
+	return say(msg{en: "for the lessons the informer backs off %v doubling to %v (client-go: 800ms doubling to 30s) and ends a watch silent for %v (zerokube's default: 3m0s); the server bookmarks every %v; " +
+		"the informer audits its cache against the server every %v and relists when they differ (Options.Audit, off by default)",
+		zh: "为了课堂演示，informer 的退避从 %v 起倍增到 %v（client-go 是从 800ms 倍增到 30s），watch 静默 %v 即结束（zerokube 默认 3m0s）；API Server 每 %v 发一次 BOOKMARK；" +
+			"informer 每 %v 把本地缓存和 API Server 核对一次，不一致就重新 list（Options.Audit，默认关闭）"},
+		b.backoff.Initial, b.backoff.Max, b.idle, b.bookmark, b.audit)
 }
 
 // lessonWindow bounds how long after a press the failures are the
@@ -119,7 +132,9 @@ func failure(ev observe.Event) bool {
 	case observe.StageListFailed, observe.StageWatchFailed, observe.StageBackoff:
 		return ev.Err != nil && !stopping(ev.Err)
 	case observe.StageWatchEnded:
-		return !ev.Stopping && ev.Err != nil && !errors.Is(ev.Err, io.EOF)
+		return !ev.Stopping && ev.Err != nil && !errors.Is(ev.Err, io.EOF) && !informer.IsAuditRepair(ev.Err)
+	case observe.StageAudited:
+		return ev.Err != nil // the difference a lost event left: the drop-event lesson's failure
 	}
 	return false
 }
@@ -142,6 +157,8 @@ func (t *tracer) lessonSaid(err error) (text, bool) {
 // lesson needs. idle is the watch's idle bound, for a stalled watch.
 func failureSaid(err error, idle time.Duration) text {
 	switch {
+	case informer.IsAuditRepair(err):
+		return say(msg{en: "the cache audit found a difference and asked for a relist", zh: "缓存审计发现了不一致，要求重新 list"})
 	case watchstream.ProblemOf(err) == watchstream.Stalled:
 		return say(msg{en: "the watch delivered nothing for %v (its idle bound): the stream had stalled",
 			zh: "watch 已经 %v 没有送来任何东西（空闲上限）：事件流卡住了"}, idle)

@@ -37,10 +37,7 @@ func TestALessonsFailureIsToldAsPartOfTheLesson(t *testing.T) {
 			"正是“切断 watch”这一课要演示的：事件流在一个事件的中间被切断"},
 	} {
 		t.Run(tc.lang, func(t *testing.T) {
-			d := startDemo(t, "--lang="+tc.lang, "--ui", "127.0.0.1:0", "--trace", "--color=never", "--tombstone-after=0", "--churn-interval=100ms")
-			base := d.uiURL(t)
-			waitFor(t, d.stdout, regexp.MustCompile(tc.bounds))
-			waitFor(t, d.stdout, regexp.MustCompile(`watch-opened`))
+			d, base := startClass(t, tc.lang, tc.bounds)
 			act(t, base, "cut-watch")
 			waitFor(t, d.stdout, regexp.MustCompile(tc.ended))
 			waitFor(t, d.stdout, regexp.MustCompile(tc.backoff))
@@ -58,6 +55,19 @@ func TestALessonsFailureIsToldAsPartOfTheLesson(t *testing.T) {
 	}
 }
 
+// startClass starts a demo with the page's buttons and a trace in
+// language l, its churn writing every 100 ms, and waits for the lessons'
+// bounds (the trace line that matches bounds) and a watch: the buttons
+// then have one to act on. It returns the demo and the page's URL.
+func startClass(t *testing.T, l, bounds string) (*running, string) {
+	t.Helper()
+	d := startDemo(t, "--lang="+l, "--ui", "127.0.0.1:0", "--trace", "--color=never", "--tombstone-after=0", "--churn-interval=100ms")
+	base := d.uiURL(t)
+	waitFor(t, d.stdout, regexp.MustCompile(bounds))
+	waitFor(t, d.stdout, regexp.MustCompile(`watch-opened`))
+	return d, base
+}
+
 // stubFaults is a faultServer whose watches are all closed: the reflector
 // is between two watches (backing off, listing) when the button is pressed.
 type stubFaults struct{}
@@ -69,6 +79,7 @@ func (stubFaults) Compact(int64)                  {}
 func (stubFaults) Restart()                       {}
 func (stubFaults) FailNext(fakeapiserver.Failure) {}
 func (stubFaults) ResourceVersion() int64         { return 1 }
+func (stubFaults) DropNextWatchEvent() int        { return 0 }
 
 // A button pressed while no watch is open says so, instead of "stalled 0
 // watch(es); writes now reach the informer only after the idle timeout",
@@ -143,11 +154,14 @@ func TestTheTombstoneLessonNamesTheKind(t *testing.T) {
 func TestTheDocsSayTheLessonsBounds(t *testing.T) {
 	lb := classBounds(classBookmarks)
 	for file, want := range map[string][]string{
-		"README.md": {fmt.Sprintf("backs off %v doubling to %v and ends a watch silent for %v", lb.backoff.Initial, lb.backoff.Max, lb.idle)},
+		"README.md": {fmt.Sprintf("backs off %v doubling to %v and ends a watch silent for %v", lb.backoff.Initial, lb.backoff.Max, lb.idle),
+			fmt.Sprintf("audits its cache every %v", lb.audit)},
 		"docs/internals.md": {fmt.Sprintf("doubles from %v to %v", lb.backoff.Initial, lb.backoff.Max),
-			fmt.Sprintf("a watch silent for %v ends, against bookmarks every %v", lb.idle, lb.bookmark)},
+			fmt.Sprintf("a watch silent for %v ends, against bookmarks every %v", lb.idle, lb.bookmark),
+			fmt.Sprintf("the cache is audited every %v", lb.audit), fmt.Sprintf("the demo audits every %v", lb.audit)},
 		"docs/internals.zh-CN.md": {fmt.Sprintf("退避从 %v 倍增到 %v", lb.backoff.Initial, lb.backoff.Max),
-			fmt.Sprintf("每 %v 发一次 BOOKMARK，watch 静默 %v 即结束", lb.bookmark, lb.idle)},
+			fmt.Sprintf("每 %v 发一次 BOOKMARK，watch 静默 %v 即结束", lb.bookmark, lb.idle),
+			fmt.Sprintf("本地缓存每 %v 审计一次", lb.audit), fmt.Sprintf("demo 每 %v 审计一次", lb.audit)},
 	} {
 		b, err := os.ReadFile(filepath.Join("../..", file))
 		require.NoError(t, err)
@@ -199,7 +213,7 @@ func TestEveryLogWordIsALibrarysMessage(t *testing.T) {
 // Regression: the column stayed English on the Chinese page.
 func TestTheClientGoColumnIsInTheReadersLanguage(t *testing.T) {
 	han := regexp.MustCompile(`\p{Han}`)
-	for s := observe.StageListPage; s <= observe.StageSnapshotSkipped; s++ {
+	for s := observe.StageListPage; s <= observe.StageAuditFailed; s++ {
 		_, cg := stageTerms(s, false)
 		if cg.m.en == "%s" || cg.m == (msg{}) {
 			continue // a client-go name alone, or no twin named

@@ -22,6 +22,8 @@ var logWords = map[string]string{
 	"informer: skipping object of the wrong kind":                                              "informer：跳过类型（kind）不对的对象",
 	"informer: transform failed; keeping the object as received":                               "informer：Transform 失败；对象按收到的原样保留",
 	"informer: handler panicked":                                                               "informer：事件处理函数 panic 了",
+	"informer: the cache audit found the cache different from the server":                      "informer：缓存审计发现本地缓存和 API Server 不一致",
+	"informer: the cache audit failed":                                                         "informer：缓存审计失败",
 	"fakeapiserver: ending a watcher that fell behind":                                         "模拟 API Server：结束一个跟不上的 watch",
 	"fakeapiserver: custom resource not served":                                                "模拟 API Server：自定义资源没有提供服务",
 	"fakeapiserver: namespace controller: delete failed":                                       "模拟 API Server：命名空间控制器删除失败",

@@ -136,6 +136,7 @@ var pageWords = map[string]msg{
 	"indexes":        {en: "indexes", zh: "索引"},
 	"namespaces":     {en: "namespaces", zh: "命名空间"},
 	"synced":         {en: "synced", zh: "已同步（synced）"},
+	"audited":        {en: "audited", zh: "审计"},
 	"handlers.title": {en: "Handlers", zh: "事件处理函数（回调函数）"},
 	"handlers.cg":    {en: "listener queue · client-go processorListener", zh: "每个处理函数一个通知队列 · client-go 的 processorListener"},
 	"no-handler":     {en: "no handler yet", zh: "还没有事件处理函数"},

@@ -75,6 +75,10 @@ func stageColor(s observe.Stage) string {
 		return ansiBold + ansiBlue
 	case observe.StageCoalesced:
 		return ansiMagenta
+	case observe.StageAudited:
+		return ansiGreen
+	case observe.StageAuditDifference, observe.StageAuditFailed:
+		return ansiRed
 	case observe.StageRelist, observe.StageBackoff, observe.StageSkipped, observe.StageSnapshotRejected,
 		observe.StageListFailed, observe.StageWatchFailed, observe.StageTransformFailed:
 		return ansiRed

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 )
 
@@ -94,6 +95,9 @@ func (t *tracer) describe(ev observe.Event) text {
 			ev.Key, errSaid(ev.Err))
 	}
 	if s, ok := t.describeSnapshot(ev); ok {
+		return s
+	}
+	if s, ok := t.describeAudit(ev); ok {
 		return s
 	}
 	return say(msg{en: "%+v", zh: "%+v"}, ev)
@@ -234,6 +238,10 @@ func (t *tracer) watchEnded(ev observe.Event) text {
 	if ev.Stopping {
 		return say(msg{en: "WATCH stopped after %d events: the informer is shutting down (Ctrl-C), no re-watch",
 			zh: "WATCH 在 %d 个事件后停止：informer 正在退出（Ctrl-C），不再重新 watch"}, ev.Items)
+	}
+	if informer.IsAuditRepair(ev.Err) {
+		return say(msg{en: "WATCH ended after %d events by the informer itself: the cache audit found the cache different, so it relists (a repair, not a failure: no backoff)",
+			zh: "informer 自己在 %d 个事件后结束了 WATCH：缓存审计发现本地缓存和 API Server 不一致，所以重新 list（这是修复，不是失败：没有退避）"}, ev.Items)
 	}
 	if ev.Err == nil || errors.Is(ev.Err, io.EOF) {
 		return say(msg{en: "WATCH closed cleanly by the server after %d events; re-watching from resourceVersion %s",

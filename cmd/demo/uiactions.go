@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"time"
 
 	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/meta"
 )
 
 // action is one button of the live page. run does it and says what it
@@ -31,6 +33,7 @@ type faultServer interface {
 	Restart()
 	FailNext(f fakeapiserver.Failure)
 	ResourceVersion() int64
+	DropNextWatchEvent() int
 }
 
 // fakeActions are the buttons against the embedded server. Each one
@@ -157,7 +160,7 @@ func faultActions(srv faultServer, ch *churner, idle time.Duration) []action {
 			help: msg{en: "the next 3 LISTs answer 503, then a 410 forces a relist: watch the backoff",
 				zh: "接下来 3 次 LIST 返回 503，再用一次 410 逼出重新 list：观察退避（backoff）"},
 			run: func(context.Context) (text, error) {
-				srv.FailNext(fakeapiserver.Failure{Count: 3, Code: 503, Verb: "list"})
+				srv.FailNext(fakeapiserver.Failure{Count: 3, Code: 503, Verb: "list", Match: notAudit})
 				gone, err := provokeGone(srv, ch)
 				return say(msg{en: "the next 3 LISTs answer 503; %s", zh: "接下来 3 次 LIST 返回 503；%s"}, gone), err
 			}},
@@ -165,7 +168,7 @@ func faultActions(srv faultServer, ch *churner, idle time.Duration) []action {
 			help: msg{en: "the next 2 LISTs answer 429 with Retry-After 2s, then a 410 forces a relist",
 				zh: "接下来 2 次 LIST 返回 429（Retry-After 2 秒），再用一次 410 逼出重新 list"},
 			run: func(context.Context) (text, error) {
-				srv.FailNext(fakeapiserver.Failure{Count: 2, Code: 429, Verb: "list", RetryAfter: 2 * time.Second})
+				srv.FailNext(fakeapiserver.Failure{Count: 2, Code: 429, Verb: "list", RetryAfter: 2 * time.Second, Match: notAudit})
 				gone, err := provokeGone(srv, ch)
 				return say(msg{en: "the next 2 LISTs answer 429 (Retry-After: 2); %s", zh: "接下来 2 次 LIST 返回 429（Retry-After: 2）；%s"}, gone), err
 			}},
@@ -179,6 +182,10 @@ func faultActions(srv faultServer, ch *churner, idle time.Duration) []action {
 				}
 				return say(noWatch, say(msg{en: "stalled", zh: "卡住"})), nil
 			}},
+		{name: "drop-event", label: dropEventLesson,
+			help: msg{en: "the server silently skips one watch event: no error, no 410, the cache just differs; the cache audit (every few seconds here) finds it and relists",
+				zh: "API Server 悄悄漏发一个 watch 事件：没有错误，没有 410，本地缓存就这样和 API Server 不一样了；缓存审计（这里每隔几秒一次）发现它并重新 list"},
+			run: func(context.Context) (text, error) { return dropEvent(srv, ch) }},
 		{name: "restart", label: msg{en: "Restart the server", zh: "重启 API Server"},
 			help: msg{en: "every connection drops, the objects stay: the reflector re-watches from its resourceVersion",
 				zh: "所有连接断开，对象都还在：Reflector 从自己的资源版本重新 watch"},
@@ -227,4 +234,36 @@ func provokeGone(srv faultServer, ch *churner) (text, error) {
 	}
 	return say(msg{en: "created %s %s, compacted history to %d and cut every connection: the re-watch gets 410 Gone",
 		zh: "创建了 %s（%s），把历史压缩到 %d，并断开所有连接：重新 watch 会得到 410 Gone"}, name, how, rv), nil
+}
+
+// notAudit matches the reflector's LISTs, not the cache audit's: the
+// audit lists at an exact resourceVersion every few seconds under the
+// lessons, and would otherwise take some of the failures a lesson armed
+// for the reflector to back off from.
+func notAudit(r *http.Request) bool {
+	return r.URL.Query().Get("resourceVersionMatch") != string(meta.MatchExact)
+}
+
+// dropEventLesson is the lesson's name, the label of its button.
+var dropEventLesson = msg{en: "Drop one event", zh: "漏发一个事件"}
+
+// dropEvent makes the watch lose one event: every open watch is armed to
+// skip the next event, and the lesson's own write follows at once (the
+// churn waits for it), a relabel of an object no other write touches. The
+// cache keeps the old version, and nothing on the watch says so: no
+// error, no 410, the next events move the resourceVersion on. The cache
+// audit (lessonBounds.audit) lists at the cache's resourceVersion, finds
+// the object stale and relists.
+func dropEvent(srv faultServer, ch *churner) (text, error) {
+	armed := 0
+	name, err := ch.relabelUnseen(func() { armed = srv.DropNextWatchEvent() })
+	if err != nil {
+		return text{}, err
+	}
+	if armed == 0 {
+		return say(msg{en: "no watch was open (the reflector is between two: see its box), so no event was dropped; relabelled %s, which the next watch brings",
+			zh: "当时没有打开的 watch（Reflector 正处在两次 watch 之间：看它的方框），所以没有漏发事件；给 %s 换了标签，下一个 watch 会带来它"}, name), nil
+	}
+	return say(msg{en: "relabelled %s and the server dropped that MODIFIED event on %d watch(es): the cache keeps the old version until the audit finds it",
+		zh: "给 %s 换了标签，API Server 在 %d 个 watch 上漏发了这个 MODIFIED 事件：本地缓存保留旧版本，直到审计发现它"}, name, armed), nil
 }

@@ -147,6 +147,9 @@ func newInformer[T any, P meta.PtrObject[T]](d *demo, c *apiclient.Client, ref a
 	if b := d.bounds; b != nil {
 		opts.Backoff, opts.Watch.IdleTimeout = b.backoff, b.idle
 		idle, maxBackoff = b.idle, b.backoff.Max
+		// Only with the page's buttons: the "Drop one event" lesson needs
+		// the audit, and the plain demo's output stays the article's.
+		opts.Audit = informer.AuditOptions{Period: b.audit, Repair: true}
 	}
 	if d.cfg.trace {
 		t := &tracer{out: d.out, color: useColor(d.cfg.color, d.stdout, d.getenv), now: d.now, websocket: d.cfg.websocket,

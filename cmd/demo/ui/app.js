@@ -144,6 +144,7 @@ function render(st) {
   set("cache-indexes", (st.cache.indexes || []).join(", ") || "–");
   set("cache-namespaces", (st.cache.namespaces || []).join(", ") || "–");
   set("cache-synced", r.synced ? w("yes") : w("no"));
+  set("cache-audit", st.cache.audit || "–");
   flash("cache", st.cache.objects);
 
   renderHandlers(st.handlers || []);
