@@ -238,7 +238,10 @@ func newTransport(tlsConfig *tls.Config, gate *connGate) *http.Transport {
 		Proxy:       http.ProxyFromEnvironment,
 		DialContext: gate.dial((&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}).DialContext),
 		// One read per 64 KiB: with the 4 KiB default a watch of small
-		// events spends a tenth of its CPU in read syscalls.
+		// events spends a tenth of its CPU in read syscalls. HTTP/1.1
+		// connections only (Options.WatchHTTP1's among them): Go's HTTP/2
+		// read loop reads through a bufio.Reader of its own, 4 KiB, which
+		// no setting changes (h2_bundle.go, newClientConn).
 		ReadBufferSize:      64 << 10,
 		TLSClientConfig:     tlsConfig,
 		TLSHandshakeTimeout: 10 * time.Second,
