@@ -29,6 +29,7 @@ const (
 type Client struct {
 	base      *url.URL // scheme, host and an optional path prefix
 	http      *http.Client
+	watchHTTP *http.Client  // chunked watches under Options.WatchHTTP1; nil: http
 	tlsConfig *tls.Config   // nil for plain http; shared with websocket dials
 	token     *tokenSource  // nil without a token or token file
 	exec      *execPlugin   // nil without a credential plugin
@@ -66,6 +67,22 @@ type Options struct {
 	// means the real clock. Timeouts that are context deadlines
 	// (Config.Timeout, the exec plugin's run) stay on the real clock.
 	Clock clock.Clock
+	// WatchHTTP1 sends each chunked watch over HTTP/1.1, on a connection
+	// of its own, while every other request shares the client's HTTP/2
+	// connection. Over HTTP/2, Go's transport reads the socket on a
+	// goroutine of its own and hands each DATA frame to the body's reader,
+	// which then writes a WINDOW_UPDATE for every event over 4 KiB: per
+	// event a goroutine to wake, a TLS record to seal and a write. Over
+	// HTTP/1.1 the watch's reader reads the socket itself. At 250 events a
+	// second from kube-apiserver this cut the informer's CPU per event by
+	// about a quarter (bench/README.md, "Watch per event"). The price is a
+	// TCP and TLS connection per open watch (one more for the server to
+	// accept and hold), and no HTTP/2 ping on it: the stream's own
+	// watchdog (watchstream.Options.StallTimeout) and TCP keep-alives
+	// detect a dead peer. Off by default, as client-go multiplexes every
+	// watch over one connection. It applies over https only (plain http
+	// is HTTP/1.1 already) and not to a custom Transport.
+	WatchHTTP1 bool
 }
 
 // DefaultHeaderTimeout is Options.HeaderTimeout's default: past
@@ -113,6 +130,9 @@ func NewWithOptions(cfg *Config, opts Options) (*Client, error) {
 		return nil, err
 	}
 	c.http = &http.Client{Transport: rt}
+	if t, ok := rt.(*http.Transport); ok && opts.WatchHTTP1 && opts.Transport == nil && c.base.Scheme == "https" {
+		c.watchHTTP = &http.Client{Transport: http1Transport(t)}
+	}
 	return c, nil
 }
 
@@ -226,7 +246,10 @@ func newTransport(tlsConfig *tls.Config, gate *connGate) *http.Transport {
 		Proxy:       http.ProxyFromEnvironment,
 		DialContext: gate.dial(tcpDialer().DialContext),
 		// One read per 64 KiB: with the 4 KiB default a watch of small
-		// events spends a tenth of its CPU in read syscalls.
+		// events spends a tenth of its CPU in read syscalls. HTTP/1.1
+		// connections only (Options.WatchHTTP1's among them): Go's HTTP/2
+		// read loop reads through a bufio.Reader of its own, 4 KiB, which
+		// no setting changes (h2_bundle.go, newClientConn).
 		ReadBufferSize:      64 << 10,
 		TLSClientConfig:     tlsConfig,
 		TLSHandshakeTimeout: 10 * time.Second,
@@ -248,6 +271,27 @@ func tcpDialer() *net.Dialer {
 	return &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: loopbackBuffers}
 }
 
+// http1Transport is a copy of t that speaks HTTP/1.1 only, for watches
+// (Options.WatchHTTP1). Its connections bypass the connection gate: they
+// are one per watch by design, and counting them would tell the gate an
+// HTTP/2 connection is up when none is. t.Clone clones the TLS config,
+// which shares its ClientSessionCache, so both transports resume the same
+// sessions.
+func http1Transport(t *http.Transport) *http.Transport {
+	h1 := t.Clone()
+	h1.DialContext = tcpDialer().DialContext
+	h1.ForceAttemptHTTP2 = false
+	h1.HTTP2 = nil
+	h1.Protocols = new(http.Protocols)
+	h1.Protocols.SetHTTP1(true)
+	// Cloning set up t's HTTP/2, which offers "h2" in ALPN; a server
+	// would pick it and answer this HTTP/1.1 transport in HTTP/2 frames.
+	if h1.TLSClientConfig != nil {
+		h1.TLSClientConfig.NextProtos = []string{"http/1.1"}
+	}
+	return h1
+}
+
 // url builds the request URL for path and query.
 func (c *Client) url(path string, query url.Values) *url.URL {
 	u := *c.base
@@ -262,7 +306,12 @@ func (c *Client) url(path string, query url.Values) *url.URL {
 
 // CloseIdleConnections closes the connections the client keeps for reuse.
 // Open watches are not affected.
-func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+func (c *Client) CloseIdleConnections() {
+	c.http.CloseIdleConnections()
+	if c.watchHTTP != nil {
+		c.watchHTTP.CloseIdleConnections()
+	}
+}
 
 // AsksGzip reports whether the client asks for gzip replies
 // (Config.DisableCompression unset): the informer's trace says so.

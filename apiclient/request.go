@@ -24,6 +24,8 @@ type request struct {
 	accept string
 	// read marks LIST and GET: safe to retry.
 	read bool
+	// watch marks a chunked WATCH, sent with Client.watchHTTP when set.
+	watch bool
 }
 
 // do sends r, retrying reads, and returns a 2xx response whose body the
@@ -99,11 +101,15 @@ func (c *Client) sendOnce(ctx context.Context, r request) (*http.Response, strin
 	if ownGzip {
 		req.Header.Set("Accept-Encoding", "gzip")
 	}
-	gctx, sent, err := c.gate.enter(ctx)
+	hc, gate := c.http, c.gate
+	if r.watch && c.watchHTTP != nil {
+		hc, gate = c.watchHTTP, nil // a connection of its own: nothing to share
+	}
+	gctx, sent, err := gate.enter(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("apiclient: %s %s: %w", r.method, r.path, err)
 	}
-	resp, err := c.http.Do(req.WithContext(gctx))
+	resp, err := hc.Do(req.WithContext(gctx))
 	sent()
 	if err != nil {
 		// *url.Error carries the URL, which holds no secret: tokens go in

@@ -135,7 +135,7 @@ func Watch[T any, P meta.PtrObject[T]](ctx context.Context, c *Client, ref Ref, 
 	if c.compress {
 		enc = "gzip"
 	}
-	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(),
+	resp, err := c.do(wctx, request{method: "GET", path: ref.Path(), query: opts.query(), watch: true,
 		header: http.Header{"Accept-Encoding": {enc}}, accept: acceptFor(opts.Decode.Protobuf != nil, as(opts.Metadata, asMetadata))})
 	if !timer.Stop() && err == nil {
 		_ = resp.Body.Close() // answered just as the timer fired: wctx is gone

@@ -23,6 +23,10 @@
 //	h1       HTTP/1.1 instead of HTTP/2 (GODEBUG=http2client=0): no
 //	         readLoop goroutine between the socket and the watch decoder,
 //	         no WINDOW_UPDATE written per event
+//	wh1      watches over HTTP/1.1, a connection each, everything else
+//	         over HTTP/2 (apiclient.Options.WatchHTTP1): no HTTP/2 read
+//	         loop between the socket and the watch decoder, no
+//	         WINDOW_UPDATE written per event
 //	noshare  every object with label and annotation maps of its own
 //	         (Options.Decode.Sharer = meta.NewSharer(0)), as before the informer
 //	         shared them
@@ -67,7 +71,7 @@ func start(ctx context.Context, f probe.Flags, adds *probe.Counter, rec *probe.R
 		}
 	}
 	cfg.DisableCompression = probe.Has(f.Opts, "nogzip")
-	c, err := apiclient.New(cfg)
+	c, err := apiclient.NewWithOptions(cfg, apiclient.Options{WatchHTTP1: probe.Has(f.Opts, "wh1")})
 	if err != nil {
 		return nil, err
 	}
