@@ -18,8 +18,9 @@ import (
 // of its next process (ResumeTLSSession) resumes that session instead: the
 // server skips the signature and its certificate (TLS 1.3 resumption keeps
 // the key exchange, psk_dhe_ke, so the traffic keeps forward secrecy).
-// Measured on kube-apiserver v1.37.2 (bench/fleet/README.md): about 0.04 ms
-// of the server's CPU a connection, 5 % of a resumed agent's.
+// Measured on kube-apiserver v1.37.2 (bench/README.md, the restart
+// storm's profile): about 0.04 ms of the server's CPU a connection, 5 %
+// of a resumed agent's.
 //
 // What resumption is worth more: only the process that issued a ticket can
 // decrypt it (Go's servers, kube-apiserver among them, make their ticket
@@ -166,12 +167,16 @@ func (c *Client) ResumeTLSSession(b []byte) error {
 	// sessions, if it had any, are forgotten.
 	clear(c.sessions.byKey)
 	c.sessions.seed, c.sessions.latest, c.sessions.fresh = cs, cs, false
+	// TLSResumed speaks of this seed only: a resumption of an earlier one
+	// (another informer sharing the client) vouches for nothing here.
+	c.sessions.resumed.Store(false)
 	return nil
 }
 
 // TLSResumed reports whether a connection of the client resumed the
-// session given to ResumeTLSSession: it reached the server process that
-// session was saved from.
+// session given to the last ResumeTLSSession: it reached the server
+// process that session was saved from. A request over a connection made
+// before that call makes no handshake, and leaves it false.
 func (c *Client) TLSResumed() bool { return c.sessions != nil && c.sessions.resumed.Load() }
 
 // parseSession reads TLSSession's bytes.

@@ -63,6 +63,10 @@ type SnapshotOptions struct {
 	// has reached its resourceVersion (snapshot_verify.go, reached); set
 	// by New, whose ListerWatcher speaks to a real API server.
 	checkHistory bool
+	// tls carries New's client's TLS session in each snapshot and offers
+	// it again at the next start (snapshot_verify.go, vouchedByTLS); nil
+	// without one (plain http, NewWithListerWatcher).
+	tls tlsSessions
 	// TransformVersion names what Options.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
@@ -219,6 +223,9 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 	start := s.clock.Now()
 	var n countingWriter
 	h := snapshot.Header{Identity: s.identity(c.shard), ResourceVersion: rv, Saved: start.UTC(), Skipped: c.skipped}
+	if s.opts.tls != nil {
+		h.TLSSession = s.opts.tls.TLSSession()
+	}
 	err = s.opts.Store.Save(ctx, s.opts.Name, func(w io.Writer) error {
 		n.w = w
 		return snapshot.Encode(ctx, &n, h, items)

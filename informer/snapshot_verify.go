@@ -27,6 +27,14 @@ import (
 // the reflector relists at "" (its rule for that answer), whose Replace
 // reconciles the cache: the snapshot's objects the server does not have
 // are deleted.
+//
+// A snapshot that carries its client's TLS session (over https) is loaded
+// without asking either question: the resume's WATCH is the first request,
+// and a connection that resumed the session vouches for both (see
+// vouchedByTLS); one that did not (the server restarted, another replica
+// answered) gets the questions then, with the watch open and unread, and
+// a wrong answer makes the informer relist at "" as above. Issue #40: the
+// two questions were most of what a resumed agent cost kube-apiserver.
 
 // resumeCheck is what was not checked at load, for the resume.
 type resumeCheck struct {
@@ -37,6 +45,9 @@ type resumeCheck struct {
 	// historyUnchecked: the server did not say at load whether its
 	// history has reached rv.
 	historyUnchecked bool
+	// tls: both were left for the resume's connection, which may resume
+	// the snapshot's TLS session (vouchedByTLS).
+	tls bool
 }
 
 // readCluster sets the cluster's id in the snapshots' identity, once: the
@@ -61,14 +72,23 @@ func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
 }
 
 // loadChecked reads the snapshot of shard and checks it as far as the
-// server answers now; what it could not check is left in s.pending.
+// server answers now; what it could not check is left in s.pending. A
+// snapshot that carries a TLS session its client takes is checked by the
+// resume's WATCH instead (vouchedByTLS), which asks nothing more of a
+// server that resumed the session.
 func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snapshot.Header, []*T, error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	s.pending = nil
-	clusterErr := s.readCluster(ctx)
+	// With a TLS session to offer, the cluster's id is read only once the
+	// snapshot turns out to carry none.
+	lazy := s.opts.tls != nil && s.opts.checkHistory && !s.clusterKnown
+	var clusterErr error
+	if !lazy {
+		clusterErr = s.readCluster(ctx)
+	}
 	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identityLocked(shard),
-		snapshot.ReadOptions{ClusterUnknown: clusterErr != nil})
+		snapshot.ReadOptions{ClusterUnknown: lazy || clusterErr != nil})
 	switch {
 	case err != nil:
 		return h, nil, err
@@ -76,6 +96,18 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 		return h, nil, &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
 	}
 	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: clusterErr != nil}
+	if lazy {
+		if len(h.TLSSession) > 0 && s.opts.tls.ResumeTLSSession(h.TLSSession) == nil {
+			check.clusterUnchecked, check.historyUnchecked, check.tls = true, true, true
+			s.pending = &check
+			return h, objs, nil
+		}
+		clusterErr = s.readCluster(ctx)
+		check.clusterUnchecked = clusterErr != nil
+		if id := s.opts.Identity.Cluster; clusterErr == nil && id != h.Cluster {
+			return h, nil, &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "cluster", Want: id, Got: h.Cluster}
+		}
+	}
 	if s.opts.checkHistory {
 		err := s.reached(ctx, h.ResourceVersion)
 		switch {
@@ -90,6 +122,35 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 		s.pending = &check
 	}
 	return h, objs, nil
+}
+
+// awaitsTLS reports whether the WATCH o is the resume whose checks were
+// left for its connection's TLS session (loadChecked).
+func (s *snapshotter[T, P]) awaitsTLS(o *WatchRequest) bool {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	p := s.pending
+	return p != nil && p.tls && o.Mode != StreamingList && o.ResourceVersion == p.rv
+}
+
+// vouchedByTLS reports whether the client resumed the snapshot's TLS
+// session, once the resume that awaitsTLS is open: only the server process
+// that issued a session's ticket can read it, so that server is the one
+// the snapshot was taken from, whose cluster it is and whose history has
+// reached the snapshot's resourceVersion (it sent it). Then nothing is
+// left to check, and the cluster's id is the snapshot's. Behind a proxy
+// that ends TLS itself it is the proxy's process that resumed, and the
+// cluster behind it is taken to be the same one.
+func (s *snapshotter[T, P]) vouchedByTLS() bool {
+	s.idMu.Lock()
+	defer s.idMu.Unlock()
+	p := s.pending
+	if p == nil || !p.tls || !s.opts.tls.TLSResumed() {
+		return false
+	}
+	s.opts.Identity.Cluster, s.clusterKnown = p.cluster, true
+	s.pending = nil
+	return true
 }
 
 // verifyResume makes the checks load could not, before the WATCH o from
@@ -187,9 +248,24 @@ func (v verifiedLW[T, P]) List(ctx context.Context, o ListRequest, each func(P) 
 	return v.ListerWatcher.List(ctx, o, each)
 }
 
+// Watch opens the resume that a TLS session may vouch for before anything
+// else, so that its connection is the one that resumes; when it did not,
+// the checks are made with the watch open and unread, and a snapshot that
+// fails them never sees an event of it.
 func (v verifiedLW[T, P]) Watch(ctx context.Context, o WatchRequest) (Watch[P], error) {
+	if !v.s.awaitsTLS(&o) {
+		if err := v.s.verifyResume(ctx, &o); err != nil {
+			return nil, err
+		}
+		return v.ListerWatcher.Watch(ctx, o)
+	}
+	w, err := v.ListerWatcher.Watch(ctx, o)
+	if err != nil || v.s.vouchedByTLS() {
+		return w, err
+	}
 	if err := v.s.verifyResume(ctx, &o); err != nil {
+		w.Stop()
 		return nil, err
 	}
-	return v.ListerWatcher.Watch(ctx, o)
+	return w, nil
 }
