@@ -31,10 +31,13 @@ import (
 // its history are the ones the snapshot is of, and skips the requests that
 // would check them (informer/snapshot_verify.go).
 //
-// A session is a secret (whoever holds it can resume it, and read traffic
-// recorded from connections that resumed it): TLSSession's bytes go only
-// where the client's key would go (a snapshot file is 0600), and nothing
-// here logs them or puts them in an error.
+// A session is a secret: whoever holds it can resume it, read traffic
+// recorded from connections that resumed it, and, where the client
+// authenticates with a certificate, be taken for the client until the
+// server's ticket expires (7 days for Go's servers), since a resumed
+// connection keeps the identity of the handshake that made the session.
+// TLSSession's bytes go only where the client's key would go (a snapshot
+// file is 0600), and nothing here logs them or puts them in an error.
 
 // sessionMagic starts TLSSession's bytes: a version, so that a session
 // saved by another format is refused rather than misread.

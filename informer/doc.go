@@ -473,6 +473,7 @@
 //     [TestASnapshotIsNotResumedOnAnotherClusterAtTheSameURL,
 //     TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds,
 //     TestASessionTheServerDoesNotTakeLeavesTheChecksToBeMade,
+//     TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot,
 //     TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID,
 //     TestASnapshotNewerThanARestoredHistoryIsNotResumed,
 //     TestASnapshotOfMetadataIsNotResumedForWholeObjects,

@@ -59,6 +59,17 @@ type SnapshotOptions struct {
 	// informer may not GET it (snapshot_identity.go says why).
 	Cluster func(ctx context.Context) (string, error)
 
+	// NoTLSSession keeps the client's TLS session out of the snapshots.
+	// By default (over https) each snapshot carries it, and the next
+	// process resumes it: a resume then costs the server one WATCH instead
+	// of a GET, a LIST and a WATCH (snapshot_verify.go). The session is a
+	// secret: whoever reads the snapshot can resume it and, where the
+	// client authenticates with a certificate, be taken for the client
+	// until the server's ticket expires (7 days for Go's servers, such as
+	// kube-apiserver). Dir keeps its files 0600; set NoTLSSession where a
+	// snapshot is stored less privately than the client's key.
+	NoTLSSession bool
+
 	// checkHistory: a snapshot is resumed only once the server's history
 	// has reached its resourceVersion (snapshot_verify.go, reached); set
 	// by New, whose ListerWatcher speaks to a real API server.

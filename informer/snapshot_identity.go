@@ -90,7 +90,7 @@ func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOp
 		o.Cluster = kubeSystemUID(c)
 	}
 	o.checkHistory = true
-	if strings.HasPrefix(c.Host(), "https:") {
+	if strings.HasPrefix(c.Host(), "https:") && !o.NoTLSSession {
 		o.tls = c
 	}
 	return o

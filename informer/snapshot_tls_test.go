@@ -12,6 +12,7 @@ import (
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
 )
 
@@ -120,4 +121,23 @@ func TestASessionTheServerDoesNotTakeLeavesTheChecksToBeMade(t *testing.T) {
 	require.NotContains(t, reqs, "(resumed)", "another server process cannot read the ticket")
 	require.Contains(t, reqs, "/namespaces/kube-system", "the cluster's id was read")
 	require.NotEmpty(t, second.tr.of(observe.StageListPage), "the informer listed the new cluster")
+}
+
+// With NoTLSSession the snapshot carries no session (a snapshot stored
+// less privately than the client's key): the next process checks the
+// snapshot with its questions, as without TLS.
+func TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, process(t, e), dir, func(o *informer.Options[*configMap]) { o.Snapshot.NoTLSSession = true }).stop()
+
+	n := l.len()
+	second := startAgent(t, process(t, e), dir, nil)
+	require.Equal(t, []string{"resumed"}, second.m.results)
+	require.Eventually(t, func() bool { return len(second.tr.of(observe.StageWatchOpened)) > 0 }, wait, time.Millisecond)
+	reqs := strings.Join(l.since(n), "\n")
+	require.Contains(t, reqs, "/namespaces/kube-system")
+	require.Contains(t, reqs, "limit=1")
+	require.NotContains(t, reqs, "(resumed)")
 }

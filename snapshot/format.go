@@ -129,9 +129,11 @@ type Header struct {
 	// it saves the server a full handshake, and a connection that resumed
 	// it reached the server process the snapshot was taken from (the
 	// informer then skips the requests that check the cluster and its
-	// history). It is read only from a snapshot whose identity matched,
-	// and it is a secret, as private as the file (Dir: 0600); it prints as
-	// "[redacted]".
+	// history). It is read only from a snapshot whose identity matched.
+	// It is a secret: whoever holds it can resume the session and, where
+	// the client authenticates with a certificate, be taken for the client
+	// until the server's ticket expires; it needs the file's privacy (Dir:
+	// 0600) and prints as "[redacted]".
 	TLSSession Secret `json:"tlsSession,omitzero"`
 }
 
