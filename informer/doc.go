@@ -474,6 +474,7 @@
 //     TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds,
 //     TestASessionTheServerDoesNotTakeLeavesTheChecksToBeMade,
 //     TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot,
+//     TestAStopBeforeTheResumeAnsweredAsksNothing,
 //     TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID,
 //     TestASnapshotNewerThanARestoredHistoryIsNotResumed,
 //     TestASnapshotOfMetadataIsNotResumedForWholeObjects,

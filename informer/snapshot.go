@@ -213,13 +213,6 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
-	s.idMu.Lock()
-	clusterErr := s.readCluster(ctx)
-	s.idMu.Unlock()
-	if err := clusterErr; err != nil {
-		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
-		return
-	}
 	c, err := s.point.capture(ctx, wait)
 	if err != nil {
 		if !wait {
@@ -228,6 +221,17 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 		return
 	}
 	if c.rv == s.saved {
+		return
+	}
+	// The cluster's id is asked only for a snapshot that is written: an
+	// agent stopped before its resume's WATCH opened (the check its TLS
+	// session would have made still pending) writes nothing and asks
+	// nothing.
+	s.idMu.Lock()
+	clusterErr := s.readCluster(ctx)
+	s.idMu.Unlock()
+	if err := clusterErr; err != nil {
+		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
 		return
 	}
 	rv, items := c.rv, c.items

@@ -141,3 +141,31 @@ func TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot(t *testing.T) {
 	require.Contains(t, reqs, "limit=1")
 	require.NotContains(t, reqs, "(resumed)")
 }
+
+// An agent stopped before its resume's WATCH answered writes no snapshot
+// (nothing moved) and so asks nothing more: not the cluster's id, which
+// the session it offered would have vouched for.
+func TestAStopBeforeTheResumeAnsweredAsksNothing(t *testing.T) {
+	l := &requestLog{}
+	var hold sync.Once
+	held := make(chan struct{})
+	block := func(r *http.Request, verb string) error {
+		err := l.intercept(r, verb)
+		if r.URL.Query().Get("watch") == "1" && r.TLS.DidResume {
+			hold.Do(func() { close(held) })
+			<-r.Context().Done() // the agent stops meanwhile
+		}
+		return err
+	}
+	e, dir := newEnv(t, fakeapiserver.Options{TLS: true, BookmarkInterval: 50 * time.Millisecond, Intercept: block}), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, process(t, e), dir, nil).stop()
+
+	n := l.len()
+	second := startAgent(t, process(t, e), dir, nil)
+	<-held
+	second.stop()
+	reqs := l.since(n)
+	require.Len(t, reqs, 1, "the WATCH only: %q", reqs)
+	require.Empty(t, second.tr.of(observe.StageSnapshotSaved))
+}
