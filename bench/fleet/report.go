@@ -79,7 +79,7 @@ func WriteReport(w io.Writer, rs []Result, fs []FootprintResult) {
 		writeFleet(w, k, groups[k], &targets)
 	}
 	if targets.Len() > 0 {
-		fmt.Fprintln(w, "Targets (issue 32), zerokube's mode over client-go's (`cg`: its defaults; `cg-list`: LIST then WATCH) in the same run:")
+		fmt.Fprintln(w, "Targets (issues 32 and 40; a mode run more than once: the sum of its runs), zerokube's mode over client-go's (`cg`: its defaults; `cg-list`: LIST then WATCH) in the same run:")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| server | shape | agents | pods | target | zerokube / client-go | CPU | ratio | goal | |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
