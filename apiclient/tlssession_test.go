@@ -22,7 +22,9 @@ type handshakes struct {
 	resumed []bool
 }
 
-func newHandshakes(t *testing.T) *handshakes {
+func newHandshakes(t *testing.T) *handshakes { return newHandshakesF(t) }
+
+func newHandshakesF(t testing.TB) *handshakes {
 	h := &handshakes{}
 	h.srv = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h.mu.Lock()
@@ -37,7 +39,7 @@ func newHandshakes(t *testing.T) *handshakes {
 }
 
 // client is a new client of the server, as a restarted process makes one.
-func (h *handshakes) client(t *testing.T) *apiclient.Client {
+func (h *handshakes) client(t testing.TB) *apiclient.Client {
 	t.Helper()
 	c, err := apiclient.New(&apiclient.Config{Host: h.srv.URL, QPS: -1,
 		TLS: apiclient.TLSConfig{CAData: pemCert(h.srv.Certificate().Raw)}})
@@ -48,7 +50,7 @@ func (h *handshakes) client(t *testing.T) *apiclient.Client {
 
 // get makes one request and returns whether the server saw it on a
 // resumed connection.
-func (h *handshakes) get(t *testing.T, c *apiclient.Client) bool {
+func (h *handshakes) get(t testing.TB, c *apiclient.Client) bool {
 	t.Helper()
 	_, err := apiclient.Get[pod](context.Background(), c, podsRef, "x")
 	require.NoError(t, err)
@@ -153,4 +155,23 @@ func TestPlainHTTPHasNoSession(t *testing.T) {
 	require.Nil(t, c.TLSSession())
 	require.Error(t, c.ResumeTLSSession([]byte("x")))
 	require.False(t, c.TLSResumed())
+}
+
+// A saved session is file input: whatever the bytes, ResumeTLSSession
+// refuses them or takes them, never panics, and a session it took is
+// the one TLSSession hands on.
+func FuzzResumeTLSSession(f *testing.F) {
+	h := newHandshakesF(f)
+	c := h.client(f)
+	h.get(f, c)
+	f.Add(c.TLSSession())
+	f.Add([]byte("zkTLS\x01\x05ab"))
+	f.Add([]byte{})
+	fresh, err := apiclient.New(&apiclient.Config{Host: "https://127.0.0.1:1"})
+	require.NoError(f, err)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if fresh.ResumeTLSSession(b) == nil {
+			require.NotEmpty(t, fresh.TLSSession())
+		}
+	})
 }
