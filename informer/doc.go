@@ -475,6 +475,7 @@
 //     TestASessionTheServerDoesNotTakeLeavesTheChecksToBeMade,
 //     TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot,
 //     TestAStopBeforeTheResumeAnsweredAsksNothing,
+//     TestACallersClusterIDIsComparedDespiteTheSession,
 //     TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID,
 //     TestASnapshotNewerThanARestoredHistoryIsNotResumed,
 //     TestASnapshotOfMetadataIsNotResumedForWholeObjects,

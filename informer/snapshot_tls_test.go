@@ -169,3 +169,22 @@ func TestAStopBeforeTheResumeAnsweredAsksNothing(t *testing.T) {
 	require.Len(t, reqs, 1, "the WATCH only: %q", reqs)
 	require.Empty(t, second.tr.of(observe.StageSnapshotSaved))
 }
+
+// A cluster id the caller gives (SnapshotOptions.Identity.Cluster) costs
+// no request and is compared at load, TLS session or not: a snapshot
+// named for another cluster is rejected even by the server process that
+// would resume its session.
+func TestACallersClusterIDIsComparedDespiteTheSession(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a")
+	named := func(id string) func(*informer.Options[*configMap]) {
+		return func(o *informer.Options[*configMap]) { o.Snapshot.Identity.Cluster = id }
+	}
+	startAgent(t, process(t, e), dir, named("one")).stop()
+	second := startAgent(t, process(t, e), dir, named("two"))
+	require.Equal(t, []string{"identity"}, second.m.results)
+	rejected := second.tr.of(observe.StageSnapshotRejected)
+	require.Len(t, rejected, 1)
+	require.ErrorContains(t, rejected[0].Err, "cluster")
+}

@@ -80,28 +80,30 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	s.pending = nil
-	// With a TLS session to offer, the cluster's id is read only once the
-	// snapshot turns out to carry none.
-	lazy := s.opts.tls != nil && s.opts.checkHistory && !s.clusterKnown
+	tlsPossible := s.opts.tls != nil && s.opts.checkHistory
+	// With a TLS session to offer, the cluster's id is asked only once the
+	// snapshot turns out to carry none (an id the caller gave costs no
+	// request, and is compared now).
+	askLater := tlsPossible && !s.clusterKnown && s.opts.Identity.Cluster == "" && s.opts.Cluster != nil
 	var clusterErr error
-	if !lazy {
+	if !askLater {
 		clusterErr = s.readCluster(ctx)
 	}
 	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identityLocked(shard),
-		snapshot.ReadOptions{ClusterUnknown: lazy || clusterErr != nil})
+		snapshot.ReadOptions{ClusterUnknown: askLater || clusterErr != nil})
 	switch {
 	case err != nil:
 		return h, nil, err
 	case h.ResourceVersion == "":
 		return h, nil, &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
 	}
-	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: clusterErr != nil}
-	if lazy {
-		if len(h.TLSSession) > 0 && s.opts.tls.ResumeTLSSession(h.TLSSession) == nil {
-			check.clusterUnchecked, check.historyUnchecked, check.tls = true, true, true
-			s.pending = &check
-			return h, objs, nil
-		}
+	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: askLater || clusterErr != nil}
+	if tlsPossible && len(h.TLSSession) > 0 && s.opts.tls.ResumeTLSSession(h.TLSSession) == nil {
+		check.historyUnchecked, check.tls = true, true
+		s.pending = &check
+		return h, objs, nil
+	}
+	if askLater {
 		clusterErr = s.readCluster(ctx)
 		check.clusterUnchecked = clusterErr != nil
 		if id := s.opts.Identity.Cluster; clusterErr == nil && id != h.Cluster {
@@ -148,7 +150,9 @@ func (s *snapshotter[T, P]) vouchedByTLS() bool {
 	if p == nil || !p.tls || !s.opts.tls.TLSResumed() {
 		return false
 	}
-	s.opts.Identity.Cluster, s.clusterKnown = p.cluster, true
+	if p.clusterUnchecked {
+		s.opts.Identity.Cluster, s.clusterKnown = p.cluster, true
+	}
 	s.pending = nil
 	return true
 }
