@@ -61,8 +61,9 @@ type SnapshotOptions struct {
 
 	// NoTLSSession keeps the client's TLS session out of the snapshots.
 	// By default (over https) each snapshot carries it, and the next
-	// process resumes it: a resume then costs the server one WATCH instead
-	// of a GET, a LIST and a WATCH (snapshot_verify.go). The session is a
+	// process resumes it: a resume then costs the server a GET of /version
+	// and its WATCH instead of the cluster's id, a LIST and the WATCH
+	// (snapshot_verify.go). The session is a
 	// secret: whoever reads the snapshot can resume it and, where the
 	// client authenticates with a certificate, be taken for the client
 	// until the server's ticket expires (7 days for Go's servers, such as
@@ -75,7 +76,7 @@ type SnapshotOptions struct {
 	// by New, whose ListerWatcher speaks to a real API server.
 	checkHistory bool
 	// tls carries New's client's TLS session in each snapshot and offers
-	// it again at the next start (snapshot_verify.go, vouchedByTLS); nil
+	// it again at the next start (snapshot_verify.go, resumedTLS); nil
 	// without one (plain http, NewWithListerWatcher).
 	tls tlsSessions
 	// TransformVersion names what Options.Transform does to objects, for
@@ -224,9 +225,7 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 		return
 	}
 	// The cluster's id is asked only for a snapshot that is written: an
-	// agent stopped before its resume's WATCH opened (the check its TLS
-	// session would have made still pending) writes nothing and asks
-	// nothing.
+	// agent stopped before anything moved writes nothing and asks nothing.
 	s.idMu.Lock()
 	clusterErr := s.readCluster(ctx)
 	s.idMu.Unlock()

@@ -97,9 +97,10 @@ func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOp
 }
 
 // tlsSessions is what of apiclient.Client carries its TLS session across
-// a restart (apiclient/tlssession.go).
+// a restart (apiclient/tlssession.go), and the request that offers it.
 type tlsSessions interface {
 	TLSSession() []byte
 	ResumeTLSSession([]byte) error
 	TLSResumed() bool
+	GetRaw(ctx context.Context, path, accept string) ([]byte, string, error)
 }

@@ -28,13 +28,12 @@ import (
 // reconciles the cache: the snapshot's objects the server does not have
 // are deleted.
 //
-// A snapshot that carries its client's TLS session (over https) is loaded
-// without asking either question: the resume's WATCH is the first request,
-// and a connection that resumed the session vouches for both (see
-// vouchedByTLS); one that did not (the server restarted, another replica
-// answered) gets the questions then, with the watch open and unread, and
-// a wrong answer makes the informer relist at "" as above. Issue #40: the
-// two questions were most of what a resumed agent cost kube-apiserver.
+// A snapshot that carries its client's TLS session (over https) is first
+// offered to the server with the cheapest request there is: a connection
+// that resumed the session answers both questions (resumedTLS); one that
+// did not (the server restarted, another replica answered) gets them
+// asked as above. Issue #40: the two questions were most of what a
+// resumed agent cost kube-apiserver.
 
 // resumeCheck is what was not checked at load, for the resume.
 type resumeCheck struct {
@@ -45,9 +44,6 @@ type resumeCheck struct {
 	// historyUnchecked: the server did not say at load whether its
 	// history has reached rv.
 	historyUnchecked bool
-	// tls: both were left for the resume's connection, which may resume
-	// the snapshot's TLS session (vouchedByTLS).
-	tls bool
 }
 
 // readCluster sets the cluster's id in the snapshots' identity, once: the
@@ -73,9 +69,8 @@ func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
 
 // loadChecked reads the snapshot of shard and checks it as far as the
 // server answers now; what it could not check is left in s.pending. A
-// snapshot that carries a TLS session its client takes is checked by the
-// resume's WATCH instead (vouchedByTLS), which asks nothing more of a
-// server that resumed the session.
+// snapshot whose TLS session the server resumes needs no check
+// (resumedTLS).
 func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snapshot.Header, []*T, error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
@@ -97,12 +92,10 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 	case h.ResourceVersion == "":
 		return h, nil, &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
 	}
-	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: askLater || clusterErr != nil}
-	if tlsPossible && len(h.TLSSession) > 0 && s.opts.tls.ResumeTLSSession(h.TLSSession) == nil {
-		check.historyUnchecked, check.tls = true, true
-		s.pending = &check
+	if tlsPossible && len(h.TLSSession) > 0 && s.resumedTLS(ctx, h) {
 		return h, objs, nil
 	}
+	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: clusterErr != nil}
 	if askLater {
 		clusterErr = s.readCluster(ctx)
 		check.clusterUnchecked = clusterErr != nil
@@ -126,34 +119,27 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 	return h, objs, nil
 }
 
-// awaitsTLS reports whether the WATCH o is the resume whose checks were
-// left for its connection's TLS session (loadChecked).
-func (s *snapshotter[T, P]) awaitsTLS(o *WatchRequest) bool {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	p := s.pending
-	return p != nil && p.tls && o.Mode != StreamingList && o.ResourceVersion == p.rv
-}
-
-// vouchedByTLS reports whether the client resumed the snapshot's TLS
-// session, once the resume that awaitsTLS is open: only the server process
-// that issued a session's ticket can read it, so that server is the one
-// the snapshot was taken from, whose cluster it is and whose history has
-// reached the snapshot's resourceVersion (it sent it). Then nothing is
-// left to check, and the cluster's id is the snapshot's. Behind a proxy
+// resumedTLS offers the snapshot's TLS session and makes the cheapest
+// request there is (GET /version: no storage, allowed to everyone) on the
+// connection that offers it, and reports whether that connection resumed
+// it. Only the server process that issued a session's ticket can read it,
+// so a resumption reached the process the snapshot was taken from, whose
+// cluster it is and whose history has reached the snapshot's
+// resourceVersion (it sent it): both checks are answered, and the
+// cluster's id, when it was to be read, is the snapshot's. Behind a proxy
 // that ends TLS itself it is the proxy's process that resumed, and the
-// cluster behind it is taken to be the same one.
-func (s *snapshotter[T, P]) vouchedByTLS() bool {
-	s.idMu.Lock()
-	defer s.idMu.Unlock()
-	p := s.pending
-	if p == nil || !p.tls || !s.opts.tls.TLSResumed() {
+// cluster behind it is taken to be the same one (NoTLSSession turns this
+// off). Requires s.idMu.
+func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header) bool {
+	if s.opts.tls.ResumeTLSSession(h.TLSSession) != nil {
 		return false
 	}
-	if p.clusterUnchecked {
-		s.opts.Identity.Cluster, s.clusterKnown = p.cluster, true
+	if _, _, err := s.opts.tls.GetRaw(ctx, "/version", "application/json"); err != nil || !s.opts.tls.TLSResumed() {
+		return false
 	}
-	s.pending = nil
+	if !s.clusterKnown {
+		s.opts.Identity.Cluster, s.clusterKnown = h.Cluster, true
+	}
 	return true
 }
 
@@ -252,24 +238,9 @@ func (v verifiedLW[T, P]) List(ctx context.Context, o ListRequest, each func(P) 
 	return v.ListerWatcher.List(ctx, o, each)
 }
 
-// Watch opens the resume that a TLS session may vouch for before anything
-// else, so that its connection is the one that resumes; when it did not,
-// the checks are made with the watch open and unread, and a snapshot that
-// fails them never sees an event of it.
 func (v verifiedLW[T, P]) Watch(ctx context.Context, o WatchRequest) (Watch[P], error) {
-	if !v.s.awaitsTLS(&o) {
-		if err := v.s.verifyResume(ctx, &o); err != nil {
-			return nil, err
-		}
-		return v.ListerWatcher.Watch(ctx, o)
-	}
-	w, err := v.ListerWatcher.Watch(ctx, o)
-	if err != nil || v.s.vouchedByTLS() {
-		return w, err
-	}
 	if err := v.s.verifyResume(ctx, &o); err != nil {
-		w.Stop()
 		return nil, err
 	}
-	return w, nil
+	return v.ListerWatcher.Watch(ctx, o)
 }
