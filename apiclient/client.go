@@ -31,6 +31,7 @@ type Client struct {
 	http      *http.Client
 	watchHTTP *http.Client  // chunked watches under Options.WatchHTTP1; nil: http
 	tlsConfig *tls.Config   // nil for plain http; shared with websocket dials
+	sessions  *tlsSessions  // tlsConfig's session cache (tlssession.go); nil for plain http
 	token     *tokenSource  // nil without a token or token file
 	exec      *execPlugin   // nil without a credential plugin
 	limiter   *rate.Limiter // nil when the limit is off
@@ -167,6 +168,10 @@ func (c *Client) transport(cfg *Config, opts Options) (http.RoundTripper, error)
 		if c.exec != nil && len(c.tlsConfig.Certificates) == 0 {
 			c.tlsConfig.GetClientCertificate = c.exec.clientCertificate
 		}
+		// Every connection, the websocket dials' too, shares one session
+		// cache, which a restart can carry over (tlssession.go).
+		c.sessions = newTLSSessions()
+		c.tlsConfig.ClientSessionCache, c.tlsConfig.VerifyConnection = c.sessions, c.sessions.verify
 	}
 	if opts.Transport != nil {
 		return opts.Transport, nil

@@ -215,7 +215,11 @@
 // used; one the server cannot answer for at start (an outage) is loaded
 // all the same, and the questions are asked again before the resume's
 // watch, a wrong answer then making the informer relist at ""
-// (snapshot_verify.go). If that resourceVersion has left the server's
+// (snapshot_verify.go). Over https the snapshot also carries the client's
+// TLS session: the next process offers it with a GET of /version (no
+// storage), and a connection that resumed it reached the very server
+// process the snapshot was taken from, which answers both questions
+// without asking them; without that, they are asked as above. If that resourceVersion has left the server's
 // history (410), it relists and the relist reconciles the cache. Handlers
 // get the snapshot's objects as initial adds, or through OnSnapshotAdd
 // when they implement [SnapshotHandler]. The snapshot's batch is applied
@@ -468,7 +472,14 @@
 //     cluster made anew or restored at the same URL gets the relist, not
 //     the snapshot. Checks the server cannot answer at start are made
 //     before the resume's WATCH, a wrong answer making it relist at "".
+//     A connection that resumed the TLS session saved with the snapshot
+//     answers both checks; one that did not makes them, as without one.
 //     [TestASnapshotIsNotResumedOnAnotherClusterAtTheSameURL,
+//     TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds,
+//     TestASessionTheServerDoesNotTakeLeavesTheChecksToBeMade,
+//     TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot,
+//     TestAStopBeforeTheResumeAnsweredAsksNothing,
+//     TestACallersClusterIDIsComparedDespiteTheSession,
 //     TestARecreatedClusterIsCaughtByItsHistoryWithoutTheClusterID,
 //     TestASnapshotNewerThanARestoredHistoryIsNotResumed,
 //     TestASnapshotOfMetadataIsNotResumedForWholeObjects,

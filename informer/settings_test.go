@@ -115,6 +115,9 @@ var settings = map[string]setting{
 	"Snapshot.Cluster": {func(o *Options[*pod]) {
 		o.Snapshot.Dir, o.Snapshot.Cluster = "/tmp/x", func(context.Context) (string, error) { return "c", nil }
 	}, func(b built) any { return b.inf.p.snap != nil && b.inf.p.snap.opts.Cluster != nil }},
+	// Its behaviour over https: TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot.
+	"Snapshot.NoTLSSession": {func(o *Options[*pod]) { o.Snapshot.Dir, o.Snapshot.NoTLSSession = "/tmp/x", true },
+		func(b built) any { return b.inf.p.snap != nil && b.inf.p.snap.opts.NoTLSSession }},
 	"Snapshot.TransformVersion": {func(o *Options[*pod]) {
 		o.Snapshot.Dir, o.Snapshot.TransformVersion = "/tmp/x", "v2"
 		o.Decode.Transform = func(p *pod) (*pod, error) { return p, nil }

@@ -59,10 +59,26 @@ type SnapshotOptions struct {
 	// informer may not GET it (snapshot_identity.go says why).
 	Cluster func(ctx context.Context) (string, error)
 
+	// NoTLSSession keeps the client's TLS session out of the snapshots.
+	// By default (over https) each snapshot carries it, and the next
+	// process resumes it: a resume then costs the server a GET of /version
+	// and its WATCH instead of the cluster's id, a LIST and the WATCH
+	// (snapshot_verify.go). The session is a
+	// secret: whoever reads the snapshot can resume it and, where the
+	// client authenticates with a certificate, be taken for the client
+	// until the server's ticket expires (7 days for Go's servers, such as
+	// kube-apiserver). Dir keeps its files 0600; set NoTLSSession where a
+	// snapshot is stored less privately than the client's key.
+	NoTLSSession bool
+
 	// checkHistory: a snapshot is resumed only once the server's history
 	// has reached its resourceVersion (snapshot_verify.go, reached); set
 	// by New, whose ListerWatcher speaks to a real API server.
 	checkHistory bool
+	// tls carries New's client's TLS session in each snapshot and offers
+	// it again at the next start (snapshot_verify.go, resumedTLS); nil
+	// without one (plain http, NewWithListerWatcher).
+	tls tlsSessions
 	// TransformVersion names what Options.Decode.Transform does to objects, for
 	// the snapshot's identity: change it whenever the transform changes,
 	// so that a snapshot of objects transformed the old way is not
@@ -198,13 +214,6 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 // save captures and writes one snapshot, unless the resourceVersion has not
 // moved since the last one.
 func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
-	s.idMu.Lock()
-	clusterErr := s.readCluster(ctx)
-	s.idMu.Unlock()
-	if err := clusterErr; err != nil {
-		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
-		return
-	}
 	c, err := s.point.capture(ctx, wait)
 	if err != nil {
 		if !wait {
@@ -215,10 +224,22 @@ func (s *snapshotter[T, P]) save(ctx context.Context, wait bool) {
 	if c.rv == s.saved {
 		return
 	}
+	// The cluster's id is asked only for a snapshot that is written: an
+	// agent stopped before anything moved writes nothing and asks nothing.
+	s.idMu.Lock()
+	clusterErr := s.readCluster(ctx)
+	s.idMu.Unlock()
+	if err := clusterErr; err != nil {
+		s.obs.emit(observe.Event{Stage: observe.StageSnapshotSkipped, Err: err})
+		return
+	}
 	rv, items := c.rv, c.items
 	start := s.clock.Now()
 	var n countingWriter
 	h := snapshot.Header{Identity: s.identity(c.shard), ResourceVersion: rv, Saved: start.UTC(), Skipped: c.skipped}
+	if s.opts.tls != nil {
+		h.TLSSession = s.opts.tls.TLSSession()
+	}
 	err = s.opts.Store.Save(ctx, s.opts.Name, func(w io.Writer) error {
 		n.w = w
 		return snapshot.Encode(ctx, &n, h, items)

@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
@@ -89,5 +90,17 @@ func (o SnapshotOptions) over(c *apiclient.Client, ref apiclient.Ref) SnapshotOp
 		o.Cluster = kubeSystemUID(c)
 	}
 	o.checkHistory = true
+	if strings.HasPrefix(c.Host(), "https:") && !o.NoTLSSession {
+		o.tls = c
+	}
 	return o
+}
+
+// tlsSessions is what of apiclient.Client carries its TLS session across
+// a restart (apiclient/tlssession.go), and the request that offers it.
+type tlsSessions interface {
+	TLSSession() []byte
+	ResumeTLSSession([]byte) error
+	TLSResumed() bool
+	GetRaw(ctx context.Context, path, accept string) ([]byte, string, error)
 }

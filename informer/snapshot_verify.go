@@ -27,6 +27,13 @@ import (
 // the reflector relists at "" (its rule for that answer), whose Replace
 // reconciles the cache: the snapshot's objects the server does not have
 // are deleted.
+//
+// A snapshot that carries its client's TLS session (over https) is first
+// offered to the server with the cheapest request there is: a connection
+// that resumed the session answers both questions (resumedTLS); one that
+// did not (the server restarted, another replica answered) gets them
+// asked as above. Issue #40: the two questions were most of what a
+// resumed agent cost kube-apiserver.
 
 // resumeCheck is what was not checked at load, for the resume.
 type resumeCheck struct {
@@ -61,21 +68,41 @@ func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
 }
 
 // loadChecked reads the snapshot of shard and checks it as far as the
-// server answers now; what it could not check is left in s.pending.
+// server answers now; what it could not check is left in s.pending. A
+// snapshot whose TLS session the server resumes needs no check
+// (resumedTLS).
 func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snapshot.Header, []*T, error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	s.pending = nil
-	clusterErr := s.readCluster(ctx)
+	tlsPossible := s.opts.tls != nil && s.opts.checkHistory
+	// With a TLS session to offer, the cluster's id is asked only once the
+	// snapshot turns out to carry none (an id the caller gave costs no
+	// request, and is compared now).
+	askLater := tlsPossible && !s.clusterKnown && s.opts.Identity.Cluster == "" && s.opts.Cluster != nil
+	var clusterErr error
+	if !askLater {
+		clusterErr = s.readCluster(ctx)
+	}
 	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identityLocked(shard),
-		snapshot.ReadOptions{ClusterUnknown: clusterErr != nil})
+		snapshot.ReadOptions{ClusterUnknown: askLater || clusterErr != nil})
 	switch {
 	case err != nil:
 		return h, nil, err
 	case h.ResourceVersion == "":
 		return h, nil, &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
 	}
+	if tlsPossible && len(h.TLSSession) > 0 && s.resumedTLS(ctx, h) {
+		return h, objs, nil
+	}
 	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: clusterErr != nil}
+	if askLater {
+		clusterErr = s.readCluster(ctx)
+		check.clusterUnchecked = clusterErr != nil
+		if id := s.opts.Identity.Cluster; clusterErr == nil && id != h.Cluster {
+			return h, nil, &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "cluster", Want: id, Got: h.Cluster}
+		}
+	}
 	if s.opts.checkHistory {
 		err := s.reached(ctx, h.ResourceVersion)
 		switch {
@@ -90,6 +117,30 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 		s.pending = &check
 	}
 	return h, objs, nil
+}
+
+// resumedTLS offers the snapshot's TLS session and makes the cheapest
+// request there is (GET /version: no storage, allowed to everyone) on the
+// connection that offers it, and reports whether that connection resumed
+// it. Only the server process that issued a session's ticket can read it,
+// so a resumption reached the process the snapshot was taken from, whose
+// cluster it is and whose history has reached the snapshot's
+// resourceVersion (it sent it): both checks are answered, and the
+// cluster's id, when it was to be read, is the snapshot's. Behind a proxy
+// that ends TLS itself it is the proxy's process that resumed, and the
+// cluster behind it is taken to be the same one (NoTLSSession turns this
+// off). Requires s.idMu.
+func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header) bool {
+	if s.opts.tls.ResumeTLSSession(h.TLSSession) != nil {
+		return false
+	}
+	if _, _, err := s.opts.tls.GetRaw(ctx, "/version", "application/json"); err != nil || !s.opts.tls.TLSResumed() {
+		return false
+	}
+	if !s.clusterKnown {
+		s.opts.Identity.Cluster, s.clusterKnown = h.Cluster, true
+	}
+	return true
 }
 
 // verifyResume makes the checks load could not, before the WATCH o from

@@ -56,6 +56,9 @@
 //  6. Snapshots are private to their user: Dir creates its directory 0700
 //     and its files 0600, since cached objects may be Secrets.
 //     [TestDirKeepsSnapshotsPrivate]
+//  7. The TLS session a header carries (Header.TLSSession, for the next
+//     process to resume) comes back whole and never prints: fmt and
+//     log/slog show "[redacted]". [TestATLSSessionComesBackWholeAndNeverPrints]
 //
 // # What a snapshot cannot know
 //

@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"fmt"
 	"hash/crc32"
+	"log/slog"
 	"strconv"
 	"time"
 )
@@ -122,4 +124,38 @@ type Header struct {
 	Skipped int `json:"skipped,omitzero"`
 	// Saved is when the snapshot was taken; informational.
 	Saved time.Time `json:"saved,omitzero"`
+	// TLSSession is the TLS session the writer held with Server
+	// (apiclient.Client.TLSSession), for the reader's client to resume:
+	// it saves the server a full handshake, and a connection that resumed
+	// it reached the server process the snapshot was taken from (the
+	// informer then skips the requests that check the cluster and its
+	// history). It is read only from a snapshot whose identity matched.
+	// It is a secret: whoever holds it can resume the session and, where
+	// the client authenticates with a certificate, be taken for the client
+	// until the server's ticket expires; it needs the file's privacy (Dir:
+	// 0600) and prints as "[redacted]".
+	TLSSession Secret `json:"tlsSession,omitzero"`
 }
+
+// Secret is bytes that never print: every fmt verb and log/slog show
+// "[redacted]" (or "" when empty), so a Header can be logged safely. JSON
+// holds them whole (base64), as the snapshot file must.
+type Secret []byte
+
+// String is "[redacted]", or "" for none.
+func (s Secret) String() string {
+	if len(s) == 0 {
+		return ""
+	}
+	return "[redacted]"
+}
+
+// GoString is String.
+func (s Secret) GoString() string { return s.String() }
+
+// Format makes every verb print String.
+func (s Secret) Format(f fmt.State, _ rune) { _, _ = fmt.Fprint(f, s.String()) }
+
+// LogValue is String: log/slog would print a []byte as text (and its
+// JSON handler as base64) before looking for String.
+func (s Secret) LogValue() slog.Value { return slog.StringValue(s.String()) }

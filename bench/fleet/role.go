@@ -57,11 +57,13 @@ func Self(role string, args ...string) (*exec.Cmd, error) {
 }
 
 // ZKModes are zerokube's modes, run by the current executable: a LIST
-// with snapshots, a LIST, and a streaming list.
+// with snapshots (resumed over the TLS session saved with them, or, as
+// before issue #40, without it), a LIST, and a streaming list.
 func ZKModes() []Mode {
 	cmd := func(c ChildConfig) (*exec.Cmd, error) { return Self("zk", c.Args()...) }
 	return []Mode{
 		{Name: "zk-snap", Opts: "snap", Command: cmd},
+		{Name: "zk-snap-notls", Opts: "snap,notls", Command: cmd},
 		{Name: "zk", Opts: "", Command: cmd},
 		{Name: "zk-stream", Opts: "stream", Command: cmd},
 	}

@@ -1,0 +1,192 @@
+package informer_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/fakeapiserver"
+	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
+	"github.com/zerokube/zerokube/informer"
+	"github.com/zerokube/zerokube/informer/observe"
+)
+
+// requestLog records what reaches a server: each request's method, path
+// and query, and whether its connection resumed a TLS session.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []string
+}
+
+func (l *requestLog) intercept(r *http.Request, _ string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery+resumedMark(r))
+	return nil
+}
+
+func resumedMark(r *http.Request) string {
+	if r.TLS != nil && r.TLS.DidResume {
+		return " (resumed)"
+	}
+	return ""
+}
+
+// since returns the requests after the first n.
+func (l *requestLog) since(n int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.reqs[n:]...)
+}
+
+func (l *requestLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.reqs)
+}
+
+// tlsEnv is a fake server over TLS whose requests l records.
+func tlsEnv(t *testing.T, l *requestLog, addr string) *env {
+	t.Helper()
+	return newEnv(t, fakeapiserver.Options{TLS: true, Addr: addr, BookmarkInterval: 50 * time.Millisecond, Intercept: l.intercept})
+}
+
+// process is e with a client of its own, as a restarted agent's process
+// makes one: no connection, no TLS session.
+func process(t *testing.T, e *env) *env {
+	t.Helper()
+	c, err := apiclient.New(fakeapiservertest.ClientConfig(e.srv))
+	require.NoError(t, err)
+	t.Cleanup(c.CloseIdleConnections)
+	return &env{srv: e.srv, client: c}
+}
+
+// Issue #40: a resumed agent cost kube-apiserver a full TLS handshake, a
+// GET of the kube-system namespace (the cluster's id) and a LIST of one
+// item (the history check) before its WATCH. The snapshot now carries
+// the client's TLS session; the next process offers it with a GET of
+// /version (which this log, of API requests, does not show) and a
+// connection that resumed it, which only the server process that issued
+// it can do, needs no check: the WATCH is the only API request.
+func TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a", "b")
+	startAgent(t, process(t, e), dir, nil).stop()
+
+	n := l.len()
+	second := startAgent(t, process(t, e), dir, nil)
+	require.Equal(t, []string{"resumed"}, second.m.results)
+	e.put(t, "a", "1", nil)
+	converges(t, e, second.inf, &second.h.view)
+	second.stop()
+	reqs := l.since(n)
+	require.Len(t, reqs, 1, "one request, the WATCH: %q", reqs)
+	require.Contains(t, reqs[0], "watch=1")
+	require.True(t, strings.HasSuffix(reqs[0], "(resumed)"), "its connection resumed the saved session: %q", reqs[0])
+
+	// The snapshot the second process saved names the cluster as the
+	// first's did, with a session of its own for the third.
+	n = l.len()
+	third := startAgent(t, process(t, e), dir, nil)
+	require.Equal(t, []string{"resumed"}, third.m.results)
+	require.Eventually(t, func() bool { return len(third.tr.of(observe.StageWatchOpened)) > 0 }, wait, time.Millisecond)
+	require.Len(t, l.since(n), 1, "%q", l.since(n))
+	require.True(t, strings.HasSuffix(l.since(n)[0], "(resumed)"), "%q", l.since(n))
+}
+
+// A server process that cannot read the session (here a new cluster at
+// the same address, as after it is made anew) gets a full handshake, and
+// the checks the session would have spared are made: the snapshot of the
+// old cluster is rejected before any of it is used, and the informer
+// lists.
+func TestASessionTheServerDoesNotTakeLeavesTheChecksToBeMade(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	oldCluster(t, process(t, e), dir)
+	addr := strings.TrimPrefix(e.srv.URL(), "https://")
+	require.NoError(t, e.srv.Close())
+	fresh := tlsEnv(t, l, addr)
+	seed(t, fresh, "new")
+
+	n := l.len()
+	second := startAgent(t, process(t, fresh), dir, nil)
+	converges(t, fresh, second.inf, &second.h.view)
+	require.Equal(t, map[string]string{"new": "0"}, cacheState(second.inf))
+	reqs := strings.Join(l.since(n), "\n")
+	require.NotContains(t, reqs, "(resumed)", "another server process cannot read the ticket")
+	require.Contains(t, reqs, "/namespaces/kube-system", "the cluster's id was read")
+	require.NotEmpty(t, second.tr.of(observe.StageListPage), "the informer listed the new cluster")
+	require.Equal(t, []string{"identity"}, second.m.results, "rejected at load, never handed to the handlers")
+}
+
+// With NoTLSSession the snapshot carries no session (a snapshot stored
+// less privately than the client's key): the next process checks the
+// snapshot with its questions, as without TLS.
+func TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, process(t, e), dir, func(o *informer.Options[*configMap]) { o.Snapshot.NoTLSSession = true }).stop()
+
+	n := l.len()
+	second := startAgent(t, process(t, e), dir, nil)
+	require.Equal(t, []string{"resumed"}, second.m.results)
+	require.Eventually(t, func() bool { return len(second.tr.of(observe.StageWatchOpened)) > 0 }, wait, time.Millisecond)
+	reqs := strings.Join(l.since(n), "\n")
+	require.Contains(t, reqs, "/namespaces/kube-system")
+	require.Contains(t, reqs, "limit=1")
+	require.NotContains(t, reqs, "(resumed)")
+}
+
+// An agent stopped before its resume's WATCH answered writes no snapshot
+// (nothing moved) and so asks nothing more: not the cluster's id, which
+// the session it offered would have vouched for.
+func TestAStopBeforeTheResumeAnsweredAsksNothing(t *testing.T) {
+	l := &requestLog{}
+	var hold sync.Once
+	held := make(chan struct{})
+	block := func(r *http.Request, verb string) error {
+		err := l.intercept(r, verb)
+		if r.URL.Query().Get("watch") == "1" && r.TLS.DidResume {
+			hold.Do(func() { close(held) })
+			<-r.Context().Done() // the agent stops meanwhile
+		}
+		return err
+	}
+	e, dir := newEnv(t, fakeapiserver.Options{TLS: true, BookmarkInterval: 50 * time.Millisecond, Intercept: block}), t.TempDir()
+	seed(t, e, "a")
+	startAgent(t, process(t, e), dir, nil).stop()
+
+	n := l.len()
+	second := startAgent(t, process(t, e), dir, nil)
+	<-held
+	second.stop()
+	reqs := l.since(n)
+	require.Len(t, reqs, 1, "the WATCH only: %q", reqs)
+	require.Empty(t, second.tr.of(observe.StageSnapshotSaved))
+}
+
+// A cluster id the caller gives (SnapshotOptions.Identity.Cluster) costs
+// no request and is compared at load, TLS session or not: a snapshot
+// named for another cluster is rejected even by the server process that
+// would resume its session.
+func TestACallersClusterIDIsComparedDespiteTheSession(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a")
+	named := func(id string) func(*informer.Options[*configMap]) {
+		return func(o *informer.Options[*configMap]) { o.Snapshot.Identity.Cluster = id }
+	}
+	startAgent(t, process(t, e), dir, named("one")).stop()
+	second := startAgent(t, process(t, e), dir, named("two"))
+	require.Equal(t, []string{"identity"}, second.m.results)
+	rejected := second.tr.of(observe.StageSnapshotRejected)
+	require.Len(t, rejected, 1)
+	require.ErrorContains(t, rejected[0].Err, "cluster")
+}
