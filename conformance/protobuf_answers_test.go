@@ -71,7 +71,15 @@ var protobufScenarios = []scenario{
 		tg.must(t, 201, "POST", p, cmJSON("sentinel"))
 		live := js.until(t, "sentinel")
 		for _, want := range live {
+			// A periodic bookmark comes when the server's timer says, on
+			// each stream on its own: not part of what is compared.
+			if want.Type == "BOOKMARK" {
+				continue
+			}
 			got := pbEvent(t, fr)
+			for got.Type == "BOOKMARK" {
+				got = pbEvent(t, fr)
+			}
 			o.add("%s %s %s same=%t", got.Type, str(at(got.Object, "kind")), str(at(got.Object, "metadata.name")),
 				got.Type == want.Type && sameStructs(want.Object, got.Object))
 		}
