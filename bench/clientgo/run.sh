@@ -46,18 +46,8 @@ fi
 
 out=$results/clientgo/RESULTS.jsonl env=$results/clientgo/RESULTS.env
 results_md=$results/RESULTS.md
-if [ -n "$dry" ]; then
-	if [ -n "$report_only" ]; then
-		printf 'would write: %s\n' "$results_md"
-	else
-		printf 'would write: %s\n' "$out" "$env" "$results_md"
-	fi
-	exit 0
-fi
-if [ -n "$report_only" ] && [ ! -f "$out" ]; then
-	echo "run.sh: no $out to report: run without -report-only first, or add -write to rewrite the committed section from the committed results" >&2
-	exit 1
-fi
+. "$root/bench/results.sh"
+plan_writes "$out" "$env" "$results_md" "the committed section"
 mkdir -p "$results/clientgo"
 [ -f "$results_md" ] || cp "$root/bench/RESULTS.md" "$results_md"
 

@@ -43,18 +43,8 @@ if [ -z "$servers" ]; then
 fi
 
 out=$results/RESULTS.jsonl env=$results/RESULTS.env md=$results/RESULTS.md
-if [ -n "$dry" ]; then
-	if [ -n "$report_only" ]; then
-		printf 'would write: %s\n' "$md"
-	else
-		printf 'would write: %s\n' "$out" "$env" "$md"
-	fi
-	exit 0
-fi
-if [ -n "$report_only" ] && [ ! -f "$out" ]; then
-	echo "run.sh: no $out to report: run without -report-only first, or add -write to rewrite the committed RESULTS.md from the committed results" >&2
-	exit 1
-fi
+. "$root/bench/results.sh"
+plan_writes "$out" "$env" "$md" "the committed RESULTS.md"
 mkdir -p "$results"
 
 bin=$(mktemp -d)
