@@ -216,10 +216,13 @@
 // all the same, and the questions are asked again before the resume's
 // watch, a wrong answer then making the informer relist at ""
 // (snapshot_verify.go). Over https the snapshot also carries the client's
-// TLS session: the next process offers it with a GET of /version (no
-// storage), and a connection that resumed it reached the very server
-// process the snapshot was taken from, which answers both questions
-// without asking them; without that, they are asked as above. If that resourceVersion has left the server's
+// TLS session: the next process offers it on the connection of the
+// resume's WATCH, sent before any of the snapshot is used, and a
+// connection that resumed it reached the very server process the
+// snapshot was taken from, which answers both questions without asking
+// them: that WATCH is the resume's only request. A connection that did
+// not resume it has its WATCH dropped unread, and the questions are asked
+// as above. If that resourceVersion has left the server's
 // history (410), it relists and the relist reconciles the cache. Handlers
 // get the snapshot's objects as initial adds, or through OnSnapshotAdd
 // when they implement [SnapshotHandler]. The snapshot's batch is applied

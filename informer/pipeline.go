@@ -121,14 +121,29 @@ func (p *pipeline[T, P]) run(ctx context.Context) error {
 // watch would never bring. Without one it returns first. The snapshot's
 // batch is applied here, alone, before the reflector and the processing
 // loop start: no later delta can join it and pass for a snapshot object.
+// The resume's WATCH may have been sent already, to offer the snapshot's
+// TLS session (snapshot_verify.go); it is the reflector's first watch
+// when the session vouched for the snapshot, and dropped unread if not.
 func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 	sel, gen := p.shard.current()
-	l, ok := p.snap.load(ctx, sel)
+	var pre *preopened[P]
+	open := func(rv string) {
+		p.shard.resumed(sel, gen) // the watch continues the snapshot of sel
+		pre = p.refl.openResume(ctx, rv)
+	}
+	l, ok := p.snap.load(ctx, sel, open)
+	if !ok || !l.watched {
+		pre.drop()
+		pre = nil
+	}
 	if !ok {
+		p.shard.forgetResumed()
 		return first
 	}
 	if err := p.queue.Replace(l.items, l.rv); err != nil {
 		p.opts.Observe.Logger.Error("informer: queueing the snapshot", "informer", p.opts.Name, "err", err)
+		pre.drop()
+		p.shard.forgetResumed()
 		return first
 	}
 	p.refl.setRV(l.rv) // before the apply: the synced it may trace says this rv
@@ -139,5 +154,5 @@ func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 			"informer", p.opts.Name, "skipped", l.skipped)
 		return p.refl.relist(l.rv, observe.CauseSnapshotIncomplete)
 	}
-	return p.refl.resumeAt(l.rv)
+	return p.refl.resumeAt(l.rv, pre)
 }

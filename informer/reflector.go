@@ -139,6 +139,9 @@ func (r *reflector[P]) initialState() state {
 // cancelled context leads to stopped from wherever the machine is.
 func (r *reflector[P]) step(ctx context.Context, s state) state {
 	if ctx.Err() != nil {
+		if s, ok := s.(resuming[P]); ok {
+			s.pre.drop()
+		}
 		return stopped{}
 	}
 	switch s := s.(type) {
@@ -150,7 +153,7 @@ func (r *reflector[P]) step(ctx context.Context, s state) state {
 		return r.stepStreamInitial(ctx, s)
 	case watchOpening:
 		return r.stepWatchOpening(ctx, s)
-	case resuming:
+	case resuming[P]:
 		return r.stepResuming(ctx, s)
 	case watching[P]:
 		return r.stepWatching(ctx, s)

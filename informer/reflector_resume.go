@@ -10,9 +10,48 @@ import (
 )
 
 // resumeAt is the first state of a reflector whose queue was filled from a
-// snapshot at rv (see SnapshotOptions): watch from rv instead of listing.
-// The pipeline records rv as the reflector's before it runs.
-func (r *reflector[P]) resumeAt(rv string) state { return resuming{rv: rv} }
+// snapshot at rv (see SnapshotOptions): watch from rv instead of listing,
+// with the WATCH pre already sent, if not nil (openResume). The pipeline
+// records rv as the reflector's before it runs.
+func (r *reflector[P]) resumeAt(rv string, pre *preopened[P]) state {
+	return resuming[P]{rv: rv, pre: pre}
+}
+
+// preopened is the resume's WATCH sent before the reflector runs, and the
+// server's answer, for the reflector's first step to take as its own: the
+// snapshot's TLS session is offered on that WATCH's connection, whose
+// resumption vouches for the snapshot before any of it is used, so that a
+// resumed agent sends one request (informer/snapshot_verify.go, issue
+// #40). Until taken, the watch is unread: its events wait in the stream.
+type preopened[P any] struct {
+	req WatchRequest
+	w   Watch[P]
+	err error
+}
+
+// drop stops a watch that will not be taken (the resume was not vouched
+// for, or the informer stopped first). nil-safe.
+func (p *preopened[P]) drop() {
+	if p != nil && p.w != nil {
+		p.w.Stop()
+	}
+}
+
+// openResume sends the WATCH stepResuming would send from rv, now.
+func (r *reflector[P]) openResume(ctx context.Context, rv string) *preopened[P] {
+	req := r.resumeRequest(rv)
+	w, err := r.lw.Watch(ctx, req)
+	return &preopened[P]{req: req, w: w, err: err}
+}
+
+// resumeRequest is the WATCH that resumes from a snapshot's rv.
+func (r *reflector[P]) resumeRequest(rv string) WatchRequest {
+	req := WatchRequest{Mode: WatchFrom, ResourceVersion: rv, TimeoutSeconds: r.watchTimeout(), OpenTimeout: r.cfg.idleTimeout}
+	if r.streaming {
+		req.Mode = ResumeFrom
+	}
+	return req
+}
 
 // stepResuming opens the first WATCH from a snapshot's rv, with bookmarks;
 // with StreamingList it says sendInitialEvents=false, as a streaming-list
@@ -26,13 +65,21 @@ func (r *reflector[P]) resumeAt(rv string) state { return resuming{rv: rv} }
 // → resuming again with a plain watch, and LIST from then on; unreachable,
 // 429 or 5xx → backingOff, resuming again (so that a 410 after an outage
 // is still known as an expired snapshot); any other error → as for
-// opening a watch.
-func (r *reflector[P]) stepResuming(ctx context.Context, s resuming) state {
-	req := WatchRequest{Mode: WatchFrom, ResourceVersion: s.rv, TimeoutSeconds: r.watchTimeout(), OpenTimeout: r.cfg.idleTimeout}
-	if r.streaming {
-		req.Mode = ResumeFrom
+// opening a watch. A WATCH already sent (s.pre) is taken, answer and all,
+// as if sent here.
+func (r *reflector[P]) stepResuming(ctx context.Context, s resuming[P]) state {
+	var (
+		req WatchRequest
+		w   Watch[P]
+		err error
+	)
+	if s.pre != nil {
+		req, w, err = s.pre.req, s.pre.w, s.pre.err
+		s.pre = nil // a retry sends its own
+	} else {
+		req = r.resumeRequest(s.rv)
+		w, err = r.lw.Watch(ctx, req)
 	}
-	w, err := r.lw.Watch(ctx, req)
 	if err != nil {
 		err = fmt.Errorf("informer: watch from the snapshot's rv %q: %w", s.rv, err)
 		if r.streaming && (meta.IsBadRequest(err) || meta.IsInvalid(err)) {

@@ -12,12 +12,22 @@ import (
 
 func TestResumingStartsByWatchingFromTheSnapshotsRV(t *testing.T) {
 	r, _, _ := testReflector(t, &scriptLW{}, nil)
-	require.Equal(t, resuming{rv: "40"}, r.resumeAt("40"))
+	require.Equal(t, resuming[*pod]{rv: "40"}, r.resumeAt("40", nil))
 	require.Empty(t, r.lastSyncResourceVersion(), "building a state changes nothing")
 	require.False(t, r.rec.hasReached(), "a snapshot is not an answer from the server: FailFast still applies")
 }
 
+// Each answer to the resume's WATCH leads to the same state whether the
+// step sent it or the pipeline had sent it already (openResume, to offer
+// the snapshot's TLS session on its connection), and the WATCH is sent
+// once either way.
 func TestResumingTransitions(t *testing.T) {
+	for _, pre := range []bool{false, true} {
+		t.Run(map[bool]string{false: "sent by the step", true: "sent before"}[pre], func(t *testing.T) { testResumingTransitions(t, pre) })
+	}
+}
+
+func testResumingTransitions(t *testing.T, pre bool) {
 	for _, tc := range []struct {
 		name      string
 		streaming bool
@@ -39,7 +49,13 @@ func TestResumingTransitions(t *testing.T) {
 			w.openErr = tc.err
 			lw := &scriptLW{watches: []*fakeWatch{w}}
 			r, _, _ := testReflector(t, lw, func(c *reflectorConfig[*pod]) { c.streaming = tc.streaming })
-			s := r.step(t.Context(), r.resumeAt("40"))
+			var sent *preopened[*pod]
+			if pre {
+				sent = r.openResume(t.Context(), "40")
+				require.Len(t, lw.watchRq, 1)
+			}
+			s := r.step(t.Context(), r.resumeAt("40", sent))
+			require.Len(t, lw.watchRq, 1, "one WATCH, whoever sent it")
 			if b, ok := s.(backingOff); ok {
 				s = b.next
 			}
@@ -57,8 +73,9 @@ func TestResumingTransitions(t *testing.T) {
 			case streamListing:
 				require.Equal(t, tc.cause, s.cause)
 				require.Equal(t, "40", s.rv)
-			case resuming:
+			case resuming[*pod]:
 				require.False(t, r.streaming, "LIST from then on, when streaming was refused")
+				require.Nil(t, s.pre, "a retry sends its own WATCH")
 			}
 		})
 	}

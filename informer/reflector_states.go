@@ -63,7 +63,12 @@ type watching[P any] struct {
 
 // resuming opens the first WATCH from the rv of a snapshot the queue was
 // filled from. Then watching; 410 leads to listing (snapshot-expired).
-type resuming struct{ rv string }
+// pre, when set, is that WATCH already sent (preopened), taken instead of
+// sending it again; a retry's resuming has none.
+type resuming[P any] struct {
+	rv  string
+	pre *preopened[P]
+}
 
 // backingOff reports err, waits, then goes to next.
 type backingOff struct {
@@ -78,7 +83,7 @@ func (listing[P]) stateName() string       { return "listing" }
 func (streamListing) stateName() string    { return "stream-listing" }
 func (streamInitial[P]) stateName() string { return "stream-initial" }
 func (watchOpening) stateName() string     { return "watch-opening" }
-func (resuming) stateName() string         { return "resuming" }
+func (resuming[P]) stateName() string      { return "resuming" }
 func (watching[P]) stateName() string      { return "watching" }
 func (backingOff) stateName() string       { return "backing-off" }
 func (stopped) stateName() string          { return "stopped" }

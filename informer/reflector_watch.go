@@ -174,7 +174,7 @@ func (r *reflector[P]) stepWatching(ctx context.Context, s watching[P]) state {
 // 410 on the next try is still known for what it is, an expired snapshot.
 func (r *reflector[P]) reopen(s watching[P]) state {
 	if s.resumed && s.events == 0 {
-		return resuming{rv: s.rv}
+		return resuming[P]{rv: s.rv}
 	}
 	return watchOpening{rv: s.rv}
 }

@@ -288,7 +288,7 @@ func TestASnapshotBatchIsClosedBeforeTheFirstRelist(t *testing.T) {
 	}))
 
 	first := p.resume(t.Context(), p.refl.initialState())
-	require.Equal(t, resuming{rv: "5"}, first)
+	require.Equal(t, resuming[*pod]{rv: "5"}, first)
 	// The resumed watch got 410; the relist finds f, created meanwhile.
 	require.NoError(t, p.refl.q.Replace(pods("a", "b", "f"), "9"))
 	ctx, cancel := context.WithCancel(t.Context())

@@ -217,6 +217,15 @@ func (lw *shardLW[P]) resumed(sel string, gen uint64) {
 	}
 }
 
+// forgetResumed undoes resumed, for a snapshot rejected after its resume's
+// WATCH was sent (the pipeline's resume, before the reflector runs): the
+// cache holds no list of any shard.
+func (lw *shardLW[P]) forgetResumed() {
+	if lw != nil {
+		lw.listed.Store(nil)
+	}
+}
+
 // watchable reports whether the cache holds the list of shard generation
 // gen, which a watch at gen continues.
 func (lw *shardLW[P]) watchable(gen uint64) bool {

@@ -61,9 +61,9 @@ type SnapshotOptions struct {
 
 	// NoTLSSession keeps the client's TLS session out of the snapshots.
 	// By default (over https) each snapshot carries it, and the next
-	// process resumes it: a resume then costs the server a GET of /version
-	// and its WATCH instead of the cluster's id, a LIST and the WATCH
-	// (snapshot_verify.go). The session is a
+	// process resumes it on the connection of its resume's WATCH: a
+	// resume then costs the server that WATCH alone, instead of the
+	// cluster's id, a LIST and the WATCH (snapshot_verify.go). The session is a
 	// secret: whoever reads the snapshot can resume it and, where the
 	// client authenticates with a certificate, be taken for the client
 	// until the server's ticket expires (7 days for Go's servers, such as
@@ -160,6 +160,9 @@ type loaded[P any] struct {
 	rv      string
 	items   []P
 	skipped int
+	// watched: the resume's WATCH was sent to offer the snapshot's TLS
+	// session, and its resumption vouched for the snapshot.
+	watched bool
 }
 
 // snapshotName makes a file name of an informer's name.
@@ -186,9 +189,10 @@ func typeName[T any]() string {
 // this cluster and within the server's history as far as the server can
 // say now (loadChecked). ok is false when there is none or it was
 // rejected; then the reason has been logged, counted and traced, and the
-// informer lists as if there were none.
-func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P], ok bool) {
-	h, objs, err := s.loadChecked(ctx, shard)
+// informer lists as if there were none. open sends the resume's WATCH
+// (loadChecked).
+func (s *snapshotter[T, P]) load(ctx context.Context, shard string, open func(rv string)) (l loaded[P], ok bool) {
+	h, objs, watched, err := s.loadChecked(ctx, shard, open)
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):
 		s.obs.emit(observe.Event{Stage: observe.StageSnapshotMissing})
@@ -208,7 +212,7 @@ func (s *snapshotter[T, P]) load(ctx context.Context, shard string) (l loaded[P]
 	s.obs.emit(observe.Event{Stage: observe.StageSnapshotLoaded, Items: len(items), ResourceVersion: h.ResourceVersion})
 	s.point.resumed(h.ResourceVersion, shard, h.Skipped)
 	s.saved = h.ResourceVersion
-	return loaded[P]{rv: h.ResourceVersion, items: items, skipped: h.Skipped}, true
+	return loaded[P]{rv: h.ResourceVersion, items: items, skipped: h.Skipped, watched: watched}, true
 }
 
 // save captures and writes one snapshot, unless the resourceVersion has not

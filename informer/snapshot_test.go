@@ -117,6 +117,14 @@ type agent struct {
 
 func startAgent(t *testing.T, e *env, dir string, tweak func(*informer.Options[*configMap])) *agent {
 	t.Helper()
+	a := launchAgent(t, e, dir, tweak)
+	synced(t, a.inf)
+	return a
+}
+
+// launchAgent is startAgent without waiting for the informer to sync.
+func launchAgent(t *testing.T, e *env, dir string, tweak func(*informer.Options[*configMap])) *agent {
+	t.Helper()
 	a := &agent{e: e, h: newHistory(), tr: &traces{}, m: &loads{}, done: make(chan error, 1)}
 	opts := fastOpts()
 	opts.Snapshot = informer.SnapshotOptions{Dir: dir, Period: -1}
@@ -131,7 +139,6 @@ func startAgent(t *testing.T, e *env, dir string, tweak func(*informer.Options[*
 	ctx, a.cancel = context.WithCancel(context.Background())
 	go func() { a.done <- a.inf.Run(ctx) }()
 	t.Cleanup(a.stop)
-	synced(t, a.inf)
 	return a
 }
 

@@ -69,19 +69,23 @@ func process(t *testing.T, e *env) *env {
 // Issue #40: a resumed agent cost kube-apiserver a full TLS handshake, a
 // GET of the kube-system namespace (the cluster's id) and a LIST of one
 // item (the history check) before its WATCH. The snapshot now carries
-// the client's TLS session; the next process offers it with a GET of
-// /version (which this log, of API requests, does not show) and a
-// connection that resumed it, which only the server process that issued
-// it can do, needs no check: the WATCH is the only API request.
+// the client's TLS session; the next process offers it on the connection
+// of its WATCH, sent before any of the snapshot is used, and a connection
+// that resumed it, which only the server process that issued it can do,
+// needs no check: the WATCH is the only request the server sees (the
+// log has the API requests; the server's count has every one, a GET of
+// /version included).
 func TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds(t *testing.T) {
 	l := &requestLog{}
 	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
 	seed(t, e, "a", "b")
 	startAgent(t, process(t, e), dir, nil).stop()
 
-	n := l.len()
+	n, all := l.len(), e.srv.Stats().Requests
 	second := startAgent(t, process(t, e), dir, nil)
 	require.Equal(t, []string{"resumed"}, second.m.results)
+	require.Eventually(t, func() bool { return len(second.tr.of(observe.StageWatchOpened)) > 0 }, wait, time.Millisecond)
+	require.Equal(t, int64(1), e.srv.Stats().Requests-all, "one HTTP request in all: %q", l.since(n))
 	e.put(t, "a", "1", nil)
 	converges(t, e, second.inf, &second.h.view)
 	second.stop()
@@ -146,7 +150,9 @@ func TestNoTLSSessionKeepsTheSessionOutOfTheSnapshot(t *testing.T) {
 
 // An agent stopped before its resume's WATCH answered writes no snapshot
 // (nothing moved) and so asks nothing more: not the cluster's id, which
-// the session it offered would have vouched for.
+// the session it offered would have vouched for. (It never synced: the
+// snapshot waits for the server's word, which that WATCH's connection
+// carries.)
 func TestAStopBeforeTheResumeAnsweredAsksNothing(t *testing.T) {
 	l := &requestLog{}
 	var hold sync.Once
@@ -164,12 +170,54 @@ func TestAStopBeforeTheResumeAnsweredAsksNothing(t *testing.T) {
 	startAgent(t, process(t, e), dir, nil).stop()
 
 	n := l.len()
-	second := startAgent(t, process(t, e), dir, nil)
+	second := launchAgent(t, process(t, e), dir, nil)
 	<-held
 	second.stop()
 	reqs := l.since(n)
 	require.Len(t, reqs, 1, "the WATCH only: %q", reqs)
 	require.Empty(t, second.tr.of(observe.StageSnapshotSaved))
+}
+
+// The resume's WATCH is sent before the snapshot is used, to offer the
+// session on its connection; another server process of the same cluster
+// (restarted at the same address, its history as far on) cannot read the
+// session and so does not vouch for the snapshot: that WATCH is dropped
+// unread, the history is asked (the cluster's id is the caller's here),
+// and the snapshot, which passes, is resumed with a WATCH of its own.
+func TestAWatchWhoseSessionWasNotResumedIsDroppedUnread(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	named := func(o *informer.Options[*configMap]) { o.Snapshot.Identity.Cluster = "one" }
+	seed(t, e, "a", "b")
+	startAgent(t, process(t, e), dir, named).stop()
+	addr := strings.TrimPrefix(e.srv.URL(), "https://")
+	require.NoError(t, e.srv.Close())
+	restarted := tlsEnv(t, l, addr)
+	seed(t, restarted, "a", "b")
+	restarted.put(t, "a", "1", nil)
+
+	n := l.len()
+	second := startAgent(t, process(t, restarted), dir, named)
+	require.Equal(t, []string{"resumed"}, second.m.results)
+	converges(t, restarted, second.inf, &second.h.view)
+	require.Equal(t, []string{"snapshot a=0", "snapshot b=0", "update a 0→1"}, second.h.since(0), "the resume's WATCH brought what changed since the snapshot")
+	reqs := l.since(n)
+	shape := make([]string, len(reqs))
+	for i, r := range reqs {
+		switch {
+		case strings.HasSuffix(r, "(resumed)"):
+			shape[i] = "resumed?"
+		case strings.Contains(r, "watch=1"):
+			shape[i] = "WATCH"
+		case strings.Contains(r, "limit=1&"):
+			shape[i] = "history"
+		default:
+			shape[i] = r
+		}
+	}
+	require.Equal(t, []string{"WATCH", "history", "WATCH"}, shape,
+		"the WATCH that offered the session (dropped), the check, then the resume's own WATCH: %q", reqs)
+	require.Len(t, second.tr.of(observe.StageWatchOpened), 1, "the reflector took one WATCH")
 }
 
 // A cluster id the caller gives (SnapshotOptions.Identity.Cluster) costs

@@ -29,11 +29,14 @@ import (
 // are deleted.
 //
 // A snapshot that carries its client's TLS session (over https) is first
-// offered to the server with the cheapest request there is: a connection
-// that resumed the session answers both questions (resumedTLS); one that
-// did not (the server restarted, another replica answered) gets them
-// asked as above. Issue #40: the two questions were most of what a
-// resumed agent cost kube-apiserver.
+// offered to the server on the connection of the resume's WATCH, sent
+// before any of the snapshot is used: a connection that resumed the
+// session answers both questions (resumedTLS), and the WATCH is the one
+// request a resumed agent sends; one that did not (the server restarted,
+// another replica answered) has its WATCH dropped unread and gets the
+// questions asked as above. Issue #40: the two questions were most of
+// what a resumed agent cost kube-apiserver, and a GET to offer the
+// session, sent before the WATCH, another request through its filters.
 
 // resumeCheck is what was not checked at load, for the resume.
 type resumeCheck struct {
@@ -70,8 +73,10 @@ func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
 // loadChecked reads the snapshot of shard and checks it as far as the
 // server answers now; what it could not check is left in s.pending. A
 // snapshot whose TLS session the server resumes needs no check
-// (resumedTLS).
-func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snapshot.Header, []*T, error) {
+// (resumedTLS); open, if not nil, sends the resume's WATCH from a
+// resourceVersion (the reflector's openResume), and watched reports that
+// it was sent and vouched for the snapshot: the reflector is to take it.
+func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string, open func(rv string)) (h snapshot.Header, objs []*T, watched bool, err error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	s.pending = nil
@@ -84,30 +89,37 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 	if !askLater {
 		clusterErr = s.readCluster(ctx)
 	}
-	h, objs, err := snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identityLocked(shard),
+	h, objs, err = snapshot.LoadFrom[T](ctx, s.opts.Store, s.opts.Name, s.identityLocked(shard),
 		snapshot.ReadOptions{ClusterUnknown: askLater || clusterErr != nil})
 	switch {
 	case err != nil:
-		return h, nil, err
+		return h, nil, false, err
 	case h.ResourceVersion == "":
-		return h, nil, &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
+		return h, nil, false, &snapshot.Error{Reason: snapshot.ReasonCorrupt, Err: errors.New("the header has no resourceVersion")}
 	}
-	if tlsPossible && len(h.TLSSession) > 0 && s.resumedTLS(ctx, h) {
-		return h, objs, nil
+	if tlsPossible && len(h.TLSSession) > 0 {
+		// A snapshot that lacks skipped objects is relisted, not watched
+		// from: its session is offered with the cheapest request instead.
+		if h.Skipped > 0 {
+			open = nil
+		}
+		if s.resumedTLS(ctx, h, open) {
+			return h, objs, open != nil, nil
+		}
 	}
 	check := resumeCheck{rv: h.ResourceVersion, cluster: h.Cluster, clusterUnchecked: clusterErr != nil}
 	if askLater {
 		clusterErr = s.readCluster(ctx)
 		check.clusterUnchecked = clusterErr != nil
 		if id := s.opts.Identity.Cluster; clusterErr == nil && id != h.Cluster {
-			return h, nil, &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "cluster", Want: id, Got: h.Cluster}
+			return h, nil, false, &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "cluster", Want: id, Got: h.Cluster}
 		}
 	}
 	if s.opts.checkHistory {
 		err := s.reached(ctx, h.ResourceVersion)
 		switch {
 		case meta.IsTooLargeResourceVersion(err):
-			return h, nil, &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "resourceVersion", Want: h.ResourceVersion,
+			return h, nil, false, &snapshot.Error{Reason: snapshot.ReasonIdentity, Field: "resourceVersion", Want: h.ResourceVersion,
 				Got: "beyond the server's history (a cluster made anew or restored at this URL)", Err: err}
 		case err != nil:
 			check.historyUnchecked = true
@@ -116,25 +128,42 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string) (snap
 	if check.clusterUnchecked || check.historyUnchecked {
 		s.pending = &check
 	}
-	return h, objs, nil
+	return h, objs, false, nil
 }
 
-// resumedTLS offers the snapshot's TLS session and makes the cheapest
-// request there is (GET /version: no storage, allowed to everyone) on the
-// connection that offers it, and reports whether that connection resumed
-// it. Only the server process that issued a session's ticket can read it,
-// so a resumption reached the process the snapshot was taken from, whose
-// cluster it is and whose history has reached the snapshot's
-// resourceVersion (it sent it): both checks are answered, and the
-// cluster's id, when it was to be read, is the snapshot's. Behind a proxy
-// that ends TLS itself it is the proxy's process that resumed, and the
-// cluster behind it is taken to be the same one (NoTLSSession turns this
-// off). Requires s.idMu.
-func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header) bool {
+// resumedTLS offers the snapshot's TLS session on the connection of the
+// resume's WATCH (open), or, without one, of the cheapest request there is
+// (GET /version: no storage, allowed to everyone), and reports whether
+// that connection resumed it. Only the server process that issued a
+// session's ticket can read it, so a resumption reached the process the
+// snapshot was taken from, whose cluster it is and whose history has
+// reached the snapshot's resourceVersion (it sent it): both checks are
+// answered, and the cluster's id, when it was to be read, is the
+// snapshot's. Behind a proxy that ends TLS itself it is the proxy's
+// process that resumed, and the cluster behind it is taken to be the same
+// one (NoTLSSession turns this off).
+//
+// The WATCH is sent before any of the snapshot is used and read only once
+// the resumption vouched for it: a connection that did not resume (the
+// server restarted, another replica, another cluster at the address) has
+// its WATCH dropped unread by the caller, and the checks are asked as
+// without a session. Whether the WATCH was answered does not matter (a
+// 410 from the vouched process is the expired snapshot's answer, and the
+// reflector takes it as such). Requires s.idMu.
+func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header, open func(rv string)) bool {
 	if s.opts.tls.ResumeTLSSession(h.TLSSession) != nil {
 		return false
 	}
-	if _, _, err := s.opts.tls.GetRaw(ctx, "/version", "application/json"); err != nil || !s.opts.tls.TLSResumed() {
+	if open != nil {
+		// The WATCH goes through verifiedLW, which takes idMu; nothing is
+		// pending (loadChecked cleared it), so it passes straight through.
+		s.idMu.Unlock()
+		open(h.ResourceVersion)
+		s.idMu.Lock()
+	} else if _, _, err := s.opts.tls.GetRaw(ctx, "/version", "application/json"); err != nil {
+		return false
+	}
+	if !s.opts.tls.TLSResumed() {
 		return false
 	}
 	if !s.clusterKnown {
