@@ -53,10 +53,11 @@ func statusFrame(se *meta.StatusError) []byte {
 	return watchstream.AppendFrame(nil, meta.Error, b)
 }
 
+// forget stops tracking a hijacked connection its handler has closed
+// (http.Server reports no state for it after StateHijacked). conn is the
+// one the server accepted (connOf), as track recorded it, whatever the
+// handler's Hijack wrapped it in.
 func (c *connSet) forget(conn net.Conn) {
-	if sc, ok := conn.(*slowConn); ok {
-		conn = sc.Conn // tracked as the server accepted it
-	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	delete(c.conns, conn)

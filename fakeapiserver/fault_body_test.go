@@ -93,3 +93,27 @@ func TestSlowBodiesOnAWebsocketWatch(t *testing.T) {
 	require.Error(t, <-got)
 	require.Equal(t, int64(1), srv.Stats().Faults[fakeapiserver.FaultSlowBody])
 }
+
+// A websocket watch the client closes leaves the server's connection set,
+// plain or under a body fault (whose Hijack wraps the connection): the
+// server stops counting it (Stats.OpenConns) and Restart does not cut it
+// twice. Hijacked connections get no StateClosed from http.Server; the
+// watch's end must forget the connection as it was accepted.
+func TestAClosedWebsocketWatchLeavesTheConnectionSet(t *testing.T) {
+	for _, slow := range []bool{false, true} {
+		t.Run(map[bool]string{false: "plain", true: "slowed"}[slow], func(t *testing.T) {
+			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+			createPods(t, srv, 1)
+			if slow {
+				srv.SlowBodies(fakeapiserver.SlowBody{Count: 1, Verb: "watch", After: 4})
+			}
+			wsURL := "ws" + strings.TrimPrefix(srv.URL(), "http") + "/api/v1/pods?watch=1"
+			conn, _, err := websocket.DefaultDialer.Dial(wsURL, http.Header{"Origin": {srv.URL()}})
+			require.NoError(t, err)
+			require.Equal(t, 1, srv.Stats().OpenConns)
+			require.NoError(t, conn.Close())
+			require.Eventually(t, func() bool { return srv.Stats().OpenConns == 0 }, 5*time.Second, time.Millisecond,
+				"open connections: %d", srv.Stats().OpenConns)
+		})
+	}
+}

@@ -226,7 +226,7 @@ func (s *Server) upgrade(w http.ResponseWriter, r *http.Request, proto *protoFra
 			}
 		}
 	}()
-	return websocketSink{conn: conn, proto: proto, partial: partial}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(conn.NetConn()) }
+	return websocketSink{conn: conn, proto: proto, partial: partial}, ctx, func() { cancel(); _ = conn.Close(); s.conns.forget(connOf(r)) }
 }
 
 // acceptedSubprotocols drops the bearer-token pseudo-protocol, leaving at
