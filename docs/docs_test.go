@@ -1,9 +1,11 @@
 package docs
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -158,5 +160,55 @@ func TestTheAgentPagesExamplesExist(t *testing.T) {
 	}
 	for _, name := range found["docs/agents.md"] {
 		require.Regexp(t, `(?m)^func `+name+`\(\) \{`, all.String(), "docs/agents.md names %s, which does not exist", name)
+	}
+}
+
+// section is md's section under heading (a "## " line), up to the next.
+func section(t *testing.T, md, heading string) string {
+	t.Helper()
+	i := strings.Index(md, "\n"+heading+"\n")
+	require.GreaterOrEqual(t, i, 0, "no section %q", heading)
+	s := md[i+1:]
+	if j := strings.Index(s[1:], "\n## "); j >= 0 {
+		s = s[:j+1]
+	}
+	return s
+}
+
+// TestTheChineseChecklistSaysWhatTheEnglishOneSays: docs/agents.zh-CN.md's
+// production checklist has the English one's steps, and each step names
+// the same code (what is in backquotes) and the same figures, so a step
+// that changes in one language (the warm restart's TLS session, say) fails
+// here until the other follows.
+func TestTheChineseChecklistSaysWhatTheEnglishOneSays(t *testing.T) {
+	stepRE := regexp.MustCompile(`(?m)^\d+\. `)
+	codeRE := regexp.MustCompile("`[^`\n]+`")
+	figureRE := regexp.MustCompile(`\b\d[\d,.]*\d\b|\b\d\b`)
+	said := func(re *regexp.Regexp, s string) []string {
+		set := map[string]bool{}
+		for _, m := range re.FindAllString(s, -1) {
+			set[m] = true
+		}
+		return slices.Sorted(maps.Keys(set))
+	}
+	steps := func(doc, heading string) []string {
+		s := section(t, read(t, doc), heading)
+		at := stepRE.FindAllStringIndex(s, -1)
+		require.NotEmpty(t, at, "%s: no numbered steps under %q", doc, heading)
+		var out []string
+		for i, a := range at {
+			end := len(s)
+			if i+1 < len(at) {
+				end = at[i+1][0]
+			}
+			out = append(out, s[a[0]:end])
+		}
+		return out
+	}
+	en, zh := steps("docs/agents.md", "## Production checklist"), steps("docs/agents.zh-CN.md", "## 上线清单")
+	require.Len(t, zh, len(en), "the two checklists have different numbers of steps")
+	for i := range en {
+		require.Equal(t, said(codeRE, en[i]), said(codeRE, zh[i]), "step %d names other code in the two languages", i+1)
+		require.Equal(t, said(figureRE, en[i]), said(figureRE, zh[i]), "step %d gives other figures in the two languages", i+1)
 	}
 }

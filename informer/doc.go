@@ -185,7 +185,7 @@
 // the demo prints in its --trace mode. Each relist and watch-opened says
 // the shape of its request and why each part was chosen
 // ([observe.Request]: LIST at rv 0 or consistent, paged or streaming,
-// protobuf or JSON, gzip, metadata-only, selectors), which is what sets
+// protobuf or JSON, gzip, metadata-only, selectors, the shard's), which is what sets
 // its cost to the API server (docs/agents.md, "The cheapest request";
 // TestTheTraceSaysEachRequestsShapeAndWhy). Options.Observe.Metrics ([observe.Metrics])
 // gets the counter each one moves (list/watch calls, relists by cause,

@@ -48,7 +48,9 @@ func New[T any, P meta.PtrObject[T]](c *apiclient.Client, ref apiclient.Ref, opt
 	i := newInformer[T](lw, opts)
 	i.ref = ref
 	i.p.refl.cfg.probe = c.Probe // a backoff after the server was out of reach ends when it answers
-	i.p.refl.cfg.describe = rlw.describe
+	// The shard filter (newInformer built it, between rlw and the
+	// reflector) adds its selector to every request: the shape says so.
+	i.p.refl.cfg.describe = i.p.shard.describing(rlw.describe)
 	i.auditVia(c)
 	return i
 }

@@ -8,7 +8,8 @@ import (
 // The trace's account of each request (observe.Request, on the relist and
 // watch-opened events): the reflector says what it decides (the verb, the
 // resourceVersion, the page size) and why; the resource's ListerWatcher
-// says the rest (describe: the wire, gzip, metadata, the selectors). What
+// says the rest (describe: the wire, gzip, metadata, the selectors), and
+// the shard filter its selector (shardLW.describing, shard.go). What
 // each shape costs kube-apiserver is docs/agents.md's "The cheapest
 // request"; the reasons here name the option or the rule that chose it.
 

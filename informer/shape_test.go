@@ -14,6 +14,7 @@ import (
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
 	"github.com/zerokube/zerokube/informer/observe"
+	"github.com/zerokube/zerokube/shard"
 )
 
 // sent is one LIST or WATCH as the server received it.
@@ -35,8 +36,10 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 		// compression as noGzip says.
 		run     func(t *testing.T, c *apiclient.Client, trace func(observe.Event))
 		noGzip  bool
-		want    []string // the traced requests, in order
+		sharded bool     // the server filters shards (ShardedListAndWatch)
+		want    []string // the traced requests, in order; $SHARD: shardOf0
 		reasons []string // among the relist's reasons
+		later   []string // among the second request's reasons
 	}{{
 		name: "defaults, a metadata-only type",
 		run: func(t *testing.T, c *apiclient.Client, trace func(observe.Event)) {
@@ -81,11 +84,25 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 		},
 		want:    []string{`streaming-list rv="" match=NotOlderThan protobuf gzip whole`, `streaming-list rv="" match=NotOlderThan protobuf gzip whole`},
 		reasons: []string{"streaming list: Options.Sync.StreamingList", "memory, not the server's CPU", "whole objects: Transport.FullObjects"},
+	}, {
+		name: "a shard and a label selector, on a server that filters shards",
+		run: func(t *testing.T, c *apiclient.Client, trace func(observe.Event)) {
+			sh, err := informer.NewShard(shardOf0)
+			require.NoError(t, err)
+			inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{LabelSelector: "app=demo", Shard: sh,
+				Observe: informer.ObserveOptions{Logger: quiet(), Trace: trace}})
+			run(t, inf)
+			synced(t, inf)
+		},
+		sharded: true,
+		want:    []string{"list rv=0 limit=500 protobuf gzip whole labelSelector=app=demo shardSelector=$SHARD", "watch rv=$RV protobuf gzip whole labelSelector=app=demo shardSelector=$SHARD"},
+		reasons: []string{"selectors: Options.FieldSelector and LabelSelector", "shardSelector: Options.Shard (KEP-5866): a server with the ShardedListAndWatch gate filters"},
+		later:   []string{"shardSelector: Options.Shard (KEP-5866): the server filtered the last list"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
 			var log []sent
-			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 50 * time.Millisecond,
+			srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet(), BookmarkInterval: 50 * time.Millisecond, ShardedListAndWatch: tc.sharded,
 				Intercept: func(r *http.Request, verb string) error {
 					if verb != "list" && verb != "watch" {
 						return nil
@@ -101,7 +118,7 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 				}})
 			e := &env{srv: srv}
 			for _, name := range []string{"cm-1", "cm-2", "cm-3"} {
-				e.put(t, name, "v", nil)
+				e.put(t, name, "v", map[string]string{"app": "demo"})
 			}
 			cfg := fakeapiservertest.ClientConfig(srv)
 			cfg.DisableCompression = tc.noGzip
@@ -132,7 +149,7 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 			}
 			for i, ev := range traced {
 				require.NotNil(t, ev.Request, "%s carries no request", ev)
-				want := strings.ReplaceAll(tc.want[i], "$RV", ev.ResourceVersion)
+				want := strings.NewReplacer("$RV", ev.ResourceVersion, "$SHARD", shardOf0.String()).Replace(tc.want[i])
 				require.Equal(t, want, ev.Request.String(), "traced as %s", ev)
 				require.Contains(t, ev.String(), `request="`+strings.ReplaceAll(want, `"`, `\"`)+`"`)
 				require.Contains(t, ev.String(), "why=")
@@ -149,9 +166,22 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 			for _, r := range tc.reasons {
 				require.Contains(t, why, r)
 			}
+			why = strings.Join(traced[1].Request.Why, "; ")
+			for _, r := range tc.later {
+				require.Contains(t, why, r)
+			}
 		})
 	}
 }
+
+// shardOf0 is the first half of the uid hashes.
+var shardOf0 = func() shard.Selector {
+	sel, err := shard.Of(0, 2)
+	if err != nil {
+		panic(err)
+	}
+	return sel
+}()
 
 // checkSent requires that s is what shape says was sent.
 func checkSent(t *testing.T, shape *observe.Request, s sent) {
@@ -167,6 +197,8 @@ func checkSent(t *testing.T, shape *observe.Request, s sent) {
 	}
 	require.Equal(t, limit, s.query["limit"], "%s: limit sent", shape)
 	require.Equal(t, shape.FieldSelector, s.query["fieldSelector"], "%s: fieldSelector sent", shape)
+	require.Equal(t, shape.LabelSelector, s.query["labelSelector"], "%s: labelSelector sent", shape)
+	require.Equal(t, shape.ShardSelector, s.query["shardSelector"], "%s: shardSelector sent", shape)
 	require.Equal(t, shape.Protobuf, strings.Contains(s.accept, "application/vnd.kubernetes.protobuf"), "%s: Accept %s", shape, s.accept)
 	require.Equal(t, shape.Metadata, strings.Contains(s.accept, "as=PartialObjectMetadata"), "%s: Accept %s", shape, s.accept)
 	require.Equal(t, shape.Gzip, s.acceptEncoding == "gzip", "%s: Accept-Encoding %q", shape, s.acceptEncoding)

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/zerokube/zerokube/informer/observe"
 	"github.com/zerokube/zerokube/meta"
 	"github.com/zerokube/zerokube/shard"
 	"github.com/zerokube/zerokube/watchstream"
@@ -231,6 +232,45 @@ func (lw *shardLW[P]) forgetResumed() {
 func (lw *shardLW[P]) watchable(gen uint64) bool {
 	l := lw.listed.Load()
 	return l != nil && l.gen == gen
+}
+
+// describing returns describe (the resource's part of a request's shape,
+// nil: none) followed by the shard's part: the selector that List and
+// Watch add to the request, and why. On a nil *shardLW (no Options.Shard)
+// it is describe itself. The shape is built just before the request is
+// sent: a Set in between sends the new selector where the trace says the
+// old, and the relist that Set causes traces the new one.
+func (lw *shardLW[P]) describing(describe func(*observe.Request)) func(*observe.Request) {
+	if lw == nil {
+		return describe
+	}
+	return func(req *observe.Request) {
+		if describe != nil {
+			describe(req)
+		}
+		lw.describe(req)
+	}
+}
+
+// describe adds the shard's selector to req, and why, with what the last
+// list said about which side filters (invariant 3).
+func (lw *shardLW[P]) describe(req *observe.Request) {
+	sel, _ := lw.sh.current()
+	req.ShardSelector = sel.String()
+	why := "shardSelector: Options.Shard (KEP-5866): "
+	switch lw.sh.side.Load() {
+	case sideServer:
+		why += "the server filtered the last list"
+	case sideClient:
+		why += "the server did not filter the last list (no ShardedListAndWatch gate): it sends everything and the informer drops other shards' objects"
+	default:
+		why += "a server with the ShardedListAndWatch gate filters, one without sends everything and the informer drops other shards' objects"
+	}
+	req.Why = append(req.Why, why)
+	if req.Verb == observe.VerbStreamingList && lw.sh.side.Load() == sideUnknown {
+		// probe: a streaming list says nothing of who filtered.
+		req.Why = append(req.Why, "shardSelector: a LIST of one object (limit=1, rv \"\") goes first, to learn whether the server filters")
+	}
 }
 
 func (lw *shardLW[P]) List(ctx context.Context, o ListRequest, each func(P) error) (ListPage, error) {

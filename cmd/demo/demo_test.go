@@ -18,6 +18,7 @@ import (
 
 	"github.com/zerokube/zerokube/apiclient"
 	"github.com/zerokube/zerokube/meta"
+	"github.com/zerokube/zerokube/shard"
 )
 
 var podsRef = apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "pods"}, Namespace: "default"}
@@ -154,6 +155,69 @@ func TestTraceShowsPaginationSelectorsAndStreamingList(t *testing.T) {
 			}
 			require.Equal(t, 0, d.stop(t))
 			require.Equal(t, tc.adds, strings.Count(d.stdout.String(), " Add:  "))
+		})
+	}
+}
+
+// TestTraceShowsEachRequestsShapeUnderItsLine: every relist and every
+// watch-opened line is followed by one request line, the shape the
+// informer traced (verb, resourceVersion, wire, selectors as sent) and its
+// first reason; a streaming list's one WATCH is shown once, under its
+// relist line.
+func TestTraceShowsEachRequestsShapeUnderItsLine(t *testing.T) {
+	sel, err := shard.Of(0, 2)
+	require.NoError(t, err)
+	selectors := "labelSelector=app=example shardSelector=" + sel.String()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want []string // the request lines, in order
+	}{
+		{"list then watch", []string{"--selector=app=example", "--shard=0/2"}, []string{
+			"LIST rv=0 limit=500 protobuf gzip whole " + selectors + "; why: rv=0: any state will do",
+			"WATCH rv=$RV protobuf gzip whole " + selectors + "; why: from the list's resourceVersion",
+		}},
+		{"streaming list", []string{"--streaming-list"}, []string{
+			`WATCH sendInitialEvents=true rv="" match=NotOlderThan protobuf gzip whole; why: streaming list: Options.Sync.StreamingList`,
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := startDemo(t, append([]string{"--trace", "--churn=false"}, tc.args...)...)
+			waitFor(t, d.stdout, regexp.MustCompile(`watch-opened`))
+			require.Equal(t, 0, d.stop(t))
+			var got []string
+			lines := d.stdout.lines()
+			for i, l := range lines {
+				f := strings.Fields(l)
+				if len(f) < 3 || f[0] != "trace" {
+					continue
+				}
+				switch f[2] {
+				case "relist", "watch-opened":
+					streamed := strings.Contains(l, "WATCH opened as a streaming list")
+					next := ""
+					if i+1 < len(lines) {
+						next = lines[i+1]
+					}
+					if streamed {
+						require.NotRegexp(t, `^trace \S+ request `, next, "a streaming list's WATCH, shown again after %q", l)
+						continue
+					}
+					require.Regexp(t, `^trace \S+ request `, next, "no request line after %q", l)
+					_, req, _ := strings.Cut(next, " request        ")
+					got = append(got, req)
+				case "request":
+					require.Contains(t, got, strings.SplitN(l, " request        ", 2)[1], "a request line under no relist or watch-opened")
+				}
+			}
+			require.Len(t, got, len(tc.want), "request lines:\n%s", strings.Join(got, "\n"))
+			rv := regexp.MustCompile(`WATCH opened from resourceVersion (\d+)`).FindStringSubmatch(d.stdout.String())
+			for i, w := range tc.want {
+				if rv != nil {
+					w = strings.ReplaceAll(w, "$RV", rv[1])
+				}
+				require.True(t, strings.HasPrefix(got[i], w), "request %d:\n got %s\nwant %s…", i, got[i], w)
+			}
 		})
 	}
 }

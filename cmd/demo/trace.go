@@ -86,24 +86,33 @@ func stageColor(s observe.Stage) string {
 	return ""
 }
 
-// trace prints one event. It is the informer's Options.Observe.Trace.
+// trace prints one event, and under it the shape of the request it sent,
+// if any, in the same write: no handler line comes between them.
 func (t *tracer) trace(ev observe.Event) {
-	detail := t.describe(ev).in(t.lang)
-	stage := fmt.Sprintf("%-14s", ev.Stage)
-	if t.color {
-		stage = stageColor(ev.Stage) + stage + ansiReset
+	now := t.now()
+	out := t.line(now, ev.Stage.String(), stageColor(ev.Stage), t.describe(ev))
+	if r := ev.Request; r != nil && !(ev.Stage == observe.StageWatchOpened && ev.Streaming) {
+		// Each request once: a streaming list's relist and watch-opened
+		// carry its one WATCH, which the relist line has shown.
+		out += "\n" + t.line(now, "request", stageColor(ev.Stage), requestSaid(*r))
 	}
-	t.out.printf("trace %s %s %s", t.now().Format("15:04:05.000"), stage, detail)
+	t.out.printf("%s", out)
 }
 
 // note prints a line of the demo's own between the informer's, under
 // stage, a name no observe.Stage has.
 func (t *tracer) note(stage string, said text) {
+	t.out.printf("%s", t.line(t.now(), stage, ansiBold, said))
+}
+
+// line is one trace line: the time, the stage (coloured, if the output
+// is) and what it says.
+func (t *tracer) line(now time.Time, stage, color string, said text) string {
 	stage = fmt.Sprintf("%-14s", stage)
 	if t.color {
-		stage = ansiBold + stage + ansiReset
+		stage = color + stage + ansiReset
 	}
-	t.out.printf("trace %s %s %s", t.now().Format("15:04:05.000"), stage, said.in(t.lang))
+	return fmt.Sprintf("trace %s %s %s", now.Format("15:04:05.000"), stage, said.in(t.lang))
 }
 
 // queueName is the delta queue the informer runs, as the trace names it.

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/zerokube/zerokube/informer"
@@ -220,9 +221,27 @@ func (t *tracer) relist(ev observe.Event) text {
 	return say(msg{en: "relist (cause: %s) from resourceVersion %q", zh: "全量 list（原因：%s），资源版本 %q"}, ev.Cause, ev.ResourceVersion)
 }
 
+// requestSaid is the shape of a request the informer sent (the verb as
+// the wire has it, then observe.Request's words: resourceVersion, page
+// size, protobuf or JSON, gzip, metadata-only or whole, selectors) and the
+// first of the informer's reasons, which says why it is this LIST or
+// WATCH; the others are in the informer's own trace (observe.Event's
+// String). The reason keeps the informer's words in Chinese too, as
+// errSaid keeps an error's.
+func requestSaid(r observe.Request) text {
+	_, shape, _ := strings.Cut(r.String(), " ") // after observe's verb name
+	verb := map[observe.Verb]string{observe.VerbList: "LIST", observe.VerbWatch: "WATCH",
+		observe.VerbStreamingList: "WATCH sendInitialEvents=true"}[r.Verb]
+	if len(r.Why) == 0 {
+		return say(msg{en: "%s %s", zh: "%s %s"}, verb, shape)
+	}
+	return say(msg{en: "%s %s; why: %s", zh: "%s %s；原因（informer 原文）：%s"}, verb, shape, r.Why[0])
+}
+
 // wire says how the watch travels: the events read the same either way.
 // The informer asks for protobuf for the built-in kinds and JSON for the
-// rest (informer/wire.go); the trace does not say which one a watch got.
+// rest (informer/wire.go); the request line under it says which it asked
+// for.
 func (t *tracer) wire() text {
 	if t.websocket {
 		return say(msg{en: " over a websocket (--websocket: one event per message)", zh: "，走 websocket（--websocket：每条消息一个事件）"})

@@ -50,13 +50,17 @@ type Request struct {
 	// Metadata: the request asked for PartialObjectMetadata.
 	Metadata                     bool
 	LabelSelector, FieldSelector string
+	// ShardSelector is the shard's selector as sent (Options.Shard: the
+	// shardSelector parameter, KEP-5866); "" without a shard.
+	ShardSelector string
 	// Why says why, one reason per choice: "metadata-only: the type reads
 	// only metadata", "rv=0: any state, served from the watch cache", ….
 	Why []string
 }
 
 // String renders the shape on one line, e.g. "list rv=0 limit=500
-// protobuf gzip metadata fieldSelector=spec.nodeName=n1".
+// protobuf gzip metadata fieldSelector=spec.nodeName=n1"; a shard's
+// selector comes last.
 func (r Request) String() string {
 	rv := r.ResourceVersion
 	if rv == "" {
@@ -87,6 +91,11 @@ func (r Request) String() string {
 	}
 	if r.FieldSelector != "" {
 		parts = append(parts, "fieldSelector="+r.FieldSelector)
+	}
+	if r.ShardSelector != "" {
+		// Last: the selector has spaces ("shardRange(object.metadata.uid,
+		// '0x…', '0x…')"), and after it nothing else needs telling apart.
+		parts = append(parts, "shardSelector="+r.ShardSelector)
 	}
 	return strings.Join(parts, " ")
 }
