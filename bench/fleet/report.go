@@ -79,7 +79,7 @@ func WriteReport(w io.Writer, rs []Result, fs []FootprintResult) {
 		writeFleet(w, k, groups[k], &targets)
 	}
 	if targets.Len() > 0 {
-		fmt.Fprintln(w, "Targets (issues 32 and 40; a mode run more than once: the sum of its runs), zerokube's mode over client-go's (`cg`: its defaults; `cg-list`: LIST then WATCH) in the same run:")
+		fmt.Fprintln(w, "Targets (issues 32 and 40; a mode run more than once: the mean of its runs), zerokube's mode over client-go's (`cg`: its defaults; `cg-list`: LIST then WATCH) in the same run:")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "| server | shape | agents | pods | target | zerokube / client-go | CPU | ratio | goal | |")
 		fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
@@ -144,7 +144,8 @@ func writeFleet(w io.Writer, k fleetKey, rs []Result, targets *strings.Builder) 
 			k.server, k.shape, k.agents, k.pods, target, zk.Mode, cg.Mode, z, c, z/c, goal, verdict)
 	}
 	// A mode run more than once (interleaved with the others, -modes
-	// zk-snap,cg-list,zk-snap,cg-list) is judged by its runs' sum.
+	// zk-snap,cg-list,zk-snap,cg-list) is judged by its runs' mean: a
+	// sum would set three runs of one mode against two of another.
 	ms := mergeRuns(rs)
 	for _, cg := range ms {
 		if base := strings.Fields(cg.Mode)[0]; base != "cg" && base != "cg-list" {
@@ -168,8 +169,8 @@ func writeFleet(w io.Writer, k fleetKey, rs []Result, targets *strings.Builder) 
 	}
 }
 
-// mergeRuns sums the judged CPU figures of each mode's runs, in the order
-// the modes first ran; a mode run n > 1 times is named "mode ×n".
+// mergeRuns averages the judged CPU figures of each mode's runs, in the
+// order the modes first ran; a mode run n > 1 times is named "mode ×n".
 func mergeRuns(rs []Result) []Result {
 	var out []Result
 	runs := map[string]int{}
@@ -186,6 +187,12 @@ func mergeRuns(rs []Result) []Result {
 		m.Quiet.API += r.Quiet.API
 		runs[r.Mode]++
 		m.Mode = fmt.Sprintf("%s ×%d", r.Mode, runs[r.Mode])
+	}
+	for i := range out {
+		n := float64(runs[strings.Fields(out[i].Mode)[0]])
+		out[i].Restart.API /= n
+		out[i].Churn.API /= n
+		out[i].Quiet.API /= n
 	}
 	return out
 }
