@@ -41,7 +41,8 @@ type reflectorConfig[P meta.Object] struct {
 	// (asksMetadata), which the kind check accepts for any kind.
 	metadata bool
 	// describe adds the resource's part of a request's shape for the
-	// trace (resourceLW.describe, set by New); nil: none.
+	// trace (resourceLW.describe, wrapped by the shard's describing to
+	// add its selector; set by New); nil: none.
 	describe          func(*observe.Request)
 	transform         func(P) (P, error)
 	keepManagedFields bool
