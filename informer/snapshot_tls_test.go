@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zerokube/zerokube/apiclient"
+	"github.com/zerokube/zerokube/apiclient/websocket"
 	"github.com/zerokube/zerokube/fakeapiserver"
 	"github.com/zerokube/zerokube/fakeapiserver/fakeapiservertest"
 	"github.com/zerokube/zerokube/informer"
@@ -75,14 +76,22 @@ func process(t *testing.T, e *env) *env {
 // needs no check: the WATCH is the only request the server sees (the
 // log has the API requests; the server's count has every one, a GET of
 // /version included).
+// The same over websocket, whose dials share the client's TLS config.
 func TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds(t *testing.T) {
+	t.Run("http", func(t *testing.T) { testAResumedTLSSessionIsAllTheCheck(t, nil) })
+	t.Run("websocket", func(t *testing.T) {
+		testAResumedTLSSessionIsAllTheCheck(t, func(o *informer.Options[*configMap]) { o.Transport.Websocket = websocket.Dialer{} })
+	})
+}
+
+func testAResumedTLSSessionIsAllTheCheck(t *testing.T, tweak func(*informer.Options[*configMap])) {
 	l := &requestLog{}
 	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
 	seed(t, e, "a", "b")
-	startAgent(t, process(t, e), dir, nil).stop()
+	startAgent(t, process(t, e), dir, tweak).stop()
 
 	n, all := l.len(), e.srv.Stats().Requests
-	second := startAgent(t, process(t, e), dir, nil)
+	second := startAgent(t, process(t, e), dir, tweak)
 	require.Equal(t, []string{"resumed"}, second.m.results)
 	require.Eventually(t, func() bool { return len(second.tr.of(observe.StageWatchOpened)) > 0 }, wait, time.Millisecond)
 	require.Equal(t, int64(1), e.srv.Stats().Requests-all, "one HTTP request in all: %q", l.since(n))
@@ -97,7 +106,7 @@ func TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds(t *testing.T) {
 	// The snapshot the second process saved names the cluster as the
 	// first's did, with a session of its own for the third.
 	n = l.len()
-	third := startAgent(t, process(t, e), dir, nil)
+	third := startAgent(t, process(t, e), dir, tweak)
 	require.Equal(t, []string{"resumed"}, third.m.results)
 	require.Eventually(t, func() bool { return len(third.tr.of(observe.StageWatchOpened)) > 0 }, wait, time.Millisecond)
 	require.Len(t, l.since(n), 1, "%q", l.since(n))
