@@ -54,8 +54,8 @@ func rolloutRuns(t *testing.T) []rolloutRun {
 		require.NoError(t, err)
 		storm := tableAfter(t, rolloutSource, m[0], "| mode | initial sync by")
 		section := src[strings.Index(src, m[0]):]
-		cmd := regexp.MustCompile("(?m)^`(fleet [^`]+)`").FindStringSubmatch(section)
-		require.NotNil(t, cmd, "%s: %s names no fleet command", rolloutSource, m[0])
+		cmd := regexp.MustCompile("(?m)^`((?:fleet|bench/fleet/run\\.sh) [^`]+)`").FindStringSubmatch(section)
+		require.NotNil(t, cmd, "%s: %s names no fleet or bench/fleet/run.sh command at the start of a line", rolloutSource, m[0])
 		run := rolloutRun{n: n, command: cmd[1]}
 		for _, r := range storm.rows {
 			require.NotEmpty(t, lines, "%s: %s has more rows than %s has lines", rolloutSource, m[0], rolloutRaw)
@@ -205,8 +205,9 @@ func TestTheRolloutFiguresHaveOneSource(t *testing.T) {
 	// The README's headline: the latest run of zk-snap, and its command.
 	r := latest(t, runs, "zk-snap")
 	require.Contains(t, r.command, "-shapes pernode", "%s: run %d", rolloutSource, r.n)
-	flags := regexp.MustCompile(`^fleet -server kube -cgfleet \S+ -out \S+ (.*)$`).FindStringSubmatch(r.command)
-	require.NotNil(t, flags, "%s: run %d's command %q is not the one bench/fleet/run.sh runs", rolloutSource, r.n, r.command)
+	// The run's fleet flags, whether it ran fleet itself or through run.sh.
+	flags := regexp.MustCompile(`^(?:fleet -server kube -cgfleet \S+ -out \S+|bench/fleet/run\.sh -servers "?kube"? -no-footprint) (.*)$`).FindStringSubmatch(r.command)
+	require.NotNil(t, flags, "%s: run %d's command %q is neither fleet's against kube nor run.sh's with -no-footprint", rolloutSource, r.n, r.command)
 	ratios := strings.NewReplacer("of cg-list", "of client-go's LIST mode", "of cg", "of its default").Replace(r.ratios("zk-snap"))
 	mustContain(t, "README.md", fmt.Sprintf("| %s per-node agents restarting at once from snapshots: kube-apiserver %s (run %d) | [%s](%s) | `bench/fleet/run.sh -servers kube -no-footprint %s` |",
 		r.agents(), ratios, r.n, rolloutSource, rolloutSource, flags[1]), rolloutSource)
