@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -14,6 +15,9 @@ import (
 // their command and load in RESULTS-stormprof.env): what each request a
 // resumed agent can make costs kube-apiserver.
 const requestsSource = "bench/fleet/RESULTS-stormprof.jsonl"
+
+// requestsEnv says what made requestsSource: command, date, load.
+const requestsEnv = "bench/fleet/RESULTS-stormprof.env"
 
 // jsonLines decodes every line of the JSON-lines file path into a T.
 func jsonLines[T any](t *testing.T, path string) []T {
@@ -81,6 +85,11 @@ func (p prices) ms(t *testing.T, seq string, run int) float64 {
 // (CPU over clients), each run's beside them, and a "+" row the price of
 // its sequence less a lone WATCH's in the same run.
 func TestTheRequestPricesHaveOneSource(t *testing.T) {
+	// The command bench/README.md shows is the one the runs record.
+	env := regexp.MustCompile(`(?m)^command='flock /tmp/zerokube-measure.lock stormprof ([^(]+) \(`).FindStringSubmatch(read(t, requestsEnv))
+	require.NotNil(t, env, "%s records no stormprof command", requestsEnv)
+	mustContain(t, "bench/README.md", "flock /tmp/zerokube-measure.lock /tmp/stormprof "+env[1]+"\n", requestsEnv)
+
 	p := readPrices(t)
 	require.Len(t, p.runs, 2, "%s: the README's table has a column for each of two runs", requestsSource)
 	// figure writes seq's price, less base's when base is not "", over
