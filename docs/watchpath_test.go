@@ -182,6 +182,11 @@ func TestTheWatchPathFiguresHaveOneSource(t *testing.T) {
 	}
 	require.True(t, strings.Contains(read(t, "bench/README.md"), table), "bench/README.md's watch table disagrees with %s, which says:\n%s", watchSource, table)
 
+	// The command shown is the latest run's.
+	last := runsOf(runs, 1000)[0]
+	mustSay(t, "bench/README.md", fmt.Sprintf("-reps %d -events %d", len(last.runs[watchBase]), last.events), watchSource)
+	mustContain(t, "bench/README.md", "-variants "+strings.Join(last.order, ",")+"\n", watchSource)
+
 	profiled := runsOf(runs, 3000)
 	require.Len(t, profiled, 1, "%s: the profiled run (3,000 events)", watchSource)
 	p := profiled[0]
