@@ -183,8 +183,8 @@ func TestFiguresHaveOneSource(t *testing.T) {
 }
 
 // TestTheReadmesHeadlineFiguresHaveOneSource: the figures the README gives
-// beside its table (a watch event, the heap a pod keeps, the fleet, the
-// minimal agent) are their sources' cells.
+// beside its table (a watch event, the heap a pod keeps, the minimal
+// agent) are their sources' cells.
 func TestTheReadmesHeadlineFiguresHaveOneSource(t *testing.T) {
 	kube := tableAfter(t, comparisonSource, "### Server: a real kube-apiserver")
 	retained := func(v string) string { return kb(median(t, kube.cell(t, "retained / object (B)", "informer", v))) }
@@ -197,10 +197,7 @@ func TestTheReadmesHeadlineFiguresHaveOneSource(t *testing.T) {
 	}
 	mustContain(t, "README.md", "a watch event: SlimMeta's client "+span("%.2f", watch("list"), watch("stream"))+"×", comparisonSource)
 
-	fleet := tableAfter(t, fleetSource, "Targets (issue 32)")
-	storm := fleet.cell(t, "ratio", "server", "kube-apiserver v1.37.2", "shape", "pernode", "agents", "1000",
-		"target", "restart storm, apiserver CPU", "zerokube / client-go", "zk-snap / cg")
-	mustContain(t, "README.md", "1,000 per-node agents restarting at once: kube-apiserver "+storm+" of client-go's (snapshots)", fleetSource)
+	// The restart storm's figure is the rollout's: TestTheRolloutFiguresHaveOneSource.
 
 	fp := tableAfter(t, footprintSource, "## As `go build` makes them", "Minimal per-node agent")
 	agent := func(col, who string) string { return fp.cell(t, col, "server", "fakeapiserver", "agent", who) }
@@ -310,6 +307,9 @@ func TestTheReadmesCommandsReproduceTheirSources(t *testing.T) {
 
 		if strings.Contains(cmd, "-footprint-only") {
 			continue // the footprint is measured before the fleet, by any fleet command
+		}
+		if source[1] == rolloutSource {
+			continue // its run's own command: TestTheRolloutFiguresHaveOneSource
 		}
 		full := strings.ReplaceAll(strings.ReplaceAll(cmd, `"`, ""), "-variants readme", "-variants "+strings.Join(readmeVariants, ","))
 		had := strings.ReplaceAll(recorded(source[1]), "-append ", "")

@@ -15,7 +15,10 @@
 //     in turn, and the server's CPU per client is printed. A sequence may
 //     end in "/x25519", "/p256" (the only key exchange the client offers),
 //     "/default" (Go's, X25519MLKEM768 first, on a plain transport) or
-//     "/resume" (each client offers the TLS session its predecessor got).
+//     "/resume" (each client offers the TLS session its predecessor got),
+//     or several joined by "+" ("/x25519+resume"). With -json each
+//     sequence's price is also a JSON line on stdout (the raw lines
+//     bench/fleet/RESULTS-stormprof.jsonl keeps).
 //
 // Example: stormprof -agents 100 -seconds 5 -rounds 3 -raw 'watch|get,list1,watch|list0,watch|watch/resume'
 //
@@ -23,9 +26,11 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -51,14 +56,19 @@ func main() {
 	out := flag.String("out", "storm.pprof", "kube-apiserver's CPU profile")
 	raw := flag.String("raw", "", `request sequences to price instead, "|"-separated`)
 	rounds := flag.Int("rounds", 1, "turns of the -raw sequences")
+	asJSON := flag.Bool("json", false, "with -raw: also print each sequence's price as a JSON line on stdout")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
-	if err := run(context.Background(), *agents, *opts, *secs, *out, *raw, *rounds); err != nil {
+	var lines io.Writer
+	if *asJSON {
+		lines = os.Stdout
+	}
+	if err := run(context.Background(), *agents, *opts, *secs, *out, *raw, *rounds, lines); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, agents int, opts string, secs int, out, raw string, rounds int) error {
+func run(ctx context.Context, agents int, opts string, secs int, out, raw string, rounds int, lines io.Writer) error {
 	srv, err := fleet.StartKube(ctx)
 	if err != nil {
 		return err
@@ -73,7 +83,7 @@ func run(ctx context.Context, agents int, opts string, secs int, out, raw string
 	}
 	cfg.QPS = -1
 	if raw != "" {
-		return price(ctx, srv, cfg, agents, strings.Split(raw, "|"), secs, rounds)
+		return price(ctx, srv, cfg, agents, strings.Split(raw, "|"), secs, rounds, lines)
 	}
 	snap, err := os.MkdirTemp("", "stormprof-")
 	if err != nil {
@@ -172,15 +182,17 @@ func tlsConfig(cfg *apiclient.Config) (*tls.Config, error) {
 }
 
 // price runs each sequence in turn, rounds times, and prints the server's
-// CPU per client.
-func price(ctx context.Context, srv *fleet.Server, cfg *apiclient.Config, agents int, seqs []string, secs, rounds int) error {
+// CPU per client; with lines, also one JSON line (a Price) per sequence.
+func price(ctx context.Context, srv *fleet.Server, cfg *apiclient.Config, agents int, seqs []string, secs, rounds int, lines io.Writer) error {
 	lm, err := apiclient.List[meta.Raw](ctx, srv.Client, fleet.PodsRef, apiclient.ListOptions{Limit: 1}, func(*meta.Raw) error { return nil })
 	if err != nil {
 		return err
 	}
 	p := &pricer{cfg: cfg, rv: lm.ResourceVersion, sessions: map[int]tls.ClientSessionCache{}}
-	cpu := make([]float64, len(seqs))
-	clients := make([]int, len(seqs))
+	prices := make([]Price, len(seqs))
+	for k, seq := range seqs {
+		prices[k] = Price{Seq: seq, Agents: agents, Seconds: secs}
+	}
 	for range rounds {
 		for k, seq := range seqs {
 			steps, variant, _ := strings.Cut(seq, "/")
@@ -188,19 +200,41 @@ func price(ctx context.Context, srv *fleet.Server, cfg *apiclient.Config, agents
 			if err := storm(); err != nil { // connections and sessions as in steady state
 				return err
 			}
+			resumed := p.resumed.Load()
 			c, n, err := repeat(srv, time.Duration(secs)*time.Second, storm)
 			if err != nil {
 				return fmt.Errorf("stormprof: %s: %w", seq, err)
 			}
-			cpu[k] += c
-			clients[k] += n * agents
+			pr := &prices[k]
+			pr.APICPU += c
+			pr.Clients += n * agents
+			pr.Resumed += int(p.resumed.Load() - resumed)
+			pr.Rounds = append(pr.Rounds, 1e3*c/float64(n*agents))
 		}
 	}
-	for k, seq := range seqs {
-		log.Printf("%-24s %6d clients: %.3f ms of kube-apiserver's CPU each", seq, clients[k], 1e3*cpu[k]/float64(clients[k]))
+	enc := json.NewEncoder(cmp.Or(lines, io.Discard))
+	for _, pr := range prices {
+		pr.MsPerClient = 1e3 * pr.APICPU / float64(pr.Clients)
+		log.Printf("%-24s %6d clients: %.3f ms of kube-apiserver's CPU each (%d resumed a TLS session)", pr.Seq, pr.Clients, pr.MsPerClient, pr.Resumed)
+		if err := enc.Encode(pr); err != nil {
+			return fmt.Errorf("stormprof: writing %s's price: %w", pr.Seq, err)
+		}
 	}
-	log.Printf("connections that resumed a TLS session: %d", p.resumed.Load())
 	return nil
+}
+
+// Price is what one -raw sequence cost kube-apiserver over every round.
+type Price struct {
+	Seq     string  `json:"seq"`       // the sequence as -raw gave it
+	Agents  int     `json:"agents"`    // clients at once in each storm
+	Seconds int     `json:"seconds"`   // each round's measuring window
+	Clients int     `json:"clients"`   // clients measured over every round
+	Resumed int     `json:"resumed"`   // of which connections that resumed a TLS session
+	APICPU  float64 `json:"api_cpu_s"` // kube-apiserver's CPU over them (utime + stime)
+	// MsPerClient is APICPU over Clients, in ms: the figure published.
+	MsPerClient float64 `json:"ms_per_client"`
+	// Rounds is each round's ms per client, in order, for the spread.
+	Rounds []float64 `json:"rounds_ms_per_client"`
 }
 
 // pricer makes the clients of price.
@@ -274,27 +308,29 @@ func (p *pricer) client(i int, variant string) (*apiclient.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch variant {
-	case "x25519":
-		tc.CurvePreferences = []tls.CurveID{tls.X25519}
-	case "p256":
-		tc.CurvePreferences = []tls.CurveID{tls.CurveP256}
-	case "default":
-	case "resume":
-		p.mu.Lock()
-		if p.sessions[i] == nil {
-			p.sessions[i] = tls.NewLRUClientSessionCache(4)
-		}
-		tc.ClientSessionCache = p.sessions[i]
-		p.mu.Unlock()
-		tc.VerifyConnection = func(cs tls.ConnectionState) error {
-			if cs.DidResume {
-				p.resumed.Add(1)
+	for _, v := range strings.Split(variant, "+") {
+		switch v {
+		case "x25519":
+			tc.CurvePreferences = []tls.CurveID{tls.X25519}
+		case "p256":
+			tc.CurvePreferences = []tls.CurveID{tls.CurveP256}
+		case "default":
+		case "resume":
+			p.mu.Lock()
+			if p.sessions[i] == nil {
+				p.sessions[i] = tls.NewLRUClientSessionCache(4)
 			}
-			return nil
+			tc.ClientSessionCache = p.sessions[i]
+			p.mu.Unlock()
+			tc.VerifyConnection = func(cs tls.ConnectionState) error {
+				if cs.DidResume {
+					p.resumed.Add(1)
+				}
+				return nil
+			}
+		default:
+			return nil, fmt.Errorf("stormprof: unknown variant %q in %q", v, variant)
 		}
-	default:
-		return nil, fmt.Errorf("stormprof: unknown variant %q", variant)
 	}
 	return apiclient.NewWithOptions(&cfg, apiclient.Options{Transport: &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true}})
 }
