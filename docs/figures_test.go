@@ -200,10 +200,14 @@ func TestTheReadmesHeadlineFiguresHaveOneSource(t *testing.T) {
 	// The restart storm's figure is the rollout's: TestTheRolloutFiguresHaveOneSource.
 
 	fp := tableAfter(t, footprintSource, "## As `go build` makes them", "Minimal per-node agent")
-	agent := func(col, who string) string { return fp.cell(t, col, "server", "fakeapiserver", "agent", who) }
-	mustContain(t, "README.md", fmt.Sprintf("minimal agent %s MB, %s MiB idle (client-go's %s MB, %s MiB)",
-		agent("binary (MB)", "zerokube"), agent("RSS after idle (MiB)", "zerokube"),
-		agent("binary (MB)", "client-go"), agent("RSS after idle (MiB)", "client-go")), footprintSource)
+	onKube := func(col, who string) string { return fp.cell(t, col, "server", "kube-apiserver v1.37.2", "agent", who) }
+	onFake := func(col, who string) string { return fp.cell(t, col, "server", "fakeapiserver", "agent", who) }
+	for _, who := range []string{"zerokube", "client-go"} {
+		require.Equal(t, onKube("binary (MB)", who), onFake("binary (MB)", who), "%s: %s's binary differs between the servers", footprintSource, who)
+	}
+	mustContain(t, "README.md", fmt.Sprintf("minimal agent %s MB, %s MiB idle on kube-apiserver, %s MiB on the fake (client-go's %s MB, %s and %s MiB)",
+		onKube("binary (MB)", "zerokube"), onKube("RSS after idle (MiB)", "zerokube"), onFake("RSS after idle (MiB)", "zerokube"),
+		onKube("binary (MB)", "client-go"), onKube("RSS after idle (MiB)", "client-go"), onFake("RSS after idle (MiB)", "client-go")), footprintSource)
 }
 
 // TestTheSizingGuidesFiguresHaveOneSource: docs/agents.md's memory columns
@@ -351,11 +355,21 @@ func TestTheBenchReadmesCopiesHaveOneSource(t *testing.T) {
 
 	built := tableAfter(t, footprintSource, "## As `go build` makes them", "Minimal per-node agent")
 	static := tableAfter(t, footprintSource, "## Static", "Minimal per-node agent")
-	for _, agent := range []string{"zerokube", "client-go", "floor"} {
-		c := func(tb table, col string) string { return tb.cell(t, col, "server", "fakeapiserver", "agent", agent) }
-		mustContain(t, "bench/README.md", fmt.Sprintf("| %s | %s MB | %s MiB | %s MiB | %s MiB |", agent,
-			c(built, "binary (MB)"), c(built, "RSS after idle (MiB)"), c(built, "of which anonymous (MiB)"),
-			c(static, "RSS after idle (MiB)")), footprintSource)
+	builtX := tableAfter(t, footprintSource, "## As `go build` makes them", "Each agent over client-go's")
+	staticX := tableAfter(t, footprintSource, "## Static", "Each agent over client-go's")
+	for _, server := range []string{"kube-apiserver v1.37.2", "fakeapiserver"} {
+		c := func(tb table, col, agent string) string { return tb.cell(t, col, "server", server, "agent", agent) }
+		for _, agent := range []string{"zerokube", "client-go", "floor"} {
+			mustContain(t, "bench/README.md", fmt.Sprintf("| %s | %s | %s MB | %s MiB | %s MiB | %s MiB |", server, agent,
+				c(built, "binary (MB)", agent), c(built, "RSS after idle (MiB)", agent), c(built, "of which anonymous (MiB)", agent),
+				c(static, "RSS after idle (MiB)", agent)), footprintSource)
+		}
+		// The targets' columns are in bold in the zerokube row.
+		for agent, b := range map[string]string{"zerokube": "**", "floor": ""} {
+			mustContain(t, "bench/README.md", fmt.Sprintf("| %s | %s / client-go | %s%s%s | %s%s%s | %s | %s%s%s |", server, agent,
+				b, c(builtX, "binary", agent), b, b, c(builtX, "RSS after idle", agent), b, c(builtX, "anonymous", agent),
+				b, c(staticX, "RSS after idle", agent), b), footprintSource)
+		}
 	}
 }
 
@@ -429,5 +443,35 @@ func TestTheFakesFleetFiguresHaveOneSource(t *testing.T) {
 			steady.cell(t, "apiserver µs / event", "mode", mode), steady.cell(t, "agents µs / event", "mode", mode),
 			steady.cell(t, "agents RSS (MiB)", "mode", mode)}
 		require.Equal(t, want, r[2:], "bench/README.md's fleet row %s %s disagrees with %s", shape, mode, fleetSource)
+	}
+}
+
+// TestTheAgentGuidesFootprintHasOneSource: docs/agents.md and its
+// translation give the minimal agent's footprint on both servers, as
+// RESULTS-footprint.md has it (line breaks aside).
+func TestTheAgentGuidesFootprintHasOneSource(t *testing.T) {
+	built := tableAfter(t, footprintSource, "## As `go build` makes them", "Minimal per-node agent")
+	static := tableAfter(t, footprintSource, "## Static", "Minimal per-node agent")
+	builtX := tableAfter(t, footprintSource, "## As `go build` makes them", "Each agent over client-go's")
+	staticX := tableAfter(t, footprintSource, "## Static", "Each agent over client-go's")
+	const kube, fake = "kube-apiserver v1.37.2", "fakeapiserver"
+	c := func(tb table, col, server string) string {
+		return tb.cell(t, col, "server", server, "agent", "zerokube")
+	}
+	// One figure stands for both servers where the doc says "on either".
+	for _, x := range []struct {
+		tb  table
+		col string
+	}{{static, "RSS after idle (MiB)"}, {builtX, "binary"}, {builtX, "RSS after idle"}, {staticX, "RSS after idle"}} {
+		require.Equal(t, c(x.tb, x.col, kube), c(x.tb, x.col, fake), "%s: zerokube's %q differs between the servers; the docs say one figure", footprintSource, x.col)
+	}
+	flat := func(doc string) string { return strings.Join(strings.Fields(read(t, doc)), " ") }
+	for doc, format := range map[string]string{
+		"docs/agents.md":       "is %s MB and holds %s MiB idle on kube-apiserver v1.37.2, %s MiB on fakeapiserver (%s MiB on either built `CGO_ENABLED=0`), %s and %s (%s) of the same agent written with client-go on either server",
+		"docs/agents.zh-CN.md": "每节点代理是 %s MB，空闲时在 kube-apiserver v1.37.2 上占 %s MiB RSS，在 fakeapiserver 上占 %s MiB（用 `CGO_ENABLED=0` 构建，两者都是 %s MiB），在两种服务器上都分别是用 client-go 写的同一个代理的 %s 和 %s（%s）",
+	} {
+		want := fmt.Sprintf(format, c(built, "binary (MB)", kube), c(built, "RSS after idle (MiB)", kube), c(built, "RSS after idle (MiB)", fake),
+			c(static, "RSS after idle (MiB)", kube), c(builtX, "binary", kube), c(builtX, "RSS after idle", kube), c(staticX, "RSS after idle", kube))
+		require.True(t, strings.Contains(flat(doc), want), "%s does not say %q, which is what %s says", doc, want, footprintSource)
 	}
 }
