@@ -139,3 +139,25 @@ func TestTheRequestPricesHaveOneSource(t *testing.T) {
 	mustContain(t, "bench/README.md", fmt.Sprintf("offering X25519 alone saves about %.2f ms a connection",
 		p.ms(t, watch, 0)-p.ms(t, "watch/x25519", 0)), requestsSource)
 }
+
+// resumeSource prices the resume's WATCH with and without the GET of
+// /version a resumed agent sent before it in issue #40's second version
+// (stormprof -raw, one run; its command and load in the .env beside it).
+const resumeSource = "bench/fleet/RESULTS-stormprof-resume.jsonl"
+
+// TestTheResumesPriceHasOneSource: the figures bench/README.md gives for
+// dropping that GET are the committed run's.
+func TestTheResumesPriceHasOneSource(t *testing.T) {
+	ms := map[string]float64{}
+	for _, l := range jsonLines[price](t, resumeSource) {
+		_, again := ms[l.Seq]
+		require.False(t, again, "%s: one run, each sequence once: %s again", resumeSource, l.Seq)
+		require.Positive(t, l.Clients, "%s: %s measured no client", resumeSource, l.Seq)
+		ms[l.Seq] = 1e3 * l.APICPU / float64(l.Clients)
+	}
+	now, before := ms["watch/resume"], ms["version,watch/resume"]
+	require.Positive(t, now, "%s prices no watch/resume", resumeSource)
+	require.Positive(t, before, "%s prices no version,watch/resume", resumeSource)
+	mustSay(t, "bench/README.md", fmt.Sprintf("a WATCH over a resumed session costs kube-apiserver %.2f ms a client and the GET of `/version` before it %+.2f ms (%.2f ms): the resume is %.2f× of what `zk-snap-v2`'s was",
+		now, before-now, before, now/before), resumeSource)
+}

@@ -7,8 +7,8 @@
 //     resumed from snapshots, "" for LISTs) while it takes a CPU profile
 //     of kube-apiserver (/debug/pprof/profile, on by default) into -out;
 //   - or, with -raw, prices each request a resumed agent can make: each
-//     of the "|"-separated sequences (of get: the kube-system namespace,
-//     list1: a LIST of one pod at least as new as a resourceVersion,
+//     of the "|"-separated sequences (of version: a GET of /version,
+//     get: the kube-system namespace, list1: a LIST of one pod at least as new as a resourceVersion,
 //     list0: the node's pods from the watch cache, watch: a WATCH of
 //     them, opened and stopped) is run by -agents fresh clients at once,
 //     each on a new connection, over and over for -seconds, -rounds times
@@ -274,6 +274,10 @@ func (p *pricer) one(ctx context.Context, i int, steps []string, variant string)
 	}()
 	for _, s := range steps {
 		switch s {
+		case "version":
+			// What a resumed agent sent to offer its TLS session before
+			// the WATCH did (issue #40's second version).
+			_, _, err = c.GetRaw(ctx, "/version", "application/json")
 		case "get":
 			_, err = apiclient.Get[meta.Raw](ctx, c, apiclient.Ref{GVR: meta.GVR{Version: "v1", Resource: "namespaces"}}, "kube-system")
 		case "list1":
