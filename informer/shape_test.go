@@ -37,6 +37,7 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 		run     func(t *testing.T, c *apiclient.Client, trace func(observe.Event))
 		noGzip  bool
 		sharded bool     // the server filters shards (ShardedListAndWatch)
+		probes  int      // LISTs of one object sent before the traced requests (a shard's probe)
 		want    []string // the traced requests, in order; $SHARD: shardOf0
 		reasons []string // among the relist's reasons
 		later   []string // among the second request's reasons
@@ -98,6 +99,21 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 		want:    []string{"list rv=0 limit=500 protobuf gzip whole labelSelector=app=demo shardSelector=$SHARD", "watch rv=$RV protobuf gzip whole labelSelector=app=demo shardSelector=$SHARD"},
 		reasons: []string{"selectors: Options.FieldSelector and LabelSelector", "shardSelector: Options.Shard (KEP-5866): a server with the ShardedListAndWatch gate filters"},
 		later:   []string{"shardSelector: Options.Shard (KEP-5866): the server filtered the last list"},
+	}, {
+		name: "a streaming list of a shard: the probe LIST first",
+		run: func(t *testing.T, c *apiclient.Client, trace func(observe.Event)) {
+			sh, err := informer.NewShard(shardOf0)
+			require.NoError(t, err)
+			inf := informer.New[configMap](c, cmRef, informer.Options[*configMap]{Shard: sh, Sync: informer.SyncOptions{StreamingList: true},
+				Observe: informer.ObserveOptions{Logger: quiet(), Trace: trace}})
+			run(t, inf)
+			synced(t, inf)
+		},
+		sharded: true,
+		probes:  1,
+		want:    []string{`streaming-list rv="" match=NotOlderThan protobuf gzip whole shardSelector=$SHARD`, `streaming-list rv="" match=NotOlderThan protobuf gzip whole shardSelector=$SHARD`},
+		reasons: []string{"streaming list: Options.Sync.StreamingList", "shardSelector: Options.Shard (KEP-5866): a server with the ShardedListAndWatch gate filters",
+			`shardSelector: a LIST of one object (limit=1, rv "") goes first, to learn whether the server filters`},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -147,6 +163,11 @@ func TestTheTraceSaysEachRequestsShapeAndWhy(t *testing.T) {
 					first = append(first, s)
 				}
 			}
+			for _, p := range first[:tc.probes] {
+				require.Equal(t, sent{verb: "list", query: map[string]string{"limit": "1", "shardSelector": shardOf0.String()}},
+					sent{verb: p.verb, query: p.query}, "the shard's probe")
+			}
+			first = first[tc.probes:]
 			for i, ev := range traced {
 				require.NotNil(t, ev.Request, "%s carries no request", ev)
 				want := strings.NewReplacer("$RV", ev.ResourceVersion, "$SHARD", shardOf0.String()).Replace(tc.want[i])
