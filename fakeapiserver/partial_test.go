@@ -82,3 +82,56 @@ func requireExpiredStatus(t *testing.T, ev map[string]any) {
 	require.Equal(t, float64(410), ev["code"])
 	require.Equal(t, "Expired", ev["reason"])
 }
+
+// getAs GETs url with Accept and decodes the JSON answer.
+func getAs(t *testing.T, url, accept string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	require.NoError(t, err)
+	req.Header.Set("Accept", accept)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	var m map[string]any
+	require.NoError(t, json.UnmarshalRead(resp.Body, &m))
+	return m
+}
+
+// A metadata-only GET, LIST and watch event carry each object's metadata
+// as the whole object has it (labels, annotations with characters JSON
+// escapes for HTML, managedFields, the list's continue token), under
+// kind PartialObjectMetadata(List) of meta.k8s.io/v1, and nothing else:
+// the fake keeps the metadata's bytes and skips the rest unread.
+func TestMetadataOnlyAnswersKeepTheObjectsMetadataWhole(t *testing.T) {
+	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
+	for _, name := range []string{"a", "b", "c"} {
+		p := pod(name, map[string]string{"app": "web", "tier": name})
+		p["metadata"].(map[string]any)["annotations"] = map[string]any{"note": "<b>&'\"é"}
+		mustCreate(t, srv, podsGVR, p)
+	}
+	const params = ";g=meta.k8s.io;v=v1"
+	base := srv.URL() + "/api/v1/namespaces/default/pods"
+	whole := getAs(t, base+"?limit=2", "application/json")
+	list := getAs(t, base+"?limit=2", "application/json;as=PartialObjectMetadataList"+params)
+	require.Equal(t, "PartialObjectMetadataList", list["kind"])
+	require.Equal(t, "meta.k8s.io/v1", list["apiVersion"])
+	require.Equal(t, whole["metadata"], list["metadata"], "the list's metadata, continue token included")
+	require.NotEmpty(t, list["metadata"].(map[string]any)["continue"])
+	items, wholeItems := list["items"].([]any), whole["items"].([]any)
+	require.Len(t, items, 2)
+	for i, it := range items {
+		require.Equal(t, map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+			"metadata": wholeItems[i].(map[string]any)["metadata"]}, it)
+	}
+	one := getAs(t, base+"/c", "application/json;as=PartialObjectMetadata"+params)
+	require.Equal(t, map[string]any{"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+		"metadata": getAs(t, base+"/c", "application/json")["metadata"]}, one)
+
+	w := openWatch(t, base+"?watch=1&resourceVersion=0", map[string]string{"Accept": "application/json;as=PartialObjectMetadata" + params})
+	ev := w.mustNext()
+	require.Equal(t, "ADDED", ev.Type)
+	require.Equal(t, "PartialObjectMetadata", ev.Object["kind"])
+	require.Equal(t, wholeItems[0].(map[string]any)["metadata"], ev.Object["metadata"])
+	require.Len(t, ev.Object, 3, "kind, apiVersion, metadata: %v", ev.Object)
+}
