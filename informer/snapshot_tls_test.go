@@ -247,3 +247,51 @@ func TestACallersClusterIDIsComparedDespiteTheSession(t *testing.T) {
 	require.Len(t, rejected, 1)
 	require.ErrorContains(t, rejected[0].Err, "cluster")
 }
+
+// The WATCH that carried the resumed session is the reflector's, answer
+// and all: a refused one is what a refused resume's WATCH is (a 410, as
+// a status or an ERROR event: a relist from the snapshot's
+// resourceVersion, snapshot-expired; a 500 or 429: the resume again after
+// a backoff), the snapshot is never checked by other requests (the
+// session vouched for it), and the cache ends as the server's.
+func TestTheSessionsWatchAnswersTheResume(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		fail    fakeapiserver.Failure
+		relists []observe.RelistCause
+	}{
+		{"410 status", fakeapiserver.Failure{Code: 410}, []observe.RelistCause{observe.CauseSnapshotExpired}},
+		{"410 event", fakeapiserver.Failure{Code: 410, AsEvent: true}, []observe.RelistCause{observe.CauseSnapshotExpired}},
+		{"500", fakeapiserver.Failure{Code: 500}, nil},
+		{"429", fakeapiserver.Failure{Code: 429, RetryAfter: time.Millisecond}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := &requestLog{}
+			e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+			seed(t, e, "a", "b")
+			startAgent(t, process(t, e), dir, nil).stop()
+			e.put(t, "b", "1", nil)
+
+			n := l.len()
+			fail := tc.fail
+			fail.Count, fail.Verb = 1, "watch"
+			e.srv.FailNext(fail)
+			second := startAgent(t, process(t, e), dir, nil)
+			require.Equal(t, []string{"resumed"}, second.m.results)
+			converges(t, e, second.inf, &second.h.view)
+			require.Equal(t, map[string]string{"a": "0", "b": "1"}, cacheState(second.inf))
+			var causes []observe.RelistCause
+			for _, ev := range second.tr.of(observe.StageRelist) {
+				causes = append(causes, ev.Cause)
+			}
+			require.Equal(t, tc.relists, causes)
+			reqs := l.since(n)
+			require.True(t, strings.HasSuffix(reqs[0], "(resumed)") && strings.Contains(reqs[0], "watch=1"),
+				"the first request is the WATCH that resumed the session: %q", reqs)
+			for _, r := range reqs {
+				require.NotContains(t, r, "/namespaces/kube-system", "the session vouched: %q", reqs)
+				require.NotContains(t, r, "limit=1&", "the session vouched: %q", reqs)
+			}
+		})
+	}
+}
