@@ -57,6 +57,10 @@ type tlsSessions struct {
 	byKey  map[string]*tls.ClientSessionState
 	latest *tls.ClientSessionState // the last one Put, or the seed
 	seed   *tls.ClientSessionState
+	// seedBytes are the bytes seed was parsed from: the same session given
+	// again (informers sharing the client, whose snapshots carry it) is no
+	// new seed.
+	seedBytes []byte
 	// fresh: a session was Put since the seed was set, so that a later
 	// resumption may be of that session rather than the seed.
 	fresh bool
@@ -108,6 +112,10 @@ func (s *tlsSessions) Put(key string, cs *tls.ClientSessionState) {
 // is the safe one, not resumed.
 func (s *tlsSessions) verify(cs tls.ConnectionState) error {
 	if !cs.DidResume {
+		// A full handshake: this connection may reach another server
+		// process (one that refused the session, another replica), and
+		// TLSResumed vouches for the client's connections as they are.
+		s.resumed.Store(false)
 		return nil
 	}
 	s.mu.Lock()
@@ -160,16 +168,24 @@ func (c *Client) ResumeTLSSession(b []byte) error {
 	if c.sessions == nil {
 		return fmt.Errorf("apiclient: a TLS session for %s, which is not https", c.base)
 	}
+	c.sessions.mu.Lock()
+	defer c.sessions.mu.Unlock()
+	// The seed given again: keep what is known of it, whether a
+	// connection resumed it above all. Informers sharing a client resume
+	// from snapshots that carry the same session; had each reset the seed,
+	// only the informer whose WATCH made the connection could be vouched
+	// for, and the others would ask the checks it spares.
+	if c.sessions.seedBytes != nil && bytes.Equal(b, c.sessions.seedBytes) {
+		return nil
+	}
 	cs, err := parseSession(b)
 	if err != nil {
 		return fmt.Errorf("apiclient: TLS session to resume with %s: %w", c.base.Host, err)
 	}
-	c.sessions.mu.Lock()
-	defer c.sessions.mu.Unlock()
 	// The seed is what the next connection offers: the client's own
 	// sessions, if it had any, are forgotten.
 	clear(c.sessions.byKey)
-	c.sessions.seed, c.sessions.latest, c.sessions.fresh = cs, cs, false
+	c.sessions.seed, c.sessions.seedBytes, c.sessions.latest, c.sessions.fresh = cs, bytes.Clone(b), cs, false
 	// TLSResumed speaks of this seed only: a resumption of an earlier one
 	// (another informer sharing the client) vouches for nothing here.
 	c.sessions.resumed.Store(false)

@@ -3,6 +3,7 @@ package apiclient_test
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"net/http"
 	"net/http/httptest"
@@ -174,4 +175,33 @@ func FuzzResumeTLSSession(f *testing.F) {
 			require.NotEmpty(t, fresh.TLSSession())
 		}
 	})
+}
+
+// The same session given again (informers sharing the client resume from
+// snapshots that carry it) is no new seed: what the client knows of it
+// stays, a resumption above all. A full handshake after it (the server
+// restarted: its ticket keys are new) leaves TLSResumed false, for the
+// client's connections no longer all reach the process that issued it.
+func TestTheSameSessionAgainKeepsItsResumption(t *testing.T) {
+	h := newHandshakes(t)
+	first := h.client(t)
+	h.get(t, first)
+	saved := first.TLSSession()
+
+	next := h.client(t)
+	require.NoError(t, next.ResumeTLSSession(saved))
+	require.True(t, h.get(t, next))
+	require.True(t, next.TLSResumed())
+	require.NoError(t, next.ResumeTLSSession(bytes.Clone(saved)), "the same bytes again")
+	require.True(t, next.TLSResumed(), "still the same session, still resumed")
+
+	var key [32]byte
+	_, err := rand.Read(key[:])
+	require.NoError(t, err)
+	h.srv.TLS.SetSessionTicketKeys([][32]byte{key}) // as a restarted server's
+	next.CloseIdleConnections()
+	require.False(t, h.get(t, next), "the server cannot read its old tickets")
+	require.False(t, next.TLSResumed(), "a full handshake since: the resumption vouches for nothing now")
+	require.NoError(t, next.ResumeTLSSession(saved))
+	require.False(t, next.TLSResumed())
 }

@@ -295,3 +295,38 @@ func TestTheSessionsWatchAnswersTheResume(t *testing.T) {
 		})
 	}
 }
+
+// Informers sharing a client (a factory's) resume together: their
+// snapshots carry the same session, which the first connection resumes,
+// and each informer's WATCH on that connection is vouched for by it; none
+// asks the checks. Given the same session again, the client keeps what
+// it knows of it.
+func TestInformersSharingAClientResumeWithOneWatchEach(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a", "b")
+	named := func(name string) func(*informer.Options[*configMap]) {
+		return func(o *informer.Options[*configMap]) { o.Name = name }
+	}
+	first := process(t, e)
+	one, two := startAgent(t, first, dir, named("one")), startAgent(t, first, dir, named("two"))
+	one.stop()
+	two.stop()
+
+	n, all := l.len(), e.srv.Stats().Requests
+	next := process(t, e)
+	one, two = launchAgent(t, next, dir, named("one")), launchAgent(t, next, dir, named("two"))
+	synced(t, one.inf)
+	synced(t, two.inf)
+	require.Equal(t, []string{"resumed"}, one.m.results)
+	require.Equal(t, []string{"resumed"}, two.m.results)
+	require.Eventually(t, func() bool {
+		return len(one.tr.of(observe.StageWatchOpened)) > 0 && len(two.tr.of(observe.StageWatchOpened)) > 0
+	}, wait, time.Millisecond)
+	reqs := l.since(n)
+	require.Len(t, reqs, 2, "a WATCH each, no check: %q", reqs)
+	require.Equal(t, int64(2), e.srv.Stats().Requests-all, "%q", reqs)
+	for _, r := range reqs {
+		require.Contains(t, r, "watch=1")
+	}
+}
