@@ -38,6 +38,7 @@ import (
 	"log"
 	"net/http"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,7 @@ func main() {
 	opts := flag.String("opts", "snap", "the agents' options (fleet.ChildConfig.Opts)")
 	secs := flag.Int("seconds", 30, "how long each measurement lasts")
 	out := flag.String("out", "storm.pprof", "kube-apiserver's CPU profile")
+	agentsOut := flag.String("agents-out", "", "also a CPU profile of the agents (this process) over the storms, written here")
 	raw := flag.String("raw", "", `request sequences to price instead, "|"-separated`)
 	rounds := flag.Int("rounds", 1, "turns of the -raw sequences")
 	asJSON := flag.Bool("json", false, "with -raw: also print each sequence's price as a JSON line on stdout")
@@ -63,12 +65,12 @@ func main() {
 	if *asJSON {
 		lines = os.Stdout
 	}
-	if err := run(context.Background(), *agents, *opts, *secs, *out, *raw, *rounds, lines); err != nil {
+	if err := run(context.Background(), *agents, *opts, *secs, *out, *agentsOut, *raw, *rounds, lines); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, agents int, opts string, secs int, out, raw string, rounds int, lines io.Writer) error {
+func run(ctx context.Context, agents int, opts string, secs int, out, agentsOut, raw string, rounds int, lines io.Writer) error {
 	srv, err := fleet.StartKube(ctx)
 	if err != nil {
 		return err
@@ -94,22 +96,37 @@ func run(ctx context.Context, agents int, opts string, secs int, out, raw string
 	if err != nil {
 		return err
 	}
+	var note string // what the last start's agents did, read before its stop forgets their clients
 	restart := func() error {
 		if _, err := z.Start(ctx); err != nil {
 			return err
 		}
+		note = z.Note()
 		return z.Stop()
 	}
 	if err := restart(); err != nil { // the first snapshots
 		return err
 	}
 	prof := profile(cfg, secs)
+	if agentsOut != "" {
+		f, err := os.Create(agentsOut)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+	}
 	cpu, n, err := repeat(srv, time.Duration(secs-2)*time.Second, restart)
+	if agentsOut != "" {
+		pprof.StopCPUProfile()
+	}
 	if err != nil {
 		return err
 	}
 	log.Printf("%d restarts of %d agents (opts %q): apiserver %.3f s CPU, %.3f ms per agent; last: %s",
-		n, agents, opts, cpu, 1e3*cpu/float64(n*agents), z.Note())
+		n, agents, opts, cpu, 1e3*cpu/float64(n*agents), note)
 	b, err := (<-prof)()
 	if err != nil {
 		return err
