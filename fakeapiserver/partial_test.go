@@ -83,27 +83,17 @@ func requireExpiredStatus(t *testing.T, ev map[string]any) {
 	require.Equal(t, "Expired", ev["reason"])
 }
 
-// getAs GETs url with Accept and decodes the JSON answer.
-func getAs(t *testing.T, url, accept string) map[string]any {
-	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	require.NoError(t, err)
-	req.Header.Set("Accept", accept)
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	require.Equal(t, 200, resp.StatusCode)
-	var m map[string]any
-	require.NoError(t, json.UnmarshalRead(resp.Body, &m))
-	return m
-}
-
 // A metadata-only GET, LIST and watch event carry each object's metadata
 // as the whole object has it (labels, annotations with characters JSON
 // escapes for HTML, managedFields, the list's continue token), under
 // kind PartialObjectMetadata(List) of meta.k8s.io/v1, and nothing else:
 // the fake keeps the metadata's bytes and skips the rest unread.
 func TestMetadataOnlyAnswersKeepTheObjectsMetadataWhole(t *testing.T) {
+	getAs := func(t *testing.T, url, accept string) map[string]any {
+		t.Helper()
+		_, m := getAccept(t, url, accept)
+		return m
+	}
 	srv := fakeapiservertest.Start(t, fakeapiserver.Options{Logger: quiet()})
 	for _, name := range []string{"a", "b", "c"} {
 		p := pod(name, map[string]string{"app": "web", "tier": name})
