@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/zerokube/zerokube/cache"
@@ -127,9 +128,11 @@ func (p *pipeline[T, P]) run(ctx context.Context) error {
 func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 	sel, gen := p.shard.current()
 	var pre *preopened[P]
-	open := func(rv string) {
+	open := func(rv string) (answered bool) {
 		p.shard.resumed(sel, gen) // the watch continues the snapshot of sel
 		pre = p.refl.openResume(ctx, rv)
+		var se *meta.StatusError
+		return pre.err == nil || errors.As(pre.err, &se)
 	}
 	l, ok := p.snap.load(ctx, sel, open)
 	if !ok || !l.watched {

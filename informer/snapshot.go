@@ -191,7 +191,7 @@ func typeName[T any]() string {
 // rejected; then the reason has been logged, counted and traced, and the
 // informer lists as if there were none. open sends the resume's WATCH
 // (loadChecked).
-func (s *snapshotter[T, P]) load(ctx context.Context, shard string, open func(rv string)) (l loaded[P], ok bool) {
+func (s *snapshotter[T, P]) load(ctx context.Context, shard string, open func(rv string) (answered bool)) (l loaded[P], ok bool) {
 	h, objs, watched, err := s.loadChecked(ctx, shard, open)
 	switch {
 	case errors.Is(err, snapshot.ErrNotFound):

@@ -1,6 +1,7 @@
 package informer_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -329,4 +330,56 @@ func TestInformersSharingAClientResumeWithOneWatchEach(t *testing.T) {
 	for _, r := range reqs {
 		require.Contains(t, r, "watch=1")
 	}
+}
+
+// A WATCH that reached no server vouches for nothing, whatever the client
+// knows of the session: here a second informer of a process whose first
+// one resumed the session starts while the server is down (the client
+// still says the session was resumed, by a connection now gone), and the
+// cluster that comes up at the address is another one. The snapshot is
+// loaded as in any outage and its checks are asked before its WATCH:
+// the other cluster's id rules it out, and the informer lists that
+// cluster. Vouched for by the old resumption, its WATCH from the old
+// resourceVersion would have been accepted and the cache kept objects
+// that cluster never had.
+func TestAWatchNoServerAnsweredVouchesForNothing(t *testing.T) {
+	l := &requestLog{}
+	e, dir := tlsEnv(t, l, "127.0.0.1:0"), t.TempDir()
+	seed(t, e, "a", "b", "c", "d", "e", "f")
+	for i := range 3 {
+		e.put(t, "a", fmt.Sprint(i+1), nil)
+	}
+	named := func(name string) func(*informer.Options[*configMap]) {
+		return func(o *informer.Options[*configMap]) { o.Name = name }
+	}
+	// Clients that take the next server's certificate too (a new
+	// server's fake CA is new; a real cluster's CA would be the same).
+	insecure := func() *env {
+		cfg := fakeapiservertest.ClientConfig(e.srv)
+		cfg.TLS = apiclient.TLSConfig{Insecure: true}
+		c, err := apiclient.New(cfg)
+		require.NoError(t, err)
+		t.Cleanup(c.CloseIdleConnections)
+		return &env{srv: e.srv, client: c}
+	}
+	first := insecure()
+	startAgent(t, first, dir, named("one")).stop()
+	startAgent(t, first, dir, named("two")).stop()
+
+	next := insecure()
+	one := startAgent(t, next, dir, named("one"))
+	require.Equal(t, []string{"resumed"}, one.m.results)
+	require.True(t, next.client.TLSResumed())
+	one.stop()
+	addr := strings.TrimPrefix(e.srv.URL(), "https://")
+	require.NoError(t, e.srv.Close())
+
+	two := launchAgent(t, next, dir, named("two"))
+	require.Eventually(t, func() bool { return len(two.tr.of(observe.StageSnapshotLoaded)) > 0 }, wait, time.Millisecond,
+		"loaded in the outage")
+	other := tlsEnv(t, l, addr)
+	seed(t, other, "new")
+	other.client = next.client // the same process, reconnecting
+	converges(t, other, two.inf, &two.h.view)
+	require.Equal(t, map[string]string{"new": "0"}, cacheState(two.inf))
 }

@@ -74,9 +74,10 @@ func (s *snapshotter[T, P]) readCluster(ctx context.Context) error {
 // server answers now; what it could not check is left in s.pending. A
 // snapshot whose TLS session the server resumes needs no check
 // (resumedTLS); open, if not nil, sends the resume's WATCH from a
-// resourceVersion (the reflector's openResume), and watched reports that
-// it was sent and vouched for the snapshot: the reflector is to take it.
-func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string, open func(rv string)) (h snapshot.Header, objs []*T, watched bool, err error) {
+// resourceVersion (the reflector's openResume) and reports whether a
+// server answered it, and watched reports that it was sent and vouched
+// for the snapshot: the reflector is to take it.
+func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string, open func(rv string) (answered bool)) (h snapshot.Header, objs []*T, watched bool, err error) {
 	s.idMu.Lock()
 	defer s.idMu.Unlock()
 	s.pending = nil
@@ -147,10 +148,13 @@ func (s *snapshotter[T, P]) loadChecked(ctx context.Context, shard string, open 
 // the resumption vouched for it: a connection that did not resume (the
 // server restarted, another replica, another cluster at the address) has
 // its WATCH dropped unread by the caller, and the checks are asked as
-// without a session. Whether the WATCH was answered does not matter (a
-// 410 from the vouched process is the expired snapshot's answer, and the
-// reflector takes it as such). Requires s.idMu.
-func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header, open func(rv string)) bool {
+// without a session. A server must have answered the WATCH, with a
+// stream or a Status (a 410 from the vouched process is the expired
+// snapshot's answer, and the reflector takes it as such): a WATCH that
+// reached no server made no connection that could vouch, and the
+// client's word that it resumed the session earlier (informers sharing
+// it) speaks of a connection that may be gone. Requires s.idMu.
+func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header, open func(rv string) (answered bool)) bool {
 	if s.opts.tls.ResumeTLSSession(h.TLSSession) != nil {
 		return false
 	}
@@ -158,8 +162,11 @@ func (s *snapshotter[T, P]) resumedTLS(ctx context.Context, h snapshot.Header, o
 		// The WATCH goes through verifiedLW, which takes idMu; nothing is
 		// pending (loadChecked cleared it), so it passes straight through.
 		s.idMu.Unlock()
-		open(h.ResourceVersion)
+		answered := open(h.ResourceVersion)
 		s.idMu.Lock()
+		if !answered {
+			return false
+		}
 	} else if _, _, err := s.opts.tls.GetRaw(ctx, "/version", "application/json"); err != nil {
 		return false
 	}
