@@ -77,11 +77,16 @@ func process(t *testing.T, e *env) *env {
 // needs no check: the WATCH is the only request the server sees (the
 // log has the API requests; the server's count has every one, a GET of
 // /version included).
-// The same over websocket, whose dials share the client's TLS config.
+// The same over websocket, whose dials share the client's TLS config,
+// and for a streaming-list informer, whose resume says
+// sendInitialEvents=false.
 func TestAResumedTLSSessionIsAllTheCheckASnapshotNeeds(t *testing.T) {
 	t.Run("http", func(t *testing.T) { testAResumedTLSSessionIsAllTheCheck(t, nil) })
 	t.Run("websocket", func(t *testing.T) {
 		testAResumedTLSSessionIsAllTheCheck(t, func(o *informer.Options[*configMap]) { o.Transport.Websocket = websocket.Dialer{} })
+	})
+	t.Run("streaming list", func(t *testing.T) {
+		testAResumedTLSSessionIsAllTheCheck(t, func(o *informer.Options[*configMap]) { o.Sync.StreamingList = true })
 	})
 }
 
