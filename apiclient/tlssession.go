@@ -193,9 +193,13 @@ func (c *Client) ResumeTLSSession(b []byte) error {
 }
 
 // TLSResumed reports whether a connection of the client resumed the
-// session given to the last ResumeTLSSession: it reached the server
-// process that session was saved from. A request over a connection made
-// before that call makes no handshake, and leaves it false.
+// session given to the last ResumeTLSSession (the same bytes given again
+// are the same session), and no connection has made a full handshake
+// since: it reached the server process that session was saved from. A
+// request over a connection made before that call makes no handshake,
+// and leaves it false. It speaks of connections made, not of whether one
+// is still open: a caller that takes it as a server's word asks for an
+// answer over the connection first.
 func (c *Client) TLSResumed() bool { return c.sessions != nil && c.sessions.resumed.Load() }
 
 // parseSession reads TLSSession's bytes.
