@@ -1,8 +1,6 @@
 package conformance
 
 import (
-	"context"
-	"os"
 	"strconv"
 	"testing"
 	"time"
@@ -80,19 +78,7 @@ var withoutWatchCache = map[string][]string{
 // must be the documented ones but for withoutWatchCache (the shared
 // server, with its watch cache, runs them in TestConformance).
 func TestAFutureResourceVersionWithoutTheWatchCache(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a kube-apiserver of its own")
-	}
-	if os.Getenv("ZEROKUBE_KUBE") == "off" {
-		t.Skip("ZEROKUBE_KUBE=off")
-	}
-	bins, err := kubetest.Find()
-	if err != nil {
-		t.Skip(kubetest.SkipMessage)
-	}
-	srv, err := kubetest.Start(context.Background(), bins, kubetest.Options{ExtraArgs: []string{"--watch-cache=false"}})
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
+	srv := ownServer(t, kubetest.Options{ExtraArgs: []string{"--watch-cache=false"}})
 	for _, sc := range futureScenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			want, ok := withoutWatchCache[sc.name]

@@ -1,7 +1,6 @@
 package conformance
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -32,13 +31,7 @@ func TestHowLongKubeAPIServerAllowsAList(t *testing.T) {
 	if os.Getenv("ZEROKUBE_MEASURE") == "" {
 		t.Skip("takes over a minute: ZEROKUBE_MEASURE=1 runs it")
 	}
-	bins, err := kubetest.Find()
-	if err != nil {
-		t.Skip(kubetest.SkipMessage)
-	}
-	srv, err := kubetest.Start(context.Background(), bins, kubetest.Options{})
-	require.NoError(t, err)
-	defer srv.Close()
+	srv := ownServer(t, kubetest.Options{})
 	c := srv.HTTPClient()
 	get := func() (*http.Response, error) {
 		req, err := http.NewRequest("GET", srv.URL()+"/api/v1/namespaces/default/configmaps?limit=500", nil)

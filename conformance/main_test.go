@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/stretchr/testify/require"
 	"github.com/zerokube/zerokube/conformance/kubetest"
 )
 
@@ -53,6 +54,28 @@ func realServer(t *testing.T) *kubetest.Server {
 		t.Fatal("kube-apiserver did not start; the first test that needed it says why")
 	}
 	return real.srv
+}
+
+// ownServer starts a kube-apiserver (and etcd) for t alone, with opts, and
+// stops it when t ends; it skips t where the shared one would be skipped
+// (ZEROKUBE_KUBE=off, no binaries) and under -short, for the start costs
+// seconds.
+func ownServer(t *testing.T, opts kubetest.Options) *kubetest.Server {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts a kube-apiserver of its own")
+	}
+	if os.Getenv("ZEROKUBE_KUBE") == "off" {
+		t.Skip("ZEROKUBE_KUBE=off")
+	}
+	bins, err := kubetest.Find()
+	if err != nil {
+		t.Skip(kubetest.SkipMessage)
+	}
+	srv, err := kubetest.Start(context.Background(), bins, opts)
+	require.NoError(t, err)
+	t.Cleanup(srv.Close)
+	return srv
 }
 
 type errSkipped string

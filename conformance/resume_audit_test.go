@@ -2,7 +2,6 @@ package conformance
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -25,20 +24,11 @@ import (
 // of a kube-apiserver of its own: every request the server received,
 // by user agent (each process has its own).
 func TestAResumedProcessSendsKubeAPIServerItsWatchAlone(t *testing.T) {
-	if os.Getenv("ZEROKUBE_KUBE") == "off" {
-		t.Skip("ZEROKUBE_KUBE=off")
-	}
-	bins, err := kubetest.Find()
-	if err != nil {
-		t.Skip(kubetest.SkipMessage)
-	}
 	dir := t.TempDir()
 	policy, auditLog := filepath.Join(dir, "audit-policy.yaml"), filepath.Join(dir, "audit.log")
 	require.NoError(t, os.WriteFile(policy, []byte("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules:\n- level: Metadata\n"), 0o600))
-	srv, err := kubetest.Start(context.Background(), bins, kubetest.Options{ExtraArgs: []string{
+	srv := ownServer(t, kubetest.Options{ExtraArgs: []string{
 		"--audit-policy-file=" + policy, "--audit-log-path=" + auditLog, "--audit-log-mode=blocking"}})
-	require.NoError(t, err)
-	t.Cleanup(srv.Close)
 	tg := realTarget(t, srv)
 	ns := tg.namespace(t)
 	want := seed(t, tg, ns, 3)
