@@ -127,9 +127,11 @@ func (p *pipeline[T, P]) run(ctx context.Context) error {
 // when the session vouched for the snapshot, and dropped unread if not.
 func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 	sel, gen := p.shard.current()
+	// A watch from the snapshot (the resume's, which load may send)
+	// continues the list of sel; undone if no snapshot is used.
+	p.shard.resumed(sel, gen)
 	var pre *preopened[P]
 	open := func(rv string) (answered bool) {
-		p.shard.resumed(sel, gen) // the watch continues the snapshot of sel
 		pre = p.refl.openResume(ctx, rv)
 		var se *meta.StatusError
 		return pre.err == nil || errors.As(pre.err, &se)
@@ -151,7 +153,6 @@ func (p *pipeline[T, P]) resume(ctx context.Context, first state) state {
 	}
 	p.refl.setRV(l.rv) // before the apply: the synced it may trace says this rv
 	p.disp.applySnapshot()
-	p.shard.resumed(sel, gen)
 	if l.skipped > 0 {
 		p.opts.Observe.Logger.Info("informer: the snapshot lacks objects a list skipped; listing again",
 			"informer", p.opts.Name, "skipped", l.skipped)
